@@ -1,0 +1,205 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Reverse proxies on this host or a private network (a compose network, a Kubernetes pod network). */
+const DEFAULT_TRUST_PROXY = 'loopback,linklocal,uniquelocal';
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY as Fastify takes it, or undefined when it is not one of the accepted forms. */
+export function parseTrustProxy(value: string): boolean | number | string[] | undefined {
+  const v = value.trim().toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  if (/^\d{1,2}$/.test(v)) return Number(v);
+  const entries = v.split(',').map((e) => e.trim());
+  const valid = (entry: string) => {
+    if (PROXY_NAMES.has(entry)) return true;
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address ?? '');
+    if (family === 0 || rest.length > 0) return false;
+    if (bits === undefined) return true;
+    const n = /^\d{1,3}$/.test(bits) ? Number(bits) : -1;
+    return n >= 0 && n <= (family === 4 ? 32 : 128);
+  };
+  return entries.length > 0 && entries.every(valid) ? entries : undefined;
+}
+
+/**
+ * The runtime contract of architecture §1, read from the environment once. A bad value stops the
+ * process at start with a message naming the variable, never later with a stack trace.
+ */
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const urlOf = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .refine(
+      (v) => {
+        try {
+          return protocols.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+    );
+
+const httpUrl = urlOf(['http:', 'https:']);
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().trim().min(1).default('./data'),
+  DATABASE_URL: urlOf(['postgres:', 'postgresql:']).optional(),
+  REDIS_URL: urlOf(['redis:', 'rediss:']).optional(),
+  REDIS_PREFIX: z.string().trim().min(1).max(100).default('toolport:'),
+  SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').max(128).optional(),
+  LOG_LEVEL: z.enum(logLevels).default('info'),
+  NPM_REGISTRY_URL: httpUrl.optional(),
+  NPM_DOWNLOADS_URL: httpUrl.default('https://api.npmjs.org'),
+  PYPI_INDEX_URL: httpUrl.default('https://pypi.org/simple'),
+  PYPI_JSON_URL: httpUrl.default('https://pypi.org/pypi'),
+  MCP_REGISTRY_URL: httpUrl.default('https://registry.modelcontextprotocol.io'),
+  GITHUB_TOKEN: z.string().optional(),
+  GITHUB_BASE_URL: httpUrl.default('https://github.com'),
+  GITHUB_API_URL: httpUrl.default('https://api.github.com'),
+  GOOGLE_AUTH_URL: httpUrl.default('https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: httpUrl.default('https://oauth2.googleapis.com/token'),
+  GOOGLE_USERINFO_URL: httpUrl.default('https://openidconnect.googleapis.com/v1/userinfo'),
+  METRICS_TOKEN: z.string().optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).default('toolport'),
+  WEB_DIST_DIR: z.string().optional(),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .default(DEFAULT_TRUST_PROXY)
+    .refine(
+      (v) => parseTrustProxy(v) !== undefined,
+      'must be true, false, a number of proxy hops, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal',
+    ),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key and channel: replicas of one deployment share it, other deployments differ. */
+  redisPrefix: string;
+  secretKey: string | undefined;
+  adminPassword: string | undefined;
+  logLevel: (typeof logLevels)[number];
+  registries: {
+    npm: string | undefined;
+    npmDownloads: string;
+    pypiIndex: string;
+    pypiJson: string;
+    mcpRegistry: string;
+    githubToken: string | undefined;
+  };
+  oauth: {
+    githubBaseUrl: string;
+    githubApiUrl: string;
+    googleAuthUrl: string;
+    googleTokenUrl: string;
+    googleUserinfoUrl: string;
+  };
+  metricsToken: string | undefined;
+  /** OpenTelemetry tracing: off unless an OTLP endpoint is given (infra/tracing.ts). */
+  tracing: { otlpEndpoint: string | undefined; serviceName: string };
+  webDistDir: string | undefined;
+  /** How long SIGTERM/SIGINT wait for proxied calls in flight before ending them (server.ts). */
+  shutdownGraceMs: number;
+  /**
+   * Which peers' X-Forwarded-For / -Proto are believed (Fastify's trustProxy): the client address the
+   * login limits and logs use. Trusting everyone would let any client pick its own address.
+   */
+  trustProxy: boolean | number | string[];
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Empty strings count as unset, as most shells and compose files write them. */
+function clean(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
+  return out;
+}
+
+/** Variables whose values must not reach a terminal or a log, even when they are wrong. */
+const secretVariables = new Set(['SECRET_KEY', 'ADMIN_PASSWORD', 'GITHUB_TOKEN', 'METRICS_TOKEN']);
+
+/** How a refused value is shown: secrets not at all, URLs without their credentials. */
+function shown(name: string, value: string | undefined): string {
+  if (secretVariables.has(name)) return '';
+  return ` (got ${JSON.stringify((value ?? '').replace(/\/\/[^/@\s]*@/, '//***@'))})`;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(clean(env));
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => {
+        const name = String(i.path[0]);
+        return `${name}: ${i.message}${shown(name, env[name])}`;
+      }),
+    );
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    secretKey: e.SECRET_KEY,
+    adminPassword: e.ADMIN_PASSWORD,
+    logLevel: e.LOG_LEVEL,
+    registries: {
+      npm: e.NPM_REGISTRY_URL,
+      npmDownloads: e.NPM_DOWNLOADS_URL,
+      pypiIndex: e.PYPI_INDEX_URL,
+      pypiJson: e.PYPI_JSON_URL,
+      mcpRegistry: e.MCP_REGISTRY_URL,
+      githubToken: e.GITHUB_TOKEN,
+    },
+    oauth: {
+      githubBaseUrl: e.GITHUB_BASE_URL,
+      githubApiUrl: e.GITHUB_API_URL,
+      googleAuthUrl: e.GOOGLE_AUTH_URL,
+      googleTokenUrl: e.GOOGLE_TOKEN_URL,
+      googleUserinfoUrl: e.GOOGLE_USERINFO_URL,
+    },
+    metricsToken: e.METRICS_TOKEN,
+    tracing: { otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
+    webDistDir: e.WEB_DIST_DIR,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY) ?? false,
+  };
+}
+
+/** Creates DATA_DIR when missing and proves it is writable, so a bad mount fails at start. */
+export function prepareDataDir(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    const probe = path.join(dataDir, `.write-probe-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (err) {
+    const reason = err instanceof Error && 'code' in err ? String((err as NodeJS.ErrnoException).code) : String(err);
+    throw new ConfigError([`DATA_DIR: ${dataDir} is not a writable directory (${reason})`]);
+  }
+}

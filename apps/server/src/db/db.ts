@@ -1,0 +1,72 @@
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { isPostgres } from './migrations/helpers.js';
+import { migrations } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Engine = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+
+// BIGINT (20) and NUMERIC (1700, what SUM over BIGINT yields) come back as strings by default; every
+// such column here is a millisecond time or a count well inside Number's exact range.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export interface DbHandle {
+  db: Db;
+  engine: Engine;
+  /** Describes the target without credentials, for logs and error messages. */
+  describe: string;
+}
+
+export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: string }): DbHandle {
+  if (opts.databaseUrl) {
+    const url = new URL(opts.databaseUrl);
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
+    // An idle client losing its server must not crash the process; the next query reconnects.
+    pool.on('error', () => undefined);
+    return {
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      engine: 'postgres',
+      describe: `postgres://${url.host}${url.pathname}`,
+    };
+  }
+  const file = path.join(opts.dataDir, 'toolport.db');
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), engine: 'sqlite', describe: file };
+}
+
+export function migrator(db: Db): Migrator {
+  return new Migrator({ db, provider: { getMigrations: async () => migrations } });
+}
+
+const SQLITE_MIGRATION_ATTEMPTS = 5;
+
+/**
+ * Applies every pending migration and returns their names. On PostgreSQL Kysely serialises
+ * concurrent migrators with an advisory lock. On SQLite its lock is a no-op, so a second migrator
+ * on the same file (another process, or a second handle in this one) fails when the first wins
+ * the race; its transaction rolled back, so once the winner is done there is nothing left to do,
+ * and while the winner is still busy this one waits and tries again.
+ */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator(db).migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    if (isPostgres(db) || attempt >= SQLITE_MIGRATION_ATTEMPTS) throw error instanceof Error ? error : new Error(String(error));
+    if (await migrationsApplied(db)) return [];
+    await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+  }
+}
+
+/** True when every known migration has been applied: the readiness probe's second half. */
+export async function migrationsApplied(db: Db): Promise<boolean> {
+  const list = await migrator(db).getMigrations();
+  return list.every((m) => m.executedAt !== undefined);
+}

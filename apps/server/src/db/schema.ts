@@ -1,0 +1,216 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * The whole schema. Times are unix epoch milliseconds in a BIGINT (numbers in JS: see db.ts),
+ * booleans are 0/1 integers so SQLite and PostgreSQL read the same, and encrypted columns hold
+ * `Secrets.encrypt` output.
+ */
+type Id = Generated<number>;
+type Bool = number;
+
+export interface UsersTable {
+  id: Id;
+  username: string;
+  display_name: string;
+  email: string;
+  password_hash: string | null;
+  role: number;
+  status: number;
+  /** Bumped to invalidate every access token of the user (password change, reset). */
+  auth_version: ColumnType<number, number | undefined, number>;
+  api_key_hash: string;
+  api_key_enc: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ProviderIdentitiesTable {
+  id: Id;
+  user_id: number;
+  provider: string;
+  provider_user_id: string;
+  email: string;
+  created_at: number;
+}
+
+export interface RefreshTokensTable {
+  id: Id;
+  user_id: number;
+  token_hash: string;
+  expires_at: number;
+  revoked_at: number | null;
+  created_at: number;
+}
+
+export interface OptionsTable {
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
+export interface ServicesTable {
+  id: Id;
+  name: string;
+  display_name: string;
+  description: string;
+  type: string;
+  source: string;
+  package_name: string;
+  package_manager: string;
+  version: string;
+  /** stdio: the executable; sse/streamableHttp: the URL. */
+  command: string;
+  args_json: string;
+  /** Encrypted JSON object of default variable values. */
+  env_enc: string;
+  /** Encrypted JSON object of upstream request headers. */
+  headers_enc: string;
+  /** JSON array of declared variables: name, description, is_secret, optional, default_value. */
+  env_schema_json: string;
+  install_dir: string;
+  enabled: Bool;
+  /** 'shared' (one process for all) or 'session' (one process per client session). */
+  isolation: string;
+  rpd_limit: number;
+  health_status: string;
+  health_details: string;
+  last_health_check: number | null;
+  tool_count: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ServiceUserEnvsTable {
+  service_id: number;
+  user_id: number;
+  env_enc: string;
+  updated_at: number;
+}
+
+export interface InstallTasksTable {
+  id: string;
+  kind: string;
+  service_id: number | null;
+  status: string;
+  error_message: string;
+  payload_json: string;
+  result_json: string;
+  created_by: number | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+export interface InstallTaskLogsTable {
+  id: Id;
+  task_id: string;
+  seq: number;
+  line: string;
+  created_at: number;
+}
+
+export interface RequestRecordsTable {
+  id: Id;
+  created_at: number;
+  /** YYYY-MM-DD in the server time zone preference. */
+  day: string;
+  service_id: number;
+  user_id: number;
+  method: string;
+  target: string;
+  latency_ms: number;
+  outcome: string;
+  bytes_in: number;
+  bytes_out: number;
+  error_message: string;
+}
+
+export interface DailyCountersTable {
+  day: string;
+  service_id: number;
+  user_id: number;
+  request_count: number;
+  error_count: number;
+  total_latency_ms: number;
+}
+
+export interface ServiceLogsTable {
+  id: Id;
+  created_at: number;
+  service_id: number | null;
+  service_name: string;
+  phase: string;
+  level: string;
+  message: string;
+}
+
+export interface RevokedSessionsTable {
+  session_hash: string;
+  expires_at: number;
+}
+
+/** A sign-in with a provider between the redirect and the return (migration 0002). */
+export interface OAuthStatesTable {
+  state_hash: string;
+  provider: string;
+  code_verifier_enc: string;
+  browser_hash: string;
+  redirect_uri: string;
+  bind_user_id: number | null;
+  created_at: number;
+  expires_at: number;
+}
+
+/** The figures of a rollup row (migration 0003): admitted requests, errors, refusals, latency, bytes. */
+export interface RollupFigures {
+  /** Admitted requests (ok or error). */
+  request_count: number;
+  error_count: number;
+  /** Refused over the daily limit; not part of request_count. */
+  limited_count: number;
+  /** Over admitted requests only. */
+  latency_sum_ms: number;
+  latency_max_ms: number;
+  bytes_in: number;
+  bytes_out: number;
+}
+
+/** Daily rollup of request_records per (day, service, user, method, target) (migration 0003). */
+export interface RequestRollupsTable extends RollupFigures {
+  day: string;
+  service_id: number;
+  user_id: number;
+  method: string;
+  target: string;
+}
+
+/** Daily rollup of request_records per (day, service) (migration 0003). */
+export interface ServiceDayRollupsTable extends RollupFigures {
+  day: string;
+  service_id: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  provider_identities: ProviderIdentitiesTable;
+  refresh_tokens: RefreshTokensTable;
+  options: OptionsTable;
+  services: ServicesTable;
+  service_user_envs: ServiceUserEnvsTable;
+  install_tasks: InstallTasksTable;
+  install_task_logs: InstallTaskLogsTable;
+  request_records: RequestRecordsTable;
+  daily_counters: DailyCountersTable;
+  service_logs: ServiceLogsTable;
+  revoked_sessions: RevokedSessionsTable;
+  oauth_states: OAuthStatesTable;
+  request_rollups: RequestRollupsTable;
+  service_day_rollups: ServiceDayRollupsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type ServiceRow = Selectable<ServicesTable>;
+export type NewService = Insertable<ServicesTable>;
+export type ServiceUpdate = Updateable<ServicesTable>;

@@ -1,0 +1,55 @@
+/**
+ * The narrow interface between configuration (modules/) and the data plane (gateway/), as
+ * architecture §2 asks: the gateway reads services and users through it and reacts to the
+ * ConfigEvents the admin API emits ('service.changed', 'service.removed', 'user.changed',
+ * 'option.changed'). Nothing in gateway/ imports a route module.
+ */
+export type ServiceKind = 'stdio' | 'sse' | 'streamableHttp';
+
+/** A service as the gateway runs it: secrets decrypted, JSON parsed. */
+export interface ServiceSpec {
+  id: number;
+  name: string;
+  displayName: string;
+  type: ServiceKind;
+  /** stdio: the executable; sse/streamableHttp: the URL. */
+  command: string;
+  args: string[];
+  /** Default variable values (stdio environment). */
+  env: Record<string, string>;
+  /** Upstream request headers (sse/streamableHttp). */
+  headers: Record<string, string>;
+  /** Names of variables whose values are secret: redacted from logs. */
+  secretEnvNames: string[];
+  /** Working directory of the process; empty means DATA_DIR/services/<id>. */
+  installDir: string;
+  enabled: boolean;
+  isolation: 'shared' | 'session';
+  /** Requests per user per day; 0 = unlimited. */
+  rpdLimit: number;
+  updatedAt: number;
+}
+
+/** The caller of a proxied request, found by API key. */
+export interface GatewayUser {
+  id: number;
+  username: string;
+  role: number;
+  enabled: boolean;
+}
+
+export interface ServiceCatalog {
+  byName(name: string): Promise<ServiceSpec | undefined>;
+  byId(id: number): Promise<ServiceSpec | undefined>;
+  enabledServices(): Promise<ServiceSpec[]>;
+  /** A user's personal variable values for a service, or undefined when the user has none. */
+  userEnv(serviceId: number, userId: number): Promise<Record<string, string> | undefined>;
+  /** The user owning an API key (by its SHA-256), or undefined. */
+  userByApiKey(plainKey: string): Promise<GatewayUser | undefined>;
+  /** Health results flow back to configuration through here; with `whileEnabled`, only while the flag has that value. */
+  recordHealth(
+    serviceId: number,
+    health: { status: 'healthy' | 'unhealthy' | 'unknown' | 'stopped'; details: string; toolCount?: number },
+    whileEnabled?: boolean,
+  ): Promise<void>;
+}

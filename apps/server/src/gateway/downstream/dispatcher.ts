@@ -1,0 +1,203 @@
+import type {
+  InitializeRequest,
+  JSONRPCError,
+  JSONRPCMessage,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResponse,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { ServiceSpec } from '../catalog.js';
+import type { RequestSink, UpstreamLink, UpstreamPool } from '../link-api.js';
+import type { Meter } from '../meter.js';
+import type { CallScope } from './call-scope.js';
+import { type CallTelemetry, NO_CALL, type ProxiedCall } from './call-telemetry.js';
+import { isCounted, MeteredCall } from './metering-hook.js';
+import type { ReplyTarget } from './reply-target.js';
+import { RpcCode, rpcErrorJson } from './rpc-errors.js';
+import type { DownstreamSession } from './session.js';
+
+export interface DispatchDeps {
+  pool: UpstreamPool;
+  meter: Meter;
+  logger: Logger;
+  /** Metrics and traces of each request (infra/metrics.ts, infra/tracing.ts). */
+  telemetry?: CallTelemetry;
+}
+
+export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
+export const isNotification = (m: JSONRPCMessage): m is JSONRPCNotification => 'method' in m && !('id' in m);
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Sends the messages of one client POST on their way, the same for both transports: `ping` is
+ * answered here, `initialize` by the link from its cached upstream result, counted requests pass the
+ * metering hook before anything reaches the upstream, and everything else goes up through the link
+ * with its answers delivered to `target`. Client responses (to server-to-client requests) are dropped:
+ * the shared upstream never gets to send such requests (architecture §4).
+ */
+export class Dispatcher {
+  constructor(private readonly deps: DispatchDeps) {}
+
+  /**
+   * `scope` holds the requests while they wait upstream (cancelled if the client leaves);
+   * `bodyBytes` is the size of the POST: the request size of a lone message.
+   */
+  async dispatch(
+    session: DownstreamSession,
+    service: ServiceSpec,
+    messages: JSONRPCMessage[],
+    target: ReplyTarget,
+    scope: CallScope,
+    bodyBytes: number,
+  ): Promise<void> {
+    session.touch();
+    const only = messages.length === 1 ? messages[0] : undefined;
+    // The common case, one request per POST, without the batch bookkeeping.
+    if (only && isRequest(only)) return this.request(session, service, only, target, scope, bodyBytes);
+    const notifications = messages.filter(isNotification);
+    if (notifications.length > 0) await this.notify(session, service, notifications);
+    await Promise.all(messages.filter(isRequest).map((r) => this.request(session, service, r, target, scope, undefined)));
+  }
+
+  /** Runs an initialize request; returns the JSON-RPC response to send and whether it succeeded. */
+  async initialize(session: DownstreamSession, service: ServiceSpec, request: JSONRPCRequest): Promise<{ json: string; ok: boolean }> {
+    const call = this.deps.telemetry?.begin(service, request) ?? NO_CALL;
+    try {
+      const result = await session.initialize(this.deps.pool, service, request.params as InitializeRequest['params']);
+      session.protocolVersion = result.protocolVersion;
+      call.end('ok');
+      return { json: JSON.stringify({ jsonrpc: '2.0', id: request.id, result }), ok: true };
+    } catch (err) {
+      call.end('error', `upstream unavailable: ${errorText(err)}`);
+      return { json: rpcErrorJson(request.id, RpcCode.InternalError, `Upstream unavailable: ${errorText(err)}`), ok: false };
+    }
+  }
+
+  private async notify(session: DownstreamSession, service: ServiceSpec, notifications: JSONRPCNotification[]): Promise<void> {
+    try {
+      const link = await session.link(this.deps.pool, service);
+      // Ended meanwhile: acquiring the link attached it again.
+      if (session.closed) return this.deps.pool.release(session.serviceId, session);
+      for (const n of notifications) link.notify(session, n);
+    } catch (err) {
+      this.deps.logger.debug({ err, service: service.name }, 'client notification not delivered');
+    }
+  }
+
+  private async request(
+    session: DownstreamSession,
+    service: ServiceSpec,
+    request: JSONRPCRequest,
+    target: ReplyTarget,
+    scope: CallScope,
+    bytesIn: number | undefined,
+  ): Promise<void> {
+    if (request.method === 'ping') return target.response(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: {} }));
+    if (request.method === 'initialize') return target.response((await this.initialize(session, service, request)).json);
+    const call = this.deps.telemetry?.begin(service, request) ?? NO_CALL;
+
+    const metered = isCounted(request)
+      ? new MeteredCall(this.deps.meter, service, session.userId, request, bytesIn ?? Buffer.byteLength(JSON.stringify(request)))
+      : undefined;
+    if (metered) {
+      let admitted: 'limited' | 'error' = 'limited';
+      const refusal = await metered.admit().catch((err) => {
+        this.deps.logger.error({ err, service: service.name }, 'metering admission failed');
+        admitted = 'error';
+        return rpcErrorJson(request.id, RpcCode.InternalError, 'Internal error: request could not be metered');
+      });
+      if (refusal !== undefined) {
+        call.end(admitted);
+        // 429 only for the daily limit; a metering failure is the gateway's, not the client's.
+        return target.response(refusal, admitted === 'limited' ? 429 : 503);
+      }
+    }
+    if (session.closed) return this.sessionClosed(session, request, target, metered, call);
+    if (scope.gone) return this.cancelled(metered, call);
+
+    let link: UpstreamLink;
+    try {
+      link = await session.link(this.deps.pool, service);
+    } catch (err) {
+      // Ending an isolated session stops its own link under the request: the session's end is the news.
+      if (session.closed) return this.sessionClosed(session, request, target, metered, call);
+      const json = rpcErrorJson(request.id, RpcCode.InternalError, `Upstream unavailable: ${errorText(err)}`);
+      metered?.abandoned(`upstream unavailable: ${errorText(err)}`);
+      call.end('error', `upstream unavailable: ${errorText(err)}`);
+      return target.response(json);
+    }
+    if (session.closed) {
+      // Acquiring the link attached the ended session again.
+      this.deps.pool.release(session.serviceId, session);
+      return this.sessionClosed(session, request, target, metered, call);
+    }
+    if (scope.gone) return this.cancelled(metered, call);
+    this.forward(session, link, request, target, scope, metered, call);
+  }
+
+  private cancelled(metered: MeteredCall | undefined, call: ProxiedCall): void {
+    metered?.abandoned('cancelled: client disconnected');
+    call.end('error', 'cancelled: client disconnected');
+  }
+
+  /** The session ended (evicted, deleted, its user or service disabled) before the request went upstream. */
+  private sessionClosed(
+    session: DownstreamSession,
+    request: JSONRPCRequest,
+    target: ReplyTarget,
+    metered: MeteredCall | undefined,
+    call: ProxiedCall,
+  ): void {
+    const message = `session closed: ${session.closedReason}`;
+    target.response(rpcErrorJson(request.id, RpcCode.ServerError, message));
+    metered?.abandoned(message);
+    call.end('error', message);
+  }
+
+  private forward(
+    session: DownstreamSession,
+    link: UpstreamLink,
+    request: JSONRPCRequest,
+    target: ReplyTarget,
+    scope: CallScope,
+    metered: MeteredCall | undefined,
+    call: ProxiedCall,
+  ): void {
+    let finished = false;
+    const finish = () => {
+      finished = true;
+      session.inflight -= 1;
+      session.untrackRequest(end);
+      session.touch();
+      scope.done(request.id);
+    };
+    const sink: RequestSink = {
+      notification: (message) => {
+        if (!finished) target.notification(JSON.stringify(message));
+      },
+      response: (message: JSONRPCResponse | JSONRPCError) => {
+        if (finished) return;
+        finish();
+        const json = JSON.stringify(message);
+        // The client first; the record can wait a moment.
+        target.response(json);
+        metered?.answered(message, Buffer.byteLength(json));
+        call.answered(message);
+      },
+    };
+    // The session ending first answers the client with an error (recorded as usual through the sink)
+    // and then cancels the request upstream: the link drops the answer that the cancellation produces.
+    const end = (reason: string) => {
+      const message = `session closed: ${reason}`;
+      sink.response({ jsonrpc: '2.0', id: request.id, error: { code: RpcCode.ServerError, message } });
+      link.notify(session, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: request.id, reason: message } });
+    };
+    session.inflight += 1;
+    session.trackRequest(end);
+    scope.add(request.id, link);
+    call.sent();
+    link.request(session, request, sink);
+  }
+}

@@ -1,0 +1,97 @@
+import type { FastifyRequest } from 'fastify';
+import type { ConfigEvents } from '../../infra/events.js';
+import { sha256 } from '../../infra/secrets.js';
+import type { OptionsService } from '../../modules/options/service.js';
+import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
+import { failures, type ProxyFailure } from './rpc-errors.js';
+
+/** Answers for an API key or a service name are reused this long (architecture §8: a few seconds at most). */
+const CACHE_MS = 3000;
+const MAX_CACHED = 10_000;
+
+export interface ProxyCaller {
+  user: GatewayUser;
+  service: ServiceSpec;
+  /** The key came in the query string: legacy SSE then advertises a message URL that carries it. */
+  queryKey: string | undefined;
+}
+
+interface Cached<T> {
+  at: number;
+  value: T | undefined;
+}
+
+/**
+ * Who is calling a proxy route and for which service (architecture §5): an API key by
+ * `Authorization: Bearer` or `?key=`, an enabled user, an existing and enabled service, and no
+ * foreign browser Origin. Lookups are cached briefly; configuration events drop entries at once.
+ */
+export class ProxyAuth {
+  private readonly users = new Map<string, Cached<GatewayUser>>();
+  private readonly services = new Map<string, Cached<ServiceSpec>>();
+
+  constructor(
+    private readonly catalog: ServiceCatalog,
+    private readonly options: OptionsService,
+    events: ConfigEvents,
+  ) {
+    events.on((e) => {
+      if (e.type === 'user.changed') this.users.clear();
+      if (e.type === 'service.changed' || e.type === 'service.removed') this.services.clear();
+    });
+  }
+
+  /** The caller, or the failure to answer with (403, 401, 404, 503: in that order). */
+  async resolve(req: FastifyRequest, serviceName: string): Promise<ProxyCaller | ProxyFailure> {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !this.originAllowed(req, origin)) return failures.foreignOrigin(origin);
+    const { key, fromQuery } = apiKeyOf(req);
+    if (!key) return failures.unauthorized();
+    const user = await this.user(key);
+    if (!user?.enabled) return failures.unauthorized();
+    const service = await this.service(serviceName);
+    if (!service) return failures.unknownService(serviceName);
+    if (!service.enabled) return failures.disabledService(serviceName);
+    return { user, service, queryKey: fromQuery ? key : undefined };
+  }
+
+  /** A browser may call only from the gateway's own origin (its Host) or the configured server address. */
+  private originAllowed(req: FastifyRequest, origin: string): boolean {
+    const host = req.headers.host;
+    if (host && origin === `${req.protocol}://${host}`) return true;
+    const address = this.options.get('ServerAddress');
+    if (!address) return false;
+    try {
+      return new URL(address).origin === origin;
+    } catch {
+      return false;
+    }
+  }
+
+  private async user(key: string): Promise<GatewayUser | undefined> {
+    const hash = sha256(key);
+    return this.cached(this.users, hash, () => this.catalog.userByApiKey(key));
+  }
+
+  private async service(name: string): Promise<ServiceSpec | undefined> {
+    return this.cached(this.services, name, () => this.catalog.byName(name));
+  }
+
+  private async cached<T>(cache: Map<string, Cached<T>>, key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const now = Date.now();
+    const hit = cache.get(key);
+    if (hit && now - hit.at < CACHE_MS) return hit.value;
+    const value = await load();
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(key, { at: now, value });
+    return value;
+  }
+}
+
+function apiKeyOf(req: FastifyRequest): { key: string | undefined; fromQuery: boolean } {
+  const header = req.headers.authorization;
+  const bearer = header ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined;
+  if (bearer) return { key: bearer, fromQuery: false };
+  const query = (req.query as Record<string, unknown> | undefined)?.key;
+  return typeof query === 'string' && query !== '' ? { key: query, fromQuery: true } : { key: undefined, fromQuery: false };
+}

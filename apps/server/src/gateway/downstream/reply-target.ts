@@ -1,0 +1,83 @@
+import type { ServerResponse } from 'node:http';
+import { SSE_HEADERS, sseMessage } from './http-io.js';
+import type { DownstreamSession } from './session.js';
+
+/** Where the answers to the requests of one incoming message (or batch) go; JSON already serialised. */
+export interface ReplyTarget {
+  /** A notification tied to one of the requests (progress, a log while it is the only one in flight). */
+  notification(json: string): void;
+  /** A final answer; `status` is the HTTP status it calls for when it is the only request of the POST. */
+  response(json: string, status?: number): void;
+}
+
+/**
+ * The answer to one streamable HTTP POST, with the JSON fast path of architecture §5: while only
+ * responses arrive they are collected and sent as one `application/json` body; the first
+ * notification that comes before them switches the reply to `text/event-stream`, which then
+ * carries everything up to the last response.
+ */
+export class PostReply implements ReplyTarget {
+  private streaming = false;
+  private collected: string[] = [];
+  private remaining: number;
+  private status = 200;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly expected: number,
+    private readonly batch: boolean,
+    private readonly headers: Record<string, string>,
+  ) {
+    this.remaining = expected;
+  }
+
+  private get gone(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  notification(json: string): void {
+    if (this.remaining === 0 || this.gone) return;
+    if (!this.streaming) this.startStream();
+    this.res.write(sseMessage(json));
+  }
+
+  response(json: string, status?: number): void {
+    if (this.remaining === 0) return;
+    this.remaining -= 1;
+    if (this.gone) return;
+    if (this.streaming) {
+      this.res.write(sseMessage(json));
+      if (this.remaining === 0) this.res.end();
+      return;
+    }
+    this.collected.push(json);
+    if (status !== undefined && this.expected === 1) this.status = status;
+    if (this.remaining === 0) this.sendJson();
+  }
+
+  private startStream(): void {
+    this.streaming = true;
+    this.res.writeHead(200, { ...SSE_HEADERS, ...this.headers });
+    for (const json of this.collected) this.res.write(sseMessage(json));
+    this.collected = [];
+  }
+
+  private sendJson(): void {
+    const body = this.batch ? `[${this.collected.join(',')}]` : (this.collected[0] as string);
+    this.res.writeHead(this.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...this.headers });
+    this.res.end(body);
+  }
+}
+
+/** The legacy HTTP+SSE transport: every answer travels on the session's one SSE stream. */
+export class StreamReply implements ReplyTarget {
+  constructor(private readonly session: DownstreamSession) {}
+
+  notification(json: string): void {
+    this.session.stream?.message(json);
+  }
+
+  response(json: string): void {
+    this.session.stream?.message(json);
+  }
+}

@@ -1,0 +1,70 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { LegacySse } from './legacy-sse.js';
+import { failures, RpcCode, sendFailure } from './rpc-errors.js';
+import { type ProxyDeps, type ProxyRequest, StreamableHttp } from './streamable-http.js';
+
+type Handler = (req: ProxyRequest, res: ServerResponse) => Promise<void>;
+
+/**
+ * Registers the proxy routes on the root app (not under /api). They are 'public' for the console's
+ * guard because they authenticate by API key themselves, and they answer on the raw response: the
+ * body is read by the handler (after authentication, within the 4 MiB cap) and replies may turn
+ * into event streams.
+ */
+export async function registerProxyRoutes(app: FastifyInstance, deps: ProxyDeps, logger: Logger): Promise<void> {
+  const http = new StreamableHttp(deps);
+  const legacy = new LegacySse(deps);
+
+  const raw =
+    (handler: Handler) =>
+    async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      reply.hijack();
+      try {
+        await handler(req as ProxyRequest, reply.raw);
+      } catch (err) {
+        logger.error({ err, url: req.routeOptions.url }, 'proxy request failed');
+        sendFailure(reply.raw, { status: 500, code: RpcCode.InternalError, message: 'Internal error' });
+      }
+    };
+  const notAllowed = (allow: string) => raw(async (_req, res) => sendFailure(res, failures.methodNotAllowed(allow)));
+
+  await app.register(async (scope) => {
+    // Bodies are read by the handlers themselves; no parser runs before authentication.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+    const config = { auth: 'public' as const };
+    const others = ['PUT', 'PATCH', 'OPTIONS'] as const;
+
+    scope.post(
+      '/proxy/:name/mcp',
+      { config },
+      raw((req, res) => http.post(req, res)),
+    );
+    scope.get(
+      '/proxy/:name/mcp',
+      { config, exposeHeadRoute: false },
+      raw((req, res) => http.get(req, res)),
+    );
+    scope.delete(
+      '/proxy/:name/mcp',
+      { config },
+      raw((req, res) => http.delete(req, res)),
+    );
+    scope.route({ method: [...others], url: '/proxy/:name/mcp', config, handler: notAllowed('GET, POST, DELETE') });
+
+    scope.get(
+      '/proxy/:name/sse',
+      { config, exposeHeadRoute: false },
+      raw((req, res) => legacy.open(req, res)),
+    );
+    scope.route({ method: [...others, 'POST', 'DELETE'], url: '/proxy/:name/sse', config, handler: notAllowed('GET') });
+    scope.post(
+      '/proxy/:name/message',
+      { config },
+      raw((req, res) => legacy.message(req, res)),
+    );
+    scope.route({ method: [...others, 'GET', 'DELETE'], url: '/proxy/:name/message', config, handler: notAllowed('POST') });
+  });
+}

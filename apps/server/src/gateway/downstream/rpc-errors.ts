@@ -1,0 +1,78 @@
+import type { ServerResponse } from 'node:http';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * The errors MCP clients see from the proxy routes: HTTP statuses and JSON-RPC codes as the SDK's
+ * own server transport answers them (mcp-protocol.md), so every client library reacts the way it
+ * expects (a 404 with -32001 means "session gone, initialize again"). Messages are protocol text in
+ * English like the SDK's, not console messages: MCP clients match on them, people do not read them
+ * in the console.
+ */
+export const RpcCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InternalError: -32603,
+  /** The SDK transports' generic server error. */
+  ServerError: -32000,
+  SessionNotFound: -32001,
+} as const;
+
+export interface ProxyFailure {
+  status: number;
+  code: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+const fail = (status: number, code: number, message: string, headers?: Record<string, string>): ProxyFailure =>
+  headers ? { status, code, message, headers } : { status, code, message };
+
+export const failures = {
+  unauthorized: () =>
+    fail(401, RpcCode.ServerError, 'Unauthorized: a valid API key is required (Authorization: Bearer <key> or ?key=<key>)', {
+      'www-authenticate': 'Bearer realm="toolport"',
+    }),
+  foreignOrigin: (origin: string) => fail(403, RpcCode.ServerError, `Forbidden: invalid Origin header: ${origin}`),
+  unknownService: (name: string) => fail(404, RpcCode.ServerError, `Service not found: ${name}`),
+  disabledService: (name: string) => fail(503, RpcCode.ServerError, `Service unavailable: ${name} is disabled`),
+  notAcceptable: (what: string) => fail(406, RpcCode.ServerError, `Not Acceptable: Client must accept ${what}`),
+  unsupportedMediaType: () => fail(415, RpcCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json'),
+  tooLarge: (limit: number) => fail(413, RpcCode.ServerError, `Payload Too Large: Request body must not exceed ${limit} bytes`),
+  invalidJson: () => fail(400, RpcCode.ParseError, 'Parse error: Invalid JSON'),
+  invalidMessage: () => fail(400, RpcCode.ParseError, 'Parse error: Invalid JSON-RPC message'),
+  emptyBatch: () => fail(400, RpcCode.InvalidRequest, 'Invalid Request: empty batch'),
+  batchTooLarge: (max: number) => fail(400, RpcCode.InvalidRequest, `Invalid Request: Batch must not exceed ${max} messages`),
+  batchNotAllowed: (version: string) =>
+    fail(400, RpcCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not supported by protocol version ${version}`),
+  sessionRequired: () => fail(400, RpcCode.ServerError, 'Bad Request: Mcp-Session-Id header is required'),
+  sessionNotFound: () => fail(404, RpcCode.SessionNotFound, 'Session not found'),
+  alreadyInitialized: () => fail(400, RpcCode.InvalidRequest, 'Invalid Request: Server already initialized'),
+  oneInitialize: () => fail(400, RpcCode.InvalidRequest, 'Invalid Request: Only one initialization request is allowed'),
+  unsupportedVersion: (version: string) =>
+    fail(
+      400,
+      RpcCode.ServerError,
+      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+    ),
+  secondStream: () => fail(409, RpcCode.ServerError, 'Conflict: Only one SSE stream is allowed per session'),
+  methodNotAllowed: (allow: string) => fail(405, RpcCode.ServerError, 'Method not allowed.', { allow }),
+};
+
+export const rpcErrorJson = (id: string | number | null, code: number, message: string): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
+
+/** Answers a whole HTTP request with a JSON-RPC error body. */
+export function sendFailure(res: ServerResponse, failure: ProxyFailure): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = rpcErrorJson(null, failure.code, failure.message);
+  res.writeHead(failure.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...failure.headers,
+  });
+  res.end(body);
+}

@@ -1,0 +1,115 @@
+import { UserStatus } from '@toolport/contract';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { CallTelemetry } from './downstream/call-telemetry.js';
+import { LegacyRelay } from './downstream/legacy-relay.js';
+import { ProxyAuth } from './downstream/proxy-auth.js';
+import { Revocations } from './downstream/revocations.js';
+import { registerProxyRoutes } from './downstream/routes.js';
+import { SessionAccess } from './downstream/session-access.js';
+import { DEFAULT_LIMITS, type SessionLimits, SessionRegistry } from './downstream/session-registry.js';
+import { DrainingDispatcher, ProxyWork } from './drain.js';
+import type { HealthResult, UpstreamPool } from './link-api.js';
+import { createUpstreamPool } from './upstream/index.js';
+
+/** The MCP data plane as the rest of the app sees it. */
+export interface Gateway {
+  pool: UpstreamPool;
+  sessions: SessionRegistry;
+  checkHealth(serviceId: number): Promise<HealthResult>;
+  /**
+   * Lets the proxied calls in flight finish (at most `graceMs`), then ends every session and stream
+   * and stops every upstream process and connection. New requests are refused by then (Fastify answers
+   * 503 while it closes).
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+export interface GatewayOptions {
+  /** Session limits (tests shorten them). */
+  limits?: SessionLimits;
+}
+
+const PURGE_MS = 60 * 60_000;
+
+/**
+ * Builds the gateway: the upstream pool, the session registry and the proxy routes on `app`, and
+ * the reactions to configuration events that concern sessions (a disabled or removed service, a
+ * disabled user). The pool itself reacts to the same events for its processes.
+ */
+export async function createGateway(ctx: AppContext, app: FastifyInstance, opts: GatewayOptions = {}): Promise<Gateway> {
+  const pool = createUpstreamPool(ctx);
+  const sessions = new SessionRegistry(pool, opts.limits ?? DEFAULT_LIMITS);
+  const revocations = new Revocations(ctx.db, ctx.redis);
+  // Several replicas (REDIS_URL): a session DELETEd on another replica is dropped here at once, and
+  // legacy SSE POSTs are passed on to the replica holding the stream (architecture §7).
+  await revocations.listen((hash) =>
+    sessions.removeWhere((s) => s.transport === 'streamable' && Revocations.hashOf(s.key) === hash, 'deleted by the client'),
+  );
+  const legacyRelay = ctx.redis ? new LegacyRelay(ctx.redis, ctx.catalog, ctx.logger) : undefined;
+  await legacyRelay?.start();
+  const work = new ProxyWork(() => pool.links().reduce((n, link) => n + link.inFlight, 0));
+  // Registered before the proxy routes so that they inherit it.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.method === 'POST' && req.url.startsWith('/proxy/')) work.track(reply.raw);
+  });
+  const deps = {
+    auth: new ProxyAuth(ctx.catalog, ctx.options, ctx.events),
+    access: new SessionAccess(ctx.secrets, sessions, revocations),
+    sessions,
+    dispatcher: new DrainingDispatcher(work, {
+      pool,
+      meter: ctx.meter,
+      logger: ctx.logger,
+      telemetry: new CallTelemetry(ctx.metrics, ctx.tracing),
+    }),
+    secrets: ctx.secrets,
+    legacyRelay,
+  };
+  await registerProxyRoutes(app, deps, ctx.logger);
+  ctx.metrics.countSessions(() => sessions.countByTransport());
+
+  const stopListening = ctx.events.on((event) => {
+    if (event.type === 'service.removed') sessions.removeWhere((s) => s.serviceId === event.serviceId, 'service removed');
+    if (event.type === 'service.changed') {
+      void ctx.catalog.byId(event.serviceId).then((service) => {
+        if (!service?.enabled)
+          sessions.removeWhere((s) => s.serviceId === event.serviceId, service ? 'service disabled' : 'service removed');
+      });
+    }
+    if (event.type === 'user.changed') {
+      void ctx.principals.byId(event.userId).then((user) => {
+        if (user?.status !== UserStatus.Enabled)
+          sessions.removeWhere((s) => s.userId === event.userId, user ? 'user disabled' : 'user deleted');
+      });
+    }
+  });
+  const purge = setInterval(
+    () => void revocations.purgeExpired().catch((err) => ctx.logger.warn({ err }, 'revocation purge failed')),
+    PURGE_MS,
+  );
+  purge.unref();
+
+  return {
+    pool,
+    sessions,
+    checkHealth: (serviceId) => pool.checkHealth(serviceId),
+    async close(graceMs = 0) {
+      const pending = work.pending;
+      if (pending > 0) {
+        ctx.logger.info({ pending, graceMs }, 'waiting for proxied calls in flight to finish');
+        const left = await work.settle(graceMs);
+        if (left > 0) ctx.logger.warn({ left, graceMs }, 'shutdown grace period over: ending the calls still in flight');
+      }
+      stopListening();
+      legacyRelay?.close();
+      clearInterval(purge);
+      // The pool first: it answers every call still waiting with an error at once (so the client hears
+      // it and the meter records it) and then stops the processes. Ending a session first would drop
+      // its calls unanswered.
+      const stopped = pool.shutdown();
+      sessions.removeAll();
+      await stopped;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import type {
+  InitializeRequest,
+  InitializeResult,
+  JSONRPCError,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResponse,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ServiceSpec } from './catalog.js';
+
+/**
+ * The contract between the downstream transports (gateway/downstream: streamable HTTP, legacy SSE,
+ * sessions) and the upstream side (gateway/upstream: processes, remote clients, the multiplexer).
+ * Downstream speaks in the client's own JSON-RPC ids; the link rewrites them (architecture §4).
+ */
+
+/** One client session as the upstream side sees it. */
+export interface SessionPeer {
+  /** Stable for the session's life (derived from the signed session id), unique across users. */
+  readonly id: string;
+  readonly userId: number;
+  /** Protocol version negotiated with this client. */
+  readonly protocolVersion: string;
+  /**
+   * Server-initiated messages not tied to one of this session's requests: list_changed fan-out,
+   * resources/updated for its subscriptions, and log messages that are unambiguous. Delivered on the
+   * session's standalone stream (GET on streamable HTTP, the SSE stream on the legacy transport);
+   * dropped when the session has none open.
+   */
+  notify(message: JSONRPCNotification): void;
+  /**
+   * Optional, used only by per-session (isolated) links: a server-to-client request (sampling,
+   * elicitation, roots/list) relayed to this client on its standalone stream; resolves with the
+   * client's answer (its id is ignored). Without it such requests are answered with an error.
+   */
+  request?(message: JSONRPCRequest): Promise<JSONRPCResponse | JSONRPCError>;
+}
+
+/** Where the messages that belong to one client request go, ids and progress tokens already restored. */
+export interface RequestSink {
+  /** A notification tied to the request: progress, or a log while it is the only request in flight. */
+  notification(message: JSONRPCNotification): void;
+  /** The final answer. Called exactly once per request (a timeout or upstream loss yields a JSON-RPC error). */
+  response(message: JSONRPCResponse | JSONRPCError): void;
+}
+
+export interface UpstreamLink {
+  /** Answers `initialize` locally from the upstream's cached result, with the negotiated version. */
+  initialize(session: SessionPeer, params: InitializeRequest['params']): Promise<InitializeResult>;
+  /**
+   * Sends one client request upstream. Aborting `signal` (client went away) sends
+   * notifications/cancelled upstream and answers nothing further.
+   */
+  request(session: SessionPeer, request: JSONRPCRequest, sink: RequestSink, signal?: AbortSignal): void;
+  /** A client notification: cancelled (rewritten), initialized (absorbed), anything else per mode. */
+  notify(session: SessionPeer, notification: JSONRPCNotification): void;
+  /** The session ended: cancel its in-flight requests, drop its subscriptions. */
+  detach(session: SessionPeer): void;
+}
+
+export type HealthStatus = 'healthy' | 'unhealthy' | 'unknown' | 'stopped';
+export interface HealthResult {
+  status: HealthStatus;
+  details: string;
+  toolCount?: number;
+  checkedAt: number;
+}
+
+export interface UpstreamPool {
+  /**
+   * The link that serves this session on this service, started on demand: one shared link per
+   * service by default, one per user when the user has personal variable values, one per session
+   * when the service is isolated.
+   */
+  acquire(service: ServiceSpec, session: SessionPeer): Promise<UpstreamLink>;
+  /** The session ended on this replica: detach it and let per-session links be reaped. */
+  release(serviceId: number, session: SessionPeer): void;
+  /** A real MCP round trip (initialize + tools/list) now. */
+  checkHealth(serviceId: number): Promise<HealthResult>;
+  /** Stops every process and connection; no process survives. */
+  shutdown(): Promise<void>;
+}

@@ -1,0 +1,34 @@
+import type { ServiceSpec } from './catalog.js';
+
+/** Methods that count against `rpd_limit` and are recorded (architecture §6); everything else is free. */
+export const COUNTED_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get']);
+
+export type Admission = { allowed: true } | { allowed: false; count: number; limit: number };
+
+export interface RequestOutcome {
+  serviceId: number;
+  userId: number;
+  method: string;
+  /** Tool name, resource URI or prompt name. */
+  target: string;
+  latencyMs: number;
+  outcome: 'ok' | 'error' | 'limited';
+  bytesIn: number;
+  bytesOut: number;
+  errorMessage?: string;
+}
+
+/**
+ * Metering seen from the data plane. `admit` reserves one counted request for the user today and
+ * is exact under concurrency (exactly `rpd_limit` calls get through); `record` stores the outcome
+ * without making the caller wait for the database.
+ */
+export interface Meter {
+  admit(service: ServiceSpec, userId: number): Promise<Admission>;
+  record(outcome: RequestOutcome): void;
+  /** Writes every pending counter and record; called on shutdown. */
+  flush(): Promise<void>;
+}
+
+/** The message a client sees over the limit: `daily request limit exceeded: n/m`. */
+export const limitMessage = (count: number, limit: number): string => `daily request limit exceeded: ${count}/${limit}`;

@@ -1,0 +1,179 @@
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, engines, type TestApp } from '../../test/harness.js';
+import { dayIn } from '../infra/day.js';
+import type { ServiceSpec } from './catalog.js';
+import { DbMeter, RedisAdmission } from './metering.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Removes what a test stored in Redis under its own prefix. */
+async function dropKeys(prefix: string): Promise<void> {
+  const cleaner = createClient({ url: REDIS_URL });
+  await cleaner.connect();
+  const keys = await cleaner.keys(`${prefix}*`);
+  if (keys.length > 0) await cleaner.del(keys);
+  await cleaner.close();
+}
+const testPrefix = () => `toolport-test:${process.pid}:${Math.random().toString(36).slice(2)}:`;
+
+let serial = 0;
+/** A service as the gateway would pass it; only id and limit matter to the meter. */
+const serviceWith = (rpdLimit: number): ServiceSpec => {
+  serial += 1;
+  return {
+    id: 1000 + serial,
+    name: `metered-${serial}`,
+    displayName: '',
+    type: 'stdio',
+    command: '/bin/true',
+    args: [],
+    env: {},
+    headers: {},
+    secretEnvNames: [],
+    installDir: '',
+    enabled: true,
+    isolation: 'shared',
+    rpdLimit,
+    updatedAt: 0,
+  };
+};
+
+describe('dayIn', () => {
+  it('names the day in the given time zone', () => {
+    const at = Date.UTC(2026, 0, 1, 20, 30); // 2026-01-01 20:30 UTC
+    expect(dayIn('UTC', at)).toBe('2026-01-01');
+    expect(dayIn('Asia/Shanghai', at)).toBe('2026-01-02');
+    expect(dayIn('America/Los_Angeles', Date.UTC(2026, 0, 1, 5))).toBe('2025-12-31');
+  });
+});
+
+describe.each(engines)('metering on %s', (engine) => {
+  let t: TestApp;
+  const meterOf = (redis?: RedisAdmission) =>
+    new DbMeter({ db: t.ctx.db, logger: t.ctx.logger, timeZone: () => 'UTC', ...(redis ? { redis } : {}) });
+  const stored = async (serviceId: number, userId: number) =>
+    t.ctx.db
+      .selectFrom('daily_counters')
+      .selectAll()
+      .where('service_id', '=', serviceId)
+      .where('user_id', '=', userId)
+      .where('day', '=', dayIn('UTC'))
+      .executeTakeFirst();
+  const admitMany = async (meter: DbMeter, service: ServiceSpec, userId: number, n: number) =>
+    (await Promise.all(Array.from({ length: n }, () => meter.admit(service, userId)))).filter((a) => a.allowed).length;
+
+  beforeAll(async () => {
+    t = await createTestApp(engine);
+  });
+  afterAll(async () => t?.close());
+
+  it('lets exactly rpd_limit of 200 concurrent requests through and refuses the rest with the count', async () => {
+    const meter = meterOf();
+    const service = serviceWith(37);
+    const results = await Promise.all(Array.from({ length: 200 }, () => meter.admit(service, 7)));
+    expect(results.filter((r) => r.allowed)).toHaveLength(37);
+    expect(results.filter((r) => !r.allowed)).toContainEqual({ allowed: false, count: 37, limit: 37 });
+    await meter.flush();
+    expect((await stored(service.id, 7))?.request_count).toBe(37);
+    // Another user of the same service has a count of their own.
+    expect(await admitMany(meter, service, 8, 40)).toBe(37);
+  });
+
+  it('always admits with rpd_limit 0 but still counts', async () => {
+    const meter = meterOf();
+    const service = serviceWith(0);
+    expect(await admitMany(meter, service, 7, 25)).toBe(25);
+    await meter.flush();
+    expect((await stored(service.id, 7))?.request_count).toBe(25);
+  });
+
+  it('adds to the stored counters instead of overwriting them, so replicas can share a row', async () => {
+    const service = serviceWith(0);
+    const a = meterOf();
+    const b = meterOf();
+    await admitMany(a, service, 7, 3);
+    await admitMany(b, service, 7, 4);
+    await a.flush();
+    await b.flush();
+    await admitMany(a, service, 7, 2);
+    await a.flush();
+    expect((await stored(service.id, 7))?.request_count).toBe(9);
+  });
+
+  it('records outcomes: latency and errors in the counters, every request in request_records, refusals uncounted', async () => {
+    const meter = meterOf();
+    const service = serviceWith(2);
+    await admitMany(meter, service, 9, 2);
+    const base = { serviceId: service.id, userId: 9, method: 'tools/call', target: 'echo', bytesIn: 10, bytesOut: 20 };
+    meter.record({ ...base, latencyMs: 12, outcome: 'ok' });
+    meter.record({ ...base, latencyMs: 30, outcome: 'error', errorMessage: 'boom' });
+    const refused = await meter.admit(service, 9);
+    expect(refused).toEqual({ allowed: false, count: 2, limit: 2 });
+    meter.record({ ...base, latencyMs: 0, outcome: 'limited', errorMessage: 'daily request limit exceeded: 2/2' });
+    await meter.flush();
+    expect(await stored(service.id, 9)).toMatchObject({ request_count: 2, error_count: 1, total_latency_ms: 42 });
+    const records = await t.ctx.db.selectFrom('request_records').selectAll().where('service_id', '=', service.id).orderBy('id').execute();
+    expect(records.map((r) => [r.outcome, r.latency_ms, r.target, r.day])).toEqual([
+      ['ok', 12, 'echo', dayIn('UTC')],
+      ['error', 30, 'echo', dayIn('UTC')],
+      ['limited', 0, 'echo', dayIn('UTC')],
+    ]);
+    expect(records[1]?.error_message).toBe('boom');
+  });
+
+  it('loses no count across an app close and a fresh meter: the limit carries on from the stored count', async () => {
+    const local = await createTestApp(engine);
+    try {
+      const service = serviceWith(12);
+      expect(await admitMany(local.ctx.meter as DbMeter, service, 5, 10)).toBe(10);
+      // Closing the app flushes the meter (its onClose hook); nothing was written before that.
+      await local.app.close();
+      const restarted = new DbMeter({ db: local.ctx.db, logger: local.ctx.logger, timeZone: () => 'UTC' });
+      expect(await admitMany(restarted, service, 5, 10)).toBe(2);
+      await restarted.flush();
+      const row = await local.ctx.db.selectFrom('daily_counters').selectAll().where('service_id', '=', service.id).executeTakeFirst();
+      expect(row?.request_count).toBe(12);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('with Redis, two meters (two replicas) share one exact limit', async () => {
+    const prefix = testPrefix();
+    const [r1, r2] = await Promise.all([RedisAdmission.connect(REDIS_URL, prefix), RedisAdmission.connect(REDIS_URL, prefix)]);
+    try {
+      const service = serviceWith(37);
+      const a = meterOf(r1);
+      const b = meterOf(r2);
+      const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).admit(service, 11)));
+      expect(results.filter((r) => r.allowed)).toHaveLength(37);
+      expect(results.find((r) => !r.allowed)).toEqual({ allowed: false, count: 37, limit: 37 });
+      await Promise.all([a.flush(), b.flush()]);
+      expect((await stored(service.id, 11))?.request_count).toBe(37);
+
+      // An emptied Redis is seeded from the table: the count is not lost.
+      await dropKeys(prefix);
+      const fresh = meterOf(r1);
+      expect(await fresh.admit(service, 11)).toEqual({ allowed: false, count: 37, limit: 37 });
+    } finally {
+      await dropKeys(prefix);
+      await Promise.all([r1.close(), r2.close()]);
+    }
+  });
+
+  it('refuses to start with an unreachable Redis, and counts locally from the shared count when Redis goes away', async () => {
+    await expect(RedisAdmission.connect('redis://127.0.0.1:1')).rejects.toThrow();
+
+    const prefix = testPrefix();
+    const redis = await RedisAdmission.connect(REDIS_URL, prefix);
+    const meter = meterOf(redis);
+    const service = serviceWith(5);
+    expect(await admitMany(meter, service, 12, 3)).toBe(3);
+    await redis.close();
+    await dropKeys(prefix);
+    expect(await admitMany(meter, service, 12, 10)).toBe(2);
+    await meter.flush();
+    expect((await stored(service.id, 12))?.request_count).toBe(5);
+  });
+});

@@ -1,0 +1,27 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * One live connection to a tool server, whatever carries it: a child process's stdin/stdout or an
+ * SDK client transport. The link above it speaks JSON-RPC and never knows which.
+ */
+export interface Channel {
+  /** Stdio writes synchronously; remote transports resolve once the POST is accepted. */
+  send(message: JSONRPCMessage): void | Promise<void>;
+  /** Ends the connection and, for a process, its whole process group. Never rejects. */
+  close(): Promise<void>;
+  onmessage: (message: JSONRPCMessage) => void;
+  /** The connection ended without close() being called: the process exited, the stream was lost. */
+  onclose: (reason: string) => void;
+  /** Only streamable HTTP needs the negotiated version on every later request. */
+  setProtocolVersion?(version: string): void;
+}
+
+/** The remote upstream forgot our session (404, or 400 naming the session): re-initialise and retry once. */
+export class SessionLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SessionLostError';
+  }
+}
+
+export const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -1,0 +1,54 @@
+import {
+  type InitializeRequest,
+  type InitializeResult,
+  LATEST_PROTOCOL_VERSION,
+  type ListToolsResult,
+  type ServerCapabilities,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+import { VERSION } from '../../version.js';
+import type { LinkMode, Multiplexer } from './multiplexer.js';
+
+/** The client's requested version when the SDK supports it, else the latest (the spec's rule). */
+export const negotiateVersion = (requested: string | undefined): string =>
+  requested && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+
+/**
+ * What the gateway sends upstream as `initialize`. A shared upstream hears no sampling,
+ * elicitation or roots capability: a server-to-client request on it could not be tied to a client.
+ * An isolated (per-session) upstream hears the client's own parameters.
+ */
+export function upstreamInitParams(mode: LinkMode, client: InitializeRequest['params'] | undefined): InitializeRequest['params'] {
+  if (mode === 'session' && client) return { ...client, protocolVersion: negotiateVersion(client.protocolVersion) };
+  return { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'toolport-gateway', version: VERSION } };
+}
+
+/**
+ * The initialize result a client of a shared upstream receives: the upstream's, with the version
+ * negotiated for this client. Tasks are left out: their ids and `tasks/list` are the upstream's
+ * and would show one client's tasks to every other.
+ */
+export function sharedInitializeResult(cached: InitializeResult, requestedVersion: string | undefined): InitializeResult {
+  const { tasks: _tasks, ...capabilities } = cached.capabilities as ServerCapabilities & { tasks?: unknown };
+  return { ...cached, protocolVersion: negotiateVersion(requestedVersion), capabilities };
+}
+
+/** Upper bound on tools/list pages followed when counting tools. */
+const MAX_TOOL_PAGES = 20;
+
+/** Counts the upstream's tools, following tools/list pages. */
+export async function countTools(mux: Multiplexer, timeoutMs: number, raw: boolean): Promise<number> {
+  let count = 0;
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    const result = (await mux.internal('tools/list', cursor ? { cursor } : undefined, timeoutMs, raw)) as ListToolsResult;
+    count += result.tools?.length ?? 0;
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return count;
+}
+
+/** Health details: "12 tools, 42 ms", or just the time when the tools could not be counted. */
+export const describeRoundTrip = (toolCount: number | undefined, ms: number): string =>
+  toolCount === undefined ? `${ms} ms` : `${toolCount} tools, ${ms} ms`;

@@ -1,0 +1,86 @@
+import type { Logger } from 'pino';
+import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
+import type { HealthResult } from '../link-api.js';
+import { errorText } from './channel.js';
+import { describeRoundTrip } from './handshake.js';
+import type { Link } from './link.js';
+import type { OptionsReader, ServiceLogWriter } from './types.js';
+
+export interface HealthHost {
+  catalog: ServiceCatalog;
+  serviceLog: ServiceLogWriter;
+  options: OptionsReader;
+  logger: Logger;
+  /** The service's shared link when it is up and ready: checked through it. */
+  readyLink(serviceId: number): Link | undefined;
+  /** Starts a short-lived connection (initialize + tools/list), closes it, returns the tool count. */
+  probe(spec: ServiceSpec): Promise<number | undefined>;
+}
+
+/**
+ * A real MCP round trip, recorded through the catalog: through the running shared link (ping +
+ * tools/list) when there is one, else through a short-lived connection of its own (a stopped
+ * `demand` service, a remote upstream).
+ */
+export async function checkServiceHealth(host: HealthHost, serviceId: number): Promise<HealthResult> {
+  const spec = await host.catalog.byId(serviceId);
+  if (!spec) return { status: 'unknown', details: 'service not found', checkedAt: Date.now() };
+  let result: HealthResult;
+  if (!spec.enabled) {
+    result = { status: 'stopped', details: 'service is disabled', checkedAt: Date.now() };
+  } else {
+    const started = Date.now();
+    const link = spec.type === 'stdio' ? host.readyLink(serviceId) : undefined;
+    try {
+      const toolCount = link ? await link.roundTrip() : await host.probe(spec);
+      const checkedAt = Date.now();
+      result = { status: 'healthy', details: describeRoundTrip(toolCount, checkedAt - started), checkedAt };
+      if (toolCount !== undefined) result.toolCount = toolCount;
+    } catch (err) {
+      result = { status: 'unhealthy', details: host.serviceLog.redact(errorText(err)), checkedAt: Date.now() };
+    }
+  }
+  const { checkedAt: _at, ...health } = result;
+  await host.catalog.recordHealth(serviceId, health).catch((err) => host.logger.error({ err, serviceId }, 'recording health failed'));
+  return result;
+}
+
+/**
+ * Every HealthCheckIntervalSeconds (0 = off), checks the enabled services that are running or
+ * remote, one at a time; a stopped `demand` service is left alone rather than started for it.
+ */
+export class PeriodicHealth {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly host: HealthHost) {}
+
+  schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const seconds = this.host.options.int('HealthCheckIntervalSeconds');
+    if (this.stopped || !(seconds > 0)) return;
+    this.timer = setTimeout(() => void this.round(), seconds * 1000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private async round(): Promise<void> {
+    this.timer = undefined;
+    try {
+      for (const spec of await this.host.catalog.enabledServices()) {
+        if (this.stopped) return;
+        if (spec.type === 'stdio' && !this.host.readyLink(spec.id)) continue;
+        await checkServiceHealth(this.host, spec.id);
+      }
+    } catch (err) {
+      this.host.logger.error({ err }, 'periodic health checks failed');
+    }
+    if (!this.timer) this.schedule();
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Splits a byte stream into newline-terminated lines (stdio JSON-RPC framing). A line longer than
+ * `maxBytes` is dropped whole, up to its newline, and reported, so a runaway writer costs at most
+ * `maxBytes` of memory.
+ */
+export class LineSplitter {
+  private parts: Buffer[] = [];
+  private size = 0;
+  /** Inside an oversized line: skip bytes until its newline. */
+  private discarding = false;
+  private discarded = 0;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onLine: (line: string) => void,
+    private readonly onOversize: (bytes: number) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
+      this.endLine(chunk.subarray(start, nl));
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.keep(chunk.subarray(start));
+  }
+
+  private keep(piece: Buffer): void {
+    if (this.discarding) {
+      this.discarded += piece.length;
+      return;
+    }
+    if (this.size + piece.length > this.maxBytes) {
+      this.discarding = true;
+      this.discarded = this.size + piece.length;
+      this.parts = [];
+      this.size = 0;
+      return;
+    }
+    this.parts.push(piece);
+    this.size += piece.length;
+  }
+
+  private endLine(piece: Buffer): void {
+    if (this.discarding) {
+      this.discarding = false;
+      this.onOversize(this.discarded + piece.length);
+      this.discarded = 0;
+      return;
+    }
+    if (this.size + piece.length > this.maxBytes) {
+      this.onOversize(this.size + piece.length);
+      this.parts = [];
+      this.size = 0;
+      return;
+    }
+    const bytes = this.size === 0 ? piece : Buffer.concat([...this.parts, piece]);
+    this.parts = [];
+    this.size = 0;
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === 13 ? bytes.length - 1 : bytes.length;
+    if (end > 0) this.onLine(bytes.toString('utf8', 0, end));
+  }
+}

@@ -1,0 +1,429 @@
+import type {
+  InitializeRequest,
+  InitializeResult,
+  JSONRPCMessage,
+  JSONRPCNotification,
+  JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ServiceSpec } from '../catalog.js';
+import type { HealthStatus, RequestSink, SessionPeer, UpstreamLink } from '../link-api.js';
+import { Backoff } from './backoff.js';
+import { type Channel, errorText, SessionLostError } from './channel.js';
+import { countTools, describeRoundTrip, sharedInitializeResult, upstreamInitParams } from './handshake.js';
+import { LineLimiter } from './line-limiter.js';
+import { errorResponse, GatewayErrorCode, type LinkMode, Multiplexer, type Pending, UpstreamRpcError } from './multiplexer.js';
+import type { LinkDeps } from './types.js';
+
+export type LinkState = 'stopped' | 'starting' | 'ready' | 'backoff' | 'closed';
+
+export interface LinkHealth {
+  status: HealthStatus;
+  details: string;
+  toolCount?: number;
+}
+
+export interface LinkOptions {
+  spec: ServiceSpec;
+  mode: LinkMode;
+  /** Opens a fresh connection (spawns the process, or connects the remote transport). */
+  open: (spec: ServiceSpec) => Promise<Channel>;
+  deps: LinkDeps;
+  /** Shared links report start, crash and recovery; per-user and per-session links only log. */
+  onHealth?: (health: LinkHealth) => void;
+}
+
+/**
+ * One upstream connection and everything on it: the connection's life (start, handshake, crash
+ * restart with exponential backoff, stop) and the multiplexer that lets many sessions share it.
+ */
+export class Link implements UpstreamLink {
+  spec: ServiceSpec;
+  readonly mode: LinkMode;
+  state: LinkState = 'stopped';
+  /** Kept running even with no session attached (shared stdio links under the `boot` strategy). */
+  keepAlive = false;
+  lastActivity = Date.now();
+  toolCount: number | undefined;
+  private channel: Channel | undefined;
+  private initResult: InitializeResult | undefined;
+  /** Bumped whenever the connection is replaced: callbacks of an older one are ignored. */
+  private generation = 0;
+  private readonly backoff: Backoff;
+  private restartAt = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private lastError = '';
+  private waiters: (() => void)[] = [];
+  private clientParams: InitializeRequest['params'] | undefined;
+  private readonly mux: Multiplexer;
+  private readonly unrouted: LineLimiter;
+
+  constructor(private readonly opts: LinkOptions) {
+    this.spec = opts.spec;
+    this.mode = opts.mode;
+    const { backoffBaseMs, backoffMaxMs, stableMs } = opts.deps.tuning;
+    this.backoff = new Backoff({ baseMs: backoffBaseMs, maxMs: backoffMaxMs, stableMs });
+    this.mux = new Multiplexer({
+      mode: opts.mode,
+      transmit: (pending) => this.transmit(pending),
+      post: (message) => this.post(message),
+      serverRequest: (request) => this.serverRequest(request),
+      callTimeoutMs: () => (opts.deps.options.int('UpstreamCallTimeoutSeconds') || 300) * 1000,
+      logUnrouted: (message) => this.unrouted.offer(`${message.method}: ${JSON.stringify(message.params ?? {})}`),
+      touch: () => {
+        this.lastActivity = Date.now();
+      },
+    });
+    this.unrouted = new LineLimiter(
+      5,
+      (line) => this.log('info', line.slice(0, 2000)),
+      (n) => this.log('info', `${n} more upstream notifications not delivered to any client`),
+    );
+  }
+
+  get attachedCount(): number {
+    return this.mux.sessions.size;
+  }
+
+  get inFlight(): number {
+    return this.mux.inFlight;
+  }
+
+  get isOpen(): boolean {
+    return this.state !== 'closed';
+  }
+
+  /** Should be running: kept alive, or some session is attached (a crash then restarts it). */
+  private wanted(): boolean {
+    return this.keepAlive || this.attachedCount > 0;
+  }
+
+  has(sessionId: string): boolean {
+    return this.mux.sessions.has(sessionId);
+  }
+
+  // ---- UpstreamLink ----
+
+  async initialize(session: SessionPeer, params: InitializeRequest['params']): Promise<InitializeResult> {
+    this.mux.attach(session);
+    if (this.mode === 'session' && !this.clientParams) this.clientParams = params;
+    await this.ensureReady();
+    const cached = this.initResult as InitializeResult;
+    return this.mode === 'session' ? cached : sharedInitializeResult(cached, params?.protocolVersion);
+  }
+
+  request(session: SessionPeer, request: JSONRPCRequest, sink: RequestSink, signal?: AbortSignal): void {
+    if (request.method === 'initialize') {
+      this.initialize(session, request.params as InitializeRequest['params']).then(
+        (result) => sink.response({ jsonrpc: '2.0', id: request.id, result }),
+        (err) => sink.response(errorResponse(request.id, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${errorText(err)}`)),
+      );
+      return;
+    }
+    if (this.state === 'closed') {
+      sink.response(errorResponse(request.id, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${this.lastError}`));
+      return;
+    }
+    this.mux.request(session, request, sink, signal);
+  }
+
+  notify(session: SessionPeer, notification: JSONRPCNotification): void {
+    if (notification.method === 'notifications/initialized') return;
+    if (notification.method === 'notifications/cancelled') {
+      const id = notification.params?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') this.mux.cancelFromClient(session, id, notification.params?.reason);
+      return;
+    }
+    // Anything else a client says concerns the upstream only when it is that client's alone.
+    if (this.mode === 'session' && this.state === 'ready') this.post(notification);
+  }
+
+  detach(session: SessionPeer): void {
+    const emptied = this.mux.detach(session);
+    if (this.state !== 'ready') return;
+    const timeout = this.opts.deps.tuning.initializeTimeoutMs;
+    for (const uri of emptied) this.mux.internal('resources/unsubscribe', { uri }, timeout).catch(() => undefined);
+  }
+
+  // ---- lifecycle, driven by the pool ----
+
+  attach(session: SessionPeer): void {
+    this.mux.attach(session);
+  }
+
+  /** Starts the connection now if it is stopped (boot strategy); failures go to backoff. */
+  wake(): void {
+    if (this.state === 'stopped') this.begin();
+  }
+
+  /** Waits for a usable connection, starting one when needed. */
+  async ensureReady(): Promise<void> {
+    for (;;) {
+      switch (this.state) {
+        case 'ready':
+          return;
+        case 'closed':
+          throw new Error(this.lastError || 'upstream link closed');
+        case 'stopped':
+          this.begin();
+          break;
+        case 'backoff':
+          if (this.restartAt - Date.now() > this.opts.deps.tuning.maxRestartWaitMs) {
+            throw new Error(`restarting after a failure (${this.lastError})`);
+          }
+          await this.changed();
+          break;
+        case 'starting': {
+          await this.changed();
+          const now = this.state as LinkState;
+          if (now !== 'ready' && now !== 'starting') throw new Error(this.lastError || 'upstream stopped');
+          break;
+        }
+      }
+    }
+  }
+
+  /** Stops the connection (idle, disabled); a later request starts it again. */
+  async stop(reason: string): Promise<void> {
+    this.backoff.reset();
+    await this.halt(reason, 'stopped');
+  }
+
+  /** Stops for good: every later request is answered with an error. */
+  async close(reason: string): Promise<void> {
+    this.lastError = reason;
+    await this.halt(reason, 'closed');
+    this.unrouted.dispose();
+  }
+
+  /** The service was edited: a running connection restarts with the new settings. */
+  async reconfigure(spec: ServiceSpec): Promise<void> {
+    this.spec = spec;
+    if (this.state === 'stopped' || this.state === 'closed') return;
+    await this.halt('service configuration changed', 'stopped');
+    this.backoff.reset();
+    // Closed or started by someone else meanwhile: nothing more to do.
+    if ((this.state as LinkState) === 'stopped' && this.wanted()) this.begin();
+  }
+
+  /** Health round trip through the running connection: ping, then tools/list. */
+  async roundTrip(): Promise<number | undefined> {
+    await this.mux.internal('ping', undefined, this.opts.deps.tuning.initializeTimeoutMs).catch((err) => {
+      // An error answer to ping is still an answer: the server is there.
+      if (!(err instanceof UpstreamRpcError)) throw err;
+    });
+    return this.countTools(false);
+  }
+
+  // ---- connection ----
+
+  private begin(): void {
+    if (this.state === 'closed') return;
+    this.generation += 1;
+    this.setState('starting');
+    void this.start(this.generation);
+  }
+
+  private async start(gen: number): Promise<void> {
+    const started = Date.now();
+    const timeoutMs = this.opts.deps.tuning.initializeTimeoutMs;
+    let channel: Channel | undefined;
+    try {
+      channel = await this.opts.open(this.spec);
+      if (gen !== this.generation) {
+        await channel.close();
+        return;
+      }
+      this.channel = channel;
+      channel.onmessage = (message) => this.mux.receive(message);
+      channel.onclose = (reason) => this.lost(gen, `tool server ${reason}`);
+      const params = upstreamInitParams(this.mode, this.clientParams);
+      const result = (await this.mux.internal('initialize', params, timeoutMs, true)) as InitializeResult;
+      if (gen !== this.generation) return;
+      channel.setProtocolVersion?.(result.protocolVersion);
+      channel.send({ jsonrpc: '2.0', method: 'notifications/initialized' })?.catch(() => undefined);
+      const toolCount = result.capabilities?.tools ? await this.countTools(true) : 0;
+      if (gen !== this.generation) return;
+      this.initResult = result;
+      this.toolCount = toolCount;
+      this.backoff.up();
+      this.setState('ready');
+      this.resubscribe();
+      this.opts.onHealth?.({ status: 'healthy', details: describeRoundTrip(toolCount, Date.now() - started), toolCount });
+    } catch (err) {
+      if (gen !== this.generation) return;
+      this.failed(`could not start: ${errorText(err)}`);
+    }
+  }
+
+  /** The tool count is informative only: a failing tools/list is logged, not fatal. */
+  private async countTools(raw: boolean): Promise<number | undefined> {
+    try {
+      return await countTools(this.mux, this.opts.deps.tuning.initializeTimeoutMs, raw);
+    } catch (err) {
+      this.log('warn', `tools/list failed: ${errorText(err)}`);
+      return undefined;
+    }
+  }
+
+  private resubscribe(): void {
+    const timeout = this.opts.deps.tuning.initializeTimeoutMs;
+    for (const uri of this.mux.subscriptions.uris()) {
+      this.mux
+        .internal('resources/subscribe', { uri }, timeout)
+        .catch((err) => this.log('warn', `re-subscribing ${uri} failed: ${errorText(err)}`));
+    }
+  }
+
+  /** The connection ended on its own (process exit, lost stream). */
+  private lost(gen: number, reason: string): void {
+    if (gen !== this.generation || this.state === 'closed') return;
+    this.failed(reason);
+  }
+
+  /** A start failed or a running connection died: answer everyone, then restart with backoff if still wanted. */
+  private failed(reason: string): void {
+    this.generation += 1;
+    const channel = this.channel;
+    this.channel = undefined;
+    void channel?.close();
+    this.lastError = reason;
+    this.mux.failAll(`upstream unavailable: ${reason}`);
+    if (this.wanted()) {
+      const delay = this.backoff.failed();
+      this.restartAt = Date.now() + delay;
+      this.restartTimer = setTimeout(() => {
+        if (this.state !== 'backoff') return;
+        if (this.wanted()) {
+          this.opts.deps.metrics?.upstreamRestarted(this.spec.name);
+          this.begin();
+        } else this.setState('stopped');
+      }, delay);
+      this.setState('backoff');
+      this.log('error', `${reason}; restarting in ${delay / 1000} s`);
+    } else {
+      this.setState('stopped');
+      this.log('error', reason);
+    }
+    this.opts.onHealth?.({ status: 'unhealthy', details: this.opts.deps.serviceLog.redact(reason) });
+  }
+
+  private async halt(reason: string, next: 'stopped' | 'closed'): Promise<void> {
+    this.generation += 1;
+    clearTimeout(this.restartTimer);
+    // A connection closed on purpose is told first which requests it can stop working on.
+    if (this.state === 'ready') this.mux.failAll(`upstream unavailable: ${reason}`, true);
+    const channel = this.channel;
+    this.channel = undefined;
+    this.setState(next);
+    this.mux.failAll(`upstream unavailable: ${reason}`);
+    await channel?.close();
+  }
+
+  private setState(state: LinkState): void {
+    this.state = state;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  private changed(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  // ---- writing upstream ----
+
+  private transmit(pending: Pending): void {
+    if (pending.raw || this.state === 'ready') {
+      this.write(pending);
+      return;
+    }
+    pending.busy = true;
+    this.ensureReady().then(
+      () => {
+        pending.busy = false;
+        this.write(pending);
+      },
+      (err) => {
+        pending.busy = false;
+        this.mux.fail(pending, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${errorText(err)}`);
+      },
+    );
+  }
+
+  private write(pending: Pending): void {
+    const channel = this.channel;
+    if (!this.mux.isLive(pending)) return;
+    if (!channel) {
+      this.mux.fail(pending, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${this.lastError || 'not connected'}`);
+      return;
+    }
+    const gen = this.generation;
+    let sent: void | Promise<void>;
+    try {
+      sent = channel.send(pending.message);
+    } catch (err) {
+      this.mux.fail(pending, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${errorText(err)}`);
+      return;
+    }
+    if (!sent) return;
+    pending.busy = true;
+    sent.then(
+      () => {
+        pending.busy = false;
+      },
+      (err) => this.sendFailed(pending, err, gen),
+    );
+  }
+
+  /** A remote upstream that lost our session is re-initialised once, transparently, and the request sent again. */
+  private sendFailed(pending: Pending, err: unknown, gen: number): void {
+    const lost = err instanceof SessionLostError || gen !== this.generation;
+    if (lost && !pending.retried && !pending.raw && this.state !== 'closed' && this.mux.isLive(pending)) {
+      // Still busy: renewing the connection must not fail this request, it goes again.
+      pending.retried = true;
+      if (gen === this.generation) this.renew(errorText(err));
+      this.transmit(pending);
+      return;
+    }
+    pending.busy = false;
+    this.mux.fail(pending, GatewayErrorCode.ConnectionClosed, `upstream request failed: ${errorText(err)}`);
+  }
+
+  private renew(reason: string): void {
+    this.log('warn', `upstream session lost (${reason}); re-initialising`);
+    this.generation += 1;
+    const channel = this.channel;
+    this.channel = undefined;
+    void channel?.close();
+    this.mux.failAll('upstream session lost');
+    this.begin();
+  }
+
+  private post(message: JSONRPCMessage): void {
+    try {
+      this.channel?.send(message)?.catch(() => undefined);
+    } catch {
+      // The connection is going away; its loss is reported by onclose.
+    }
+  }
+
+  private serverRequest(request: JSONRPCRequest): void {
+    if (request.method === 'ping') {
+      this.post({ jsonrpc: '2.0', id: request.id, result: {} });
+      return;
+    }
+    const [session] = this.mode === 'session' ? this.mux.sessions.values() : [];
+    if (!session?.request) {
+      this.post(errorResponse(request.id, GatewayErrorCode.MethodNotFound, `${request.method} is not available through the gateway`));
+      return;
+    }
+    session.request(request).then(
+      (answer) => this.post({ ...answer, id: request.id } as JSONRPCMessage),
+      (err) => this.post(errorResponse(request.id, GatewayErrorCode.ConnectionClosed, errorText(err))),
+    );
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string): void {
+    this.opts.deps.serviceLog.write({ serviceId: this.spec.id, serviceName: this.spec.name, phase: 'run', level, message });
+  }
+}

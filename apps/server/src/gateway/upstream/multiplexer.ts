@@ -1,0 +1,352 @@
+import type {
+  JSONRPCErrorResponse,
+  JSONRPCMessage,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResponse,
+  ProgressToken,
+  RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestSink, SessionPeer } from '../link-api.js';
+import { Subscriptions } from './subscriptions.js';
+
+/** JSON-RPC error codes the gateway itself answers with. */
+export const GatewayErrorCode = {
+  ConnectionClosed: -32000,
+  RequestTimeout: -32001,
+  MethodNotFound: -32601,
+  Cancelled: -32800,
+} as const;
+
+export type LinkMode = 'shared' | 'session';
+
+/** The upstream answered a request of the gateway's own with a JSON-RPC error. */
+export class UpstreamRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UpstreamRpcError';
+  }
+}
+
+/** One request on its way through the link, under the id the upstream sees. */
+export interface Pending {
+  upstreamId: number;
+  method: string;
+  /** Undefined for the gateway's own requests (handshake, health, unsubscribe). */
+  session: SessionPeer | undefined;
+  clientId: RequestId | undefined;
+  /** The client's own progress token, restored on the way down. */
+  progressToken: ProgressToken | undefined;
+  sink: RequestSink;
+  message: JSONRPCRequest;
+  timer: NodeJS.Timeout | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  /** Its delivery is under way (waiting for the link, or being written by a remote transport): that path answers it on failure. */
+  busy: boolean;
+  /** Sent again once on a fresh upstream session already. */
+  retried: boolean;
+  /** Sent directly on the channel, before the link is ready (the handshake). */
+  raw: boolean;
+}
+
+export interface MultiplexerHost {
+  mode: LinkMode;
+  /** Writes a request upstream (waiting for the link when needed); answers `pending` itself on failure. */
+  transmit(pending: Pending): void;
+  /** Writes a notification or a response upstream, best effort. */
+  post(message: JSONRPCMessage): void;
+  /** A request from the upstream to its client (ping, sampling, elicitation, roots). */
+  serverRequest(request: JSONRPCRequest): void;
+  callTimeoutMs(): number;
+  /** A message nobody may receive: kept in the service log instead. */
+  logUnrouted(message: JSONRPCNotification): void;
+  /** Any activity: for the idle reaper. */
+  touch(): void;
+}
+
+const clientKey = (id: RequestId): string | number => (typeof id === 'string' ? `s${id}` : id);
+
+export const errorResponse = (id: RequestId | undefined, code: number, message: string): JSONRPCErrorResponse => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code, message },
+});
+
+/**
+ * Many client sessions over one upstream connection (architecture §4): request ids and progress
+ * tokens rewritten on the way up and restored on the way down, each response and progress
+ * notification routed to the request that caused it, list_changed fanned out, resource updates
+ * sent only to subscribers, unattributable notifications never broadcast.
+ */
+export class Multiplexer {
+  private nextId = 0;
+  private readonly pending = new Map<number, Pending>();
+  /** Per session: its client ids still in flight, for cancellation and detach. */
+  private readonly bySession = new Map<string, Map<string | number, Pending>>();
+  readonly sessions = new Map<string, SessionPeer>();
+  readonly subscriptions = new Subscriptions();
+  private clientInFlight = 0;
+
+  constructor(private readonly host: MultiplexerHost) {}
+
+  get inFlight(): number {
+    return this.clientInFlight;
+  }
+
+  attach(session: SessionPeer): void {
+    if (!this.sessions.has(session.id)) this.sessions.set(session.id, session);
+  }
+
+  /** A client request: answered here when the link can (ping, repeated subscriptions), else forwarded. */
+  request(session: SessionPeer, request: JSONRPCRequest, sink: RequestSink, signal?: AbortSignal): void {
+    this.host.touch();
+    if (signal?.aborted) return;
+    this.attach(session);
+    if (this.answersLocally(session, request)) {
+      sink.response({ jsonrpc: '2.0', id: request.id, result: {} });
+      return;
+    }
+    const uri = request.params?.uri;
+    const pending = this.register(request.method, request.params, session, request.id, sink, signal);
+    if (request.method === 'resources/subscribe' && typeof uri === 'string') this.subscriptions.asked(pending, uri);
+    this.host.transmit(pending);
+  }
+
+  /**
+   * Ping, and subscription changes that do not change the upstream's: answered with `{}` here.
+   * `logging/setLevel` on a shared upstream too: one client's level would apply to every client.
+   */
+  private answersLocally(session: SessionPeer, request: JSONRPCRequest): boolean {
+    const uri = request.params?.uri;
+    switch (request.method) {
+      case 'ping':
+        return true;
+      case 'logging/setLevel':
+        return this.host.mode === 'shared';
+      case 'resources/subscribe':
+        return typeof uri === 'string' && !this.subscriptions.subscribe(session.id, uri);
+      case 'resources/unsubscribe':
+        return typeof uri === 'string' && !this.subscriptions.unsubscribe(session.id, uri);
+      default:
+        return false;
+    }
+  }
+
+  /** A request of the gateway's own; resolves with the result, rejects with the error. */
+  internal(method: string, params: Record<string, unknown> | undefined, timeoutMs: number, raw = false): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const sink: RequestSink = {
+        notification: () => undefined,
+        response: (message) => {
+          if ('error' in message) reject(new UpstreamRpcError(message.error.code, message.error.message));
+          else resolve(message.result);
+        },
+      };
+      const pending = this.register(method, params, undefined, undefined, sink, undefined, timeoutMs);
+      pending.raw = raw;
+      this.host.transmit(pending);
+    });
+  }
+
+  private register(
+    method: string,
+    params: JSONRPCRequest['params'],
+    session: SessionPeer | undefined,
+    clientId: RequestId | undefined,
+    sink: RequestSink,
+    signal: AbortSignal | undefined,
+    timeoutMs = this.host.callTimeoutMs(),
+  ): Pending {
+    this.nextId += 1;
+    const upstreamId = this.nextId;
+    const meta = params?._meta;
+    const progressToken = meta?.progressToken;
+    const outParams = progressToken === undefined ? params : { ...params, _meta: { ...meta, progressToken: upstreamId } };
+    const message: JSONRPCRequest =
+      outParams === undefined ? { jsonrpc: '2.0', id: upstreamId, method } : { jsonrpc: '2.0', id: upstreamId, method, params: outParams };
+    const pending: Pending = {
+      upstreamId,
+      method,
+      session,
+      clientId,
+      progressToken,
+      sink,
+      message,
+      timer: setTimeout(() => this.expire(pending, timeoutMs), timeoutMs),
+      signal,
+      onAbort: undefined,
+      busy: false,
+      retried: false,
+      raw: false,
+    };
+    this.pending.set(upstreamId, pending);
+    if (session && clientId !== undefined) {
+      this.clientInFlight += 1;
+      let ids = this.bySession.get(session.id);
+      if (!ids) {
+        ids = new Map();
+        this.bySession.set(session.id, ids);
+      }
+      ids.set(clientKey(clientId), pending);
+    }
+    if (signal) {
+      pending.onAbort = () => this.abandon(pending, 'client went away');
+      signal.addEventListener('abort', pending.onAbort, { once: true });
+    }
+    return pending;
+  }
+
+  /** Removes a pending request from every table; false when it was already gone. */
+  private settle(pending: Pending): boolean {
+    if (this.pending.get(pending.upstreamId) !== pending) return false;
+    this.pending.delete(pending.upstreamId);
+    clearTimeout(pending.timer);
+    if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
+    if (pending.session && pending.clientId !== undefined) {
+      this.clientInFlight -= 1;
+      const ids = this.bySession.get(pending.session.id);
+      const key = clientKey(pending.clientId);
+      if (ids?.get(key) === pending) ids.delete(key);
+      if (ids?.size === 0) this.bySession.delete(pending.session.id);
+    }
+    return true;
+  }
+
+  /** Answers a pending request with an error (timeout, upstream loss, failed send). */
+  fail(pending: Pending, code: number, message: string): void {
+    if (!this.settle(pending)) return;
+    this.subscriptions.requestFailed(pending);
+    pending.sink.response(errorResponse(pending.clientId, code, message));
+  }
+
+  /**
+   * The connection is gone, or about to be closed on purpose (`cancel`: each request is first
+   * cancelled upstream, so a remote server stops working on it): fails every request written to it
+   * (those still on their way answer themselves).
+   */
+  failAll(message: string, cancel = false): void {
+    for (const pending of [...this.pending.values()]) {
+      if (pending.busy) continue;
+      if (cancel) this.cancelAndAnswer(pending, message, GatewayErrorCode.ConnectionClosed, message);
+      else this.fail(pending, GatewayErrorCode.ConnectionClosed, message);
+    }
+  }
+
+  /** Still waiting for its answer (not answered, timed out or abandoned). */
+  isLive(pending: Pending): boolean {
+    return this.pending.get(pending.upstreamId) === pending;
+  }
+
+  /** Stops a request upstream without answering the client (it is gone). */
+  private abandon(pending: Pending, reason: string): void {
+    if (!this.settle(pending)) return;
+    this.subscriptions.requestFailed(pending);
+    this.cancelUpstream(pending.upstreamId, reason);
+  }
+
+  /** Stops a request upstream (MCP cancellation) and answers its client with an error instead. */
+  private cancelAndAnswer(pending: Pending, reason: string, code: number, message: string): void {
+    if (!this.settle(pending)) return;
+    this.subscriptions.requestFailed(pending);
+    this.cancelUpstream(pending.upstreamId, reason);
+    pending.sink.response(errorResponse(pending.clientId, code, message));
+  }
+
+  private expire(pending: Pending, timeoutMs: number): void {
+    if (!this.pending.has(pending.upstreamId)) return;
+    // The spec forbids cancelling initialize; the connection is dropped instead.
+    if (pending.method !== 'initialize') this.cancelUpstream(pending.upstreamId, 'timeout');
+    this.fail(pending, GatewayErrorCode.RequestTimeout, `upstream did not answer ${pending.method} within ${timeoutMs / 1000} s`);
+  }
+
+  private cancelUpstream(upstreamId: number, reason: string): void {
+    this.host.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: upstreamId, reason } });
+  }
+
+  /** `notifications/cancelled` from a client: forwarded under the upstream id; the client gets an error answer. */
+  cancelFromClient(session: SessionPeer, requestId: RequestId, reason: unknown): void {
+    const pending = this.bySession.get(session.id)?.get(clientKey(requestId));
+    if (!pending) return;
+    const why = typeof reason === 'string' ? reason : 'cancelled by the client';
+    this.cancelAndAnswer(pending, why, GatewayErrorCode.Cancelled, 'request cancelled');
+  }
+
+  /**
+   * The session is gone from this link: its requests are cancelled upstream and each still waiting is
+   * answered with an error (its client may still be listening, and its record needs the outcome);
+   * its subscriptions are dropped.
+   */
+  detach(session: SessionPeer, reason = 'detached from the upstream connection'): string[] {
+    this.sessions.delete(session.id);
+    const ids = this.bySession.get(session.id);
+    if (ids) {
+      for (const pending of [...ids.values()]) {
+        this.cancelAndAnswer(pending, reason, GatewayErrorCode.ConnectionClosed, `session closed: ${reason}`);
+      }
+    }
+    return this.subscriptions.dropSession(session.id);
+  }
+
+  /** Every message the upstream sends arrives here. */
+  receive(message: JSONRPCMessage): void {
+    if ('method' in message) {
+      if ('id' in message) this.host.serverRequest(message);
+      else this.routeNotification(message);
+      return;
+    }
+    const pending = typeof message.id === 'number' ? this.pending.get(message.id) : undefined;
+    if (!pending || !this.settle(pending)) return;
+    this.host.touch();
+    if ('error' in message) this.subscriptions.requestFailed(pending);
+    (message as { id: RequestId | undefined }).id = pending.clientId;
+    pending.sink.response(message as JSONRPCResponse);
+  }
+
+  private routeNotification(message: JSONRPCNotification): void {
+    const { method } = message;
+    if (method === 'notifications/progress') {
+      const token = message.params?.progressToken;
+      const pending = typeof token === 'number' ? this.pending.get(token) : undefined;
+      if (!pending || pending.progressToken === undefined) return;
+      this.host.touch();
+      pending.sink.notification({ ...message, params: { ...message.params, progressToken: pending.progressToken } });
+      return;
+    }
+    if (method.endsWith('/list_changed')) {
+      for (const session of this.sessions.values()) session.notify(message);
+      return;
+    }
+    if (method === 'notifications/resources/updated') {
+      const uri = message.params?.uri;
+      if (typeof uri !== 'string') return;
+      for (const id of this.subscriptions.subscribers(uri)) this.sessions.get(id)?.notify(message);
+      return;
+    }
+    if (method === 'notifications/cancelled') return;
+    this.routeUnattributed(message);
+  }
+
+  /**
+   * A log message or anything else naming no request: it goes to a client only when that is
+   * unambiguous (one request in flight, or the one session of an isolated link), never broadcast.
+   */
+  private routeUnattributed(message: JSONRPCNotification): void {
+    if (this.clientInFlight === 1) {
+      for (const pending of this.pending.values()) {
+        if (pending.session) {
+          pending.sink.notification(message);
+          return;
+        }
+      }
+    }
+    if (this.host.mode === 'session' && this.sessions.size === 1) {
+      for (const session of this.sessions.values()) session.notify(message);
+      return;
+    }
+    this.host.logUnrouted(message);
+  }
+}

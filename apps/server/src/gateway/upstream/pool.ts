@@ -1,0 +1,367 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { ConfigEvent, ConfigEvents } from '../../infra/events.js';
+import { resolveInstallDir } from '../../infra/install-dir.js';
+import type { UpstreamMetrics } from '../../infra/metrics.js';
+import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
+import type { HealthResult, SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
+import type { Channel } from './channel.js';
+import { checkServiceHealth, type HealthHost, PeriodicHealth } from './health.js';
+import { Link, type LinkHealth } from './link.js';
+import { buildProcessEnv, type RegistryMirrors } from './process-env.js';
+import { RemoteChannel } from './remote-channel.js';
+import { StdioChannel } from './stdio-channel.js';
+import type { LinkDeps, OptionsReader, ServiceLogWriter, UpstreamTuning } from './types.js';
+
+export interface PoolDeps {
+  catalog: ServiceCatalog;
+  serviceLog: ServiceLogWriter;
+  options: OptionsReader;
+  events: ConfigEvents;
+  logger: Logger;
+  config: { dataDir: string; registries?: RegistryMirrors };
+  /** Processes and restarts are counted here (infra/metrics.ts). */
+  metrics?: UpstreamMetrics;
+}
+
+type EntryKind = 'shared' | 'user' | 'session';
+
+interface Entry {
+  key: string;
+  kind: EntryKind;
+  serviceId: number;
+  userId: number | undefined;
+  link: Link;
+  /** Personal variable values the process of a per-user link starts with. */
+  userEnv: Record<string, string> | undefined;
+  /** What the process or connection was started from; a change means a restart. */
+  runtime: string;
+}
+
+/** Everything that decides how an upstream runs; display name, limits and the like do not count. */
+function runtimeKey(spec: ServiceSpec, userEnv?: Record<string, string>): string {
+  const { type, command, args, env, headers, installDir, isolation } = spec;
+  return createHash('sha256')
+    .update(JSON.stringify([type, command, args, env, headers, installDir, isolation, userEnv ?? null]))
+    .digest('base64url');
+}
+
+/**
+ * The links of this replica (architecture §3): one shared link per service, one per user who has
+ * personal variable values, one per session for isolated services. Reacts to configuration events,
+ * starts `boot` services, stops idle ones, and answers health checks.
+ */
+export class LinkPool implements UpstreamPool {
+  private readonly entries = new Map<string, Entry>();
+  /** Which entry serves a session on a service: `${serviceId}:${sessionId}`. */
+  private readonly bySession = new Map<string, Entry>();
+  private readonly probes = new Set<Link>();
+  private readonly serial = new Map<number, Promise<void>>();
+  private readonly linkDeps: LinkDeps;
+  private readonly health: PeriodicHealth;
+  private readonly healthHost: HealthHost;
+  private readonly idleTimer: NodeJS.Timeout;
+  private readonly stopListening: () => void;
+  private closed = false;
+  /** Settles once the `boot` services have been started (or failed to). */
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly deps: PoolDeps,
+    private readonly tuning: UpstreamTuning,
+  ) {
+    this.linkDeps = { serviceLog: deps.serviceLog, options: deps.options, logger: deps.logger, tuning, metrics: deps.metrics };
+    this.healthHost = {
+      ...deps,
+      readyLink: (serviceId) => {
+        const link = this.entries.get(`shared:${serviceId}`)?.link;
+        return link?.state === 'ready' ? link : undefined;
+      },
+      probe: (spec) => this.probe(spec),
+    };
+    this.health = new PeriodicHealth(this.healthHost);
+    this.health.schedule();
+    this.idleTimer = setInterval(() => this.reapIdle(), tuning.idleScanMs);
+    this.idleTimer.unref();
+    this.stopListening = deps.events.on((event) => this.onEvent(event));
+    this.ready = this.applyStrategy();
+  }
+
+  async acquire(service: ServiceSpec, session: SessionPeer): Promise<UpstreamLink> {
+    if (this.closed) throw new Error('the gateway is shutting down');
+    const cacheKey = `${service.id}:${session.id}`;
+    const cached = this.bySession.get(cacheKey);
+    // The common case: a map lookup, no database.
+    if (cached?.link.isOpen && this.entries.get(cached.key) === cached && cached.link.spec.updatedAt === service.updatedAt) {
+      return cached.link;
+    }
+    if (!service.enabled) throw new Error(`service ${service.name} is disabled`);
+    const entry = await this.entryFor(service, session);
+    if (this.closed) throw new Error('the gateway is shutting down');
+    for (const other of this.entries.values()) {
+      if (other !== entry && other.serviceId === service.id && other.link.has(session.id)) other.link.detach(session);
+    }
+    entry.link.attach(session);
+    this.bySession.set(cacheKey, entry);
+    return entry.link;
+  }
+
+  release(serviceId: number, session: SessionPeer): void {
+    const cacheKey = `${serviceId}:${session.id}`;
+    this.bySession.delete(cacheKey);
+    for (const entry of [...this.entries.values()]) {
+      if (entry.serviceId !== serviceId || !entry.link.has(session.id)) continue;
+      entry.link.detach(session);
+      if (entry.kind === 'session') void this.remove(entry, 'client session ended');
+    }
+  }
+
+  checkHealth(serviceId: number): Promise<HealthResult> {
+    return checkServiceHealth(this.healthHost, serviceId);
+  }
+
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    this.stopListening();
+    clearInterval(this.idleTimer);
+    this.health.stop();
+    const links = [...[...this.entries.values()].map((e) => e.link), ...this.probes];
+    this.entries.clear();
+    this.bySession.clear();
+    await Promise.all(links.map((link) => link.close('the gateway is shutting down')));
+  }
+
+  /** Live links, for tests and metrics. */
+  links(serviceId?: number): Link[] {
+    return [...this.entries.values()].filter((e) => serviceId === undefined || e.serviceId === serviceId).map((e) => e.link);
+  }
+
+  // ---- which link serves a session ----
+
+  private async entryFor(service: ServiceSpec, session: SessionPeer): Promise<Entry> {
+    if (service.isolation === 'session') return this.sessionEntry(service, session);
+    const userEnv = service.type === 'stdio' ? await this.deps.catalog.userEnv(service.id, session.userId) : undefined;
+    if (userEnv && Object.keys(userEnv).length > 0)
+      return this.upToDate(this.userEntry(service, session.userId, userEnv), service, userEnv);
+    return this.upToDate(this.sharedEntry(service), service);
+  }
+
+  private sharedEntry(service: ServiceSpec): Entry {
+    const key = `shared:${service.id}`;
+    return this.entries.get(key) ?? this.add(key, 'shared', service, undefined);
+  }
+
+  private userEntry(service: ServiceSpec, userId: number, userEnv: Record<string, string>): Entry {
+    const key = `user:${service.id}:${userId}`;
+    return this.entries.get(key) ?? this.add(key, 'user', service, userId, userEnv);
+  }
+
+  private sessionEntry(service: ServiceSpec, session: SessionPeer): Entry {
+    const key = `session:${service.id}:${session.id}`;
+    const existing = this.entries.get(key);
+    if (existing) return this.upToDate(existing, service);
+    let mine = 0;
+    for (const e of this.entries.values()) if (e.kind === 'session' && e.serviceId === service.id && e.userId === session.userId) mine += 1;
+    if (mine >= this.tuning.perUserSessionLinks) {
+      throw new Error(`too many isolated sessions on ${service.name} for this user (limit ${this.tuning.perUserSessionLinks})`);
+    }
+    return this.add(key, 'session', service, session.userId);
+  }
+
+  /** A newer spec (or new personal values) reached acquire before its event: apply it now. */
+  private upToDate(entry: Entry, service: ServiceSpec, userEnv?: Record<string, string>): Entry {
+    if (entry.link.spec.updatedAt !== service.updatedAt || entry.kind === 'user') void this.refresh(entry, service, userEnv);
+    return entry;
+  }
+
+  /** Restarts the link when something that decides how it runs changed (not for a new limit or name). */
+  private refresh(entry: Entry, service: ServiceSpec, userEnv?: Record<string, string>): Promise<void> {
+    const runtime = runtimeKey(service, userEnv);
+    entry.link.spec = service;
+    if (runtime === entry.runtime) return Promise.resolve();
+    entry.runtime = runtime;
+    entry.userEnv = userEnv;
+    return entry.link.reconfigure(service);
+  }
+
+  private add(key: string, kind: EntryKind, spec: ServiceSpec, userId: number | undefined, userEnv?: Record<string, string>): Entry {
+    const link = new Link({
+      spec,
+      mode: kind === 'session' ? 'session' : 'shared',
+      deps: this.linkDeps,
+      // Read at each start: personal values may change while the link lives.
+      open: (current) => this.open(current, entry.userEnv),
+      ...(kind === 'shared' ? { onHealth: (health: LinkHealth) => this.record(spec.id, health) } : {}),
+    });
+    const entry: Entry = { key, kind, serviceId: spec.id, userId, link, userEnv, runtime: runtimeKey(spec, userEnv) };
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  private async remove(entry: Entry, reason: string): Promise<void> {
+    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
+    await entry.link.close(reason);
+  }
+
+  private open(spec: ServiceSpec, userEnv: Record<string, string> | undefined): Promise<Channel> {
+    const { serviceLog, logger, config } = this.deps;
+    serviceLog.registerSecrets([
+      ...spec.secretEnvNames.map((name) => spec.env[name] ?? ''),
+      ...Object.values(userEnv ?? {}),
+      ...Object.values(spec.headers),
+    ]);
+    if (spec.type !== 'stdio') return RemoteChannel.open(spec, logger, this.tuning.initializeTimeoutMs);
+    // Every command run is on record (architecture §8); secret values are redacted by the writer.
+    serviceLog.write({
+      serviceId: spec.id,
+      serviceName: spec.name,
+      phase: 'run',
+      level: 'info',
+      message: `starting: ${[spec.command, ...spec.args].join(' ')}`,
+    });
+    return StdioChannel.open({
+      spec,
+      env: buildProcessEnv(process.env, spec.env, userEnv, config.registries),
+      cwd: resolveInstallDir(config.dataDir, spec.installDir) || path.join(config.dataDir, 'services', String(spec.id)),
+      serviceLog,
+      logger,
+      stopGraceMs: this.tuning.stopGraceMs,
+      stderrLinesPerSecond: this.tuning.stderrLinesPerSecond,
+      onSpawn: () => this.deps.metrics?.processStarted(spec.name),
+      onExit: () => this.deps.metrics?.processExited(spec.name),
+    });
+  }
+
+  private async probe(spec: ServiceSpec): Promise<number | undefined> {
+    const link = new Link({ spec, mode: 'shared', deps: this.linkDeps, open: (current) => this.open(current, undefined) });
+    this.probes.add(link);
+    try {
+      await link.ensureReady();
+      return link.toolCount;
+    } finally {
+      this.probes.delete(link);
+      await link.close('health check finished');
+    }
+  }
+
+  private record(serviceId: number, health: LinkHealth): void {
+    this.deps.catalog.recordHealth(serviceId, health).catch((err) => this.deps.logger.error({ err, serviceId }, 'recording health failed'));
+  }
+
+  // ---- configuration events, startup strategy, idle stop ----
+
+  private onEvent(event: ConfigEvent): void {
+    if (this.closed) return;
+    if (event.type === 'service.changed') this.serially(event.serviceId, () => this.serviceChanged(event.serviceId));
+    if (event.type === 'service.removed') this.serially(event.serviceId, () => this.dropService(event.serviceId, 'service removed'));
+    if (event.type === 'user.changed') void this.userChanged(event.userId);
+    if (event.type === 'option.changed' && event.key === 'StdioServiceStartupStrategy') void this.applyStrategy();
+    if (event.type === 'option.changed' && event.key === 'HealthCheckIntervalSeconds') this.health.schedule();
+  }
+
+  /** Events of one service apply in order: a quick disable then enable must end enabled. */
+  private serially(serviceId: number, work: () => Promise<void>): void {
+    const next = (this.serial.get(serviceId) ?? Promise.resolve())
+      .then(work)
+      .catch((err) => this.deps.logger.error({ err, serviceId }, 'applying a service change failed'));
+    this.serial.set(serviceId, next);
+    void next.then(() => {
+      if (this.serial.get(serviceId) === next) this.serial.delete(serviceId);
+    });
+  }
+
+  private async serviceChanged(serviceId: number): Promise<void> {
+    const spec = await this.deps.catalog.byId(serviceId);
+    if (!spec?.enabled) {
+      await this.dropService(serviceId, spec ? 'service disabled' : 'service removed');
+      return;
+    }
+    for (const [key, entry] of this.bySession) if (entry.serviceId === serviceId) this.bySession.delete(key);
+    const work: Promise<void>[] = [];
+    for (const entry of [...this.entries.values()]) {
+      if (entry.serviceId !== serviceId) continue;
+      const userEnv = entry.kind === 'user' ? await this.deps.catalog.userEnv(serviceId, entry.userId as number) : undefined;
+      const kindFits = (spec.isolation === 'session') === (entry.kind === 'session') && (entry.kind !== 'user' || userEnv !== undefined);
+      work.push(kindFits ? this.refresh(entry, spec, userEnv) : this.remove(entry, 'service configuration changed'));
+    }
+    await Promise.all(work);
+    if (this.bootable(spec)) this.keepRunning(spec);
+  }
+
+  /** Personal variable values may have changed: every session finds its link again, the user's links follow. */
+  private async userChanged(userId: number): Promise<void> {
+    this.bySession.clear();
+    for (const entry of [...this.entries.values()]) {
+      if (entry.kind !== 'user' || entry.userId !== userId) continue;
+      try {
+        const userEnv = await this.deps.catalog.userEnv(entry.serviceId, userId);
+        if (userEnv) await this.refresh(entry, entry.link.spec, userEnv);
+        else await this.remove(entry, 'personal values removed');
+      } catch (err) {
+        this.deps.logger.error({ err, userId }, 'applying a user change failed');
+      }
+    }
+  }
+
+  private async dropService(serviceId: number, reason: string): Promise<void> {
+    for (const [key, entry] of this.bySession) if (entry.serviceId === serviceId) this.bySession.delete(key);
+    const doomed = [...this.entries.values()].filter((e) => e.serviceId === serviceId);
+    if (doomed.length === 0) return;
+    await Promise.all(doomed.map((e) => this.remove(e, reason)));
+    // Awaited inside the service's queue, and only while still disabled: a quick re-enable has already
+    // set the status to unknown, and a late "stopped" would stick until the next call.
+    if (reason === 'service disabled')
+      await this.deps.catalog
+        .recordHealth(serviceId, { status: 'stopped', details: reason }, false)
+        .catch((err) => this.deps.logger.error({ err, serviceId }, 'recording health failed'));
+  }
+
+  private bootable(spec: ServiceSpec): boolean {
+    return (
+      spec.enabled &&
+      spec.type === 'stdio' &&
+      spec.isolation === 'shared' &&
+      this.deps.options.get('StdioServiceStartupStrategy') === 'boot'
+    );
+  }
+
+  private keepRunning(spec: ServiceSpec): void {
+    // A configuration change still being applied when the gateway shuts down starts nothing.
+    if (this.closed) return;
+    const { link } = this.upToDate(this.sharedEntry(spec), spec);
+    link.keepAlive = true;
+    link.wake();
+  }
+
+  /** `boot`: every enabled shared stdio service runs; `demand`: they may stop when idle. */
+  private async applyStrategy(): Promise<void> {
+    const boot = this.deps.options.get('StdioServiceStartupStrategy') === 'boot';
+    for (const entry of this.entries.values()) if (entry.kind === 'shared') entry.link.keepAlive = boot && entry.link.spec.type === 'stdio';
+    if (!boot) return;
+    try {
+      for (const spec of await this.deps.catalog.enabledServices()) if (this.bootable(spec)) this.keepRunning(spec);
+    } catch (err) {
+      this.deps.logger.error({ err }, 'starting services at boot failed');
+    }
+  }
+
+  private reapIdle(): void {
+    const timeoutMs = this.tuning.idleTimeoutMs ?? this.deps.options.int('StdioIdleTimeoutMinutes') * 60_000;
+    const now = Date.now();
+    for (const entry of [...this.entries.values()]) {
+      const { link } = entry;
+      if (link.state === 'stopped' || link.state === 'closed' || link.inFlight > 0 || now - link.lastActivity < timeoutMs) continue;
+      if (entry.kind === 'session') {
+        // The session is still there: its next request starts a fresh process.
+        void link.stop('idle');
+      } else if (link.attachedCount === 0 && !link.keepAlive) {
+        if (entry.kind === 'user') void this.remove(entry, 'idle');
+        else {
+          void link.stop('idle');
+          this.record(entry.serviceId, { status: 'stopped', details: `stopped after ${Math.round(timeoutMs / 1000)} s without requests` });
+        }
+      }
+    }
+  }
+}

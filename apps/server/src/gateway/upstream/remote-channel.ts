@@ -1,0 +1,108 @@
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { ServiceSpec } from '../catalog.js';
+import { type Channel, errorText, SessionLostError } from './channel.js';
+import { perRequestFetch } from './per-request-fetch.js';
+
+const TERMINATE_TIMEOUT_MS = 2_000;
+
+/**
+ * An SSE or streamable HTTP upstream through the SDK 1.32 client transports: the configured
+ * headers on every request (never the caller's gateway key), redirects followed within the origin
+ * only (the transports' default), one AbortSignal per request.
+ */
+export class RemoteChannel implements Channel {
+  onmessage: (message: JSONRPCMessage) => void = () => undefined;
+  onclose: (reason: string) => void = () => undefined;
+  private closing = false;
+
+  private constructor(
+    private readonly transport: Transport & { setProtocolVersion?(version: string): void; terminateSession?(): Promise<void> },
+    private readonly live: Set<AbortController>,
+    private readonly logger: Logger,
+  ) {
+    transport.onmessage = (message) => {
+      try {
+        this.onmessage(message);
+      } catch (err) {
+        logger.error({ err }, 'upstream message handler failed');
+      }
+    };
+    transport.onerror = (err) => this.transportError(err);
+  }
+
+  static async open(spec: ServiceSpec, logger: Logger, timeoutMs: number): Promise<RemoteChannel> {
+    const url = new URL(spec.command);
+    const live = new Set<AbortController>();
+    const opts = { requestInit: { headers: { ...spec.headers } }, fetch: perRequestFetch(live) };
+    const transport = spec.type === 'sse' ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, opts);
+    const channel = new RemoteChannel(transport, live, logger);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // SSE waits here for the `endpoint` event; streamable HTTP connects on the first send.
+      await Promise.race([
+        transport.start(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer from ${url.origin} within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+    } catch (err) {
+      await channel.close();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    return channel;
+  }
+
+  private transportError(err: Error): void {
+    if (this.closing) return;
+    this.logger.debug({ err }, 'remote upstream transport error');
+    // The legacy SSE stream is the session: once it breaks, the session is gone with it.
+    if (this.transport instanceof SSEClientTransport) this.onclose(`SSE stream lost: ${errorText(err)}`);
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    try {
+      await this.transport.send(message);
+    } catch (err) {
+      throw sessionLost(err) ? new SessionLostError(errorText(err)) : err;
+    }
+  }
+
+  setProtocolVersion(version: string): void {
+    this.transport.setProtocolVersion?.(version);
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    // Ends the upstream session politely (DELETE); a server that does not answer is not waited for.
+    if (this.transport.terminateSession) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.transport.terminateSession().catch(() => undefined),
+        new Promise((r) => {
+          timer = setTimeout(r, TERMINATE_TIMEOUT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    await this.transport.close().catch(() => undefined);
+    // The transport aborted its own signal, which our requests do not listen to (see perRequestFetch).
+    for (const controller of this.live) controller.abort();
+    this.live.clear();
+  }
+}
+
+/**
+ * The upstream no longer knows our session: 404 per the spec; some servers (server-everything
+ * among them) answer 400 "No valid session ID" instead.
+ */
+function sessionLost(err: unknown): boolean {
+  if (err instanceof StreamableHTTPError) return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
+  return err instanceof Error && /\(HTTP 404\)/.test(err.message);
+}

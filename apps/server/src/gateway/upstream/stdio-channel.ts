@@ -1,0 +1,153 @@
+import { mkdirSync } from 'node:fs';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { ServiceSpec } from '../catalog.js';
+import type { Channel } from './channel.js';
+import { LineLimiter } from './line-limiter.js';
+import { LineSplitter } from './line-splitter.js';
+import { type SpawnedGroup, spawnGroup, stopGroup } from './process-group.js';
+import type { ServiceLogWriter } from './types.js';
+
+/** A JSON-RPC line can carry a large tool result (images, files); beyond this it is dropped. */
+const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+const MAX_STDERR_LINE = 64 * 1024;
+/** A process that stops reading its stdin makes writes pile up; past this, sends fail instead. */
+const MAX_PENDING_STDIN = 16 * 1024 * 1024;
+
+export interface StdioChannelOptions {
+  spec: ServiceSpec;
+  env: Record<string, string>;
+  cwd: string;
+  serviceLog: ServiceLogWriter;
+  logger: Logger;
+  stopGraceMs: number;
+  stderrLinesPerSecond: number;
+  /** The process started; it (and its group) ended. Each called once, for the metrics. */
+  onSpawn?: () => void;
+  onExit?: () => void;
+}
+
+const isJsonRpc = (value: unknown): value is JSONRPCMessage =>
+  typeof value === 'object' && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
+
+/**
+ * Our own newline-delimited JSON-RPC over a child's stdin/stdout (the SDK's StdioClientTransport
+ * stops only the direct child). stderr and anything on stdout that is not JSON-RPC go to the
+ * service log, rate-limited; nothing a process writes can throw here.
+ */
+export class StdioChannel implements Channel {
+  onmessage: (message: JSONRPCMessage) => void = () => undefined;
+  onclose: (reason: string) => void = () => undefined;
+  private finished = false;
+  /** close() was called: the end is ours, not news for the link. */
+  private closing = false;
+  private stopping: Promise<void> | undefined;
+  private exitReason = 'exited';
+  private readonly stderrLog: LineLimiter;
+  private readonly noiseLog: LineLimiter;
+
+  private constructor(
+    private readonly group: SpawnedGroup,
+    private readonly opts: StdioChannelOptions,
+  ) {
+    const { spec, serviceLog } = opts;
+    const write = (level: 'info' | 'warn', message: string) =>
+      serviceLog.write({ serviceId: spec.id, serviceName: spec.name, phase: 'run', level, message });
+    this.stderrLog = new LineLimiter(
+      opts.stderrLinesPerSecond,
+      (line) => write(/\b(error|warn|warning|fatal|exception|traceback)\b/i.test(line) ? 'warn' : 'info', line),
+      (n) => write('warn', `${n} stderr lines suppressed`),
+    );
+    this.noiseLog = new LineLimiter(
+      5,
+      (line) => write('warn', `ignored non-JSON-RPC output on stdout: ${line.slice(0, 500)}`),
+      (n) => write('warn', `${n} more non-JSON-RPC stdout lines ignored`),
+    );
+    this.wire();
+    opts.onSpawn?.();
+  }
+
+  static async open(opts: StdioChannelOptions): Promise<StdioChannel> {
+    mkdirSync(opts.cwd, { recursive: true });
+    const group = await spawnGroup(opts.spec.command, opts.spec.args, opts.cwd, opts.env);
+    return new StdioChannel(group, opts);
+  }
+
+  get pid(): number {
+    return this.group.pid;
+  }
+
+  private wire(): void {
+    const { child } = this.group;
+    const stdout = new LineSplitter(
+      MAX_MESSAGE_BYTES,
+      (line) => this.receive(line),
+      (bytes) => this.noiseLog.offer(`(a line of ${bytes} bytes, over the 8 MiB limit, was dropped)`),
+    );
+    const stderr = new LineSplitter(
+      MAX_STDERR_LINE,
+      (line) => this.stderrLog.offer(line),
+      (bytes) => this.stderrLog.offer(`(a stderr line of ${bytes} bytes was dropped)`),
+    );
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    // EPIPE after the process died: the exit handler reports it.
+    child.stdin.on('error', (err) => this.opts.logger.debug({ err, pid: this.pid }, 'stdin error'));
+    child.stdout.on('error', () => undefined);
+    child.stderr.on('error', () => undefined);
+    child.on('error', (err) => this.opts.logger.warn({ err, pid: this.pid }, 'tool server process error'));
+    // A listener, not the `exited` promise: 'close' may follow 'exit' within the same tick.
+    child.once('exit', (code, signal) => {
+      this.exitReason = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      // The leader is gone: whatever it left in its group goes too, then the link learns of it.
+      this.stopping ??= stopGroup(this.group, this.opts.stopGraceMs);
+      void this.stopping.then(() => this.finish());
+    });
+    child.once('close', () => this.finish());
+  }
+
+  private receive(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.noiseLog.offer(line);
+      return;
+    }
+    if (!isJsonRpc(message)) {
+      this.noiseLog.offer(line);
+      return;
+    }
+    try {
+      this.onmessage(message);
+    } catch (err) {
+      this.opts.logger.error({ err }, 'upstream message handler failed');
+    }
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.opts.onExit?.();
+    this.stderrLog.dispose();
+    this.noiseLog.dispose();
+    if (!this.closing) this.onclose(this.exitReason);
+  }
+
+  send(message: JSONRPCMessage): void {
+    const { stdin } = this.group.child;
+    if (this.finished || this.stopping || !stdin.writable) throw new Error(`tool server process ${this.exitReason}`);
+    if (stdin.writableLength > MAX_PENDING_STDIN) throw new Error('tool server is not reading its input');
+    stdin.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.group.child.stdin.end();
+    this.stopping ??= stopGroup(this.group, this.opts.stopGraceMs);
+    await this.stopping;
+    this.finish();
+    this.group.child.stdout.destroy();
+    this.group.child.stderr.destroy();
+  }
+}

@@ -1,0 +1,26 @@
+import type { MessageKey, MessageParams } from '../i18n/index.js';
+
+/**
+ * An error meant for the client: a status, a message key translated at the edge, and an optional
+ * machine-readable code and data. Anything else thrown becomes a 500 without details.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly key: MessageKey,
+    readonly params?: MessageParams,
+    readonly extra?: { code?: string; data?: unknown; headers?: Record<string, string> },
+  ) {
+    super(key);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (key: MessageKey, params?: MessageParams, code?: string) =>
+  new AppError(400, key, params, code ? { code } : undefined);
+export const unauthorized = (key: MessageKey = 'auth.token_invalid') => new AppError(401, key);
+export const forbidden = (key: MessageKey = 'auth.forbidden', params?: MessageParams) => new AppError(403, key, params);
+export const notFound = (key: MessageKey = 'error.not_found', params?: MessageParams) => new AppError(404, key, params);
+export const conflict = (key: MessageKey, params?: MessageParams) => new AppError(409, key, params);
+export const tooMany = (key: MessageKey, seconds: number) =>
+  new AppError(429, key, { seconds }, { headers: { 'retry-after': String(seconds) } });

@@ -1,0 +1,55 @@
+import { isAdminRole, UserStatus } from '@toolport/contract';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { verifyAccessToken } from '../modules/auth/tokens.js';
+import { AppError, forbidden, unauthorized } from './errors.js';
+import type { Principal } from './principals.js';
+
+/** Who may call a route. Every /api route declares one in `config.auth`; a route that does not is 'user'. */
+export type AuthLevel = 'public' | 'user' | 'admin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthLevel;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export function bearerToken(req: FastifyRequest): string | null {
+  const header = req.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+/** The signed-in user of a console request, or an AppError (401 / 403). */
+export async function authenticate(ctx: AppContext, req: FastifyRequest): Promise<Principal> {
+  const token = bearerToken(req);
+  if (!token) throw unauthorized('auth.token_missing');
+  const claims = await verifyAccessToken(ctx.secrets.jwtKey, token);
+  if (!claims) throw unauthorized();
+  const principal = await ctx.principals.byId(claims.userId);
+  if (!principal || principal.authVersion !== claims.authVersion) throw unauthorized();
+  if (principal.status !== UserStatus.Enabled) throw new AppError(401, 'auth.user_disabled');
+  return principal;
+}
+
+export function installGuard(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (req) => {
+    // Unknown routes fall through to the JSON 404; non-API paths (console, proxy) authenticate themselves.
+    if (req.routeOptions.url === undefined) return;
+    const level = req.routeOptions.config?.auth ?? (req.routeOptions.url.startsWith('/api/') ? 'user' : 'public');
+    if (level === 'public') return;
+    req.principal = await authenticate(ctx, req);
+    if (level === 'admin' && !isAdminRole(req.principal.role)) throw forbidden();
+  });
+}
+
+/** The caller of a route declared 'user' or 'admin'. */
+export function principalOf(req: FastifyRequest): Principal {
+  if (!req.principal) throw unauthorized('auth.token_missing');
+  return req.principal;
+}

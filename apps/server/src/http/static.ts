@@ -1,0 +1,40 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+
+/** Paths the single-page app never owns (architecture §1). */
+const NOT_SPA = /^\/(api|proxy|metrics|locales)(\/|$)/;
+
+/**
+ * Serves the built console at `/` with an SPA fallback: any other GET that accepts HTML gets
+ * index.html. Unknown /api paths answer a JSON 404, never the page.
+ */
+export async function serveConsole(app: FastifyInstance, distDir: string | undefined): Promise<void> {
+  const indexFile = distDir ? path.join(distDir, 'index.html') : undefined;
+  const hasConsole = !!indexFile && existsSync(indexFile);
+  if (hasConsole && distDir) {
+    await app.register(fastifyStatic, { root: distDir, wildcard: false, index: false, cacheControl: false, setHeaders: cacheHeaders });
+  }
+  const indexHtml = hasConsole && indexFile ? readFileSync(indexFile, 'utf8') : fallbackPage;
+
+  app.setNotFoundHandler((req, reply) => {
+    const pathname = req.url.split('?')[0] ?? '/';
+    const wantsPage = (req.method === 'GET' || req.method === 'HEAD') && !NOT_SPA.test(pathname) && !path.extname(pathname);
+    if (wantsPage) {
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(indexHtml);
+    }
+    return reply.status(404).send({
+      success: false,
+      message: req.t('error.route_not_found', { method: req.method, path: pathname }),
+    });
+  });
+}
+
+function cacheHeaders(res: { setHeader(name: string, value: string): void }, file: string): void {
+  // Vite fingerprints everything under assets/; the rest (locales, icons) may change between releases.
+  res.setHeader('cache-control', file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+}
+
+const fallbackPage =
+  '<!doctype html><html><head><meta charset="utf-8"><title>Toolport</title></head><body><p>Toolport API is running. The console has not been built: run <code>npm run build</code>.</p></body></html>';

@@ -1,0 +1,81 @@
+import { type TokenPair, UserStatus } from '@toolport/contract';
+import type { AppContext } from '../../context.js';
+import type { UserRow } from '../../db/schema.js';
+import { AppError, unauthorized } from '../../http/errors.js';
+import { randomToken, sha256 } from '../../infra/secrets.js';
+import { toPublicUser } from '../users/presenter.js';
+import { burnPasswordCheck, verifyPassword } from './passwords.js';
+import { LoginLimiter } from './rate-limit.js';
+import { RefreshTokensRepo } from './repo.js';
+import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_MS, signAccessToken } from './tokens.js';
+
+/** Password sign-in, token refresh with rotation, and sign-out. */
+export class AuthService {
+  readonly refreshTokens: RefreshTokensRepo;
+  private readonly limiter: LoginLimiter;
+
+  constructor(private readonly ctx: AppContext) {
+    this.refreshTokens = new RefreshTokensRepo(ctx.db);
+    // Shared by every replica when REDIS_URL is set.
+    this.limiter = new LoginLimiter(ctx.redis);
+  }
+
+  async login(username: string, password: string, ip: string): Promise<TokenPair> {
+    await this.limiter.beforeAttempt(ip, username);
+    const user = await this.ctx.usersRepo.byUsername(username);
+    if (!user) {
+      await burnPasswordCheck(password);
+      await this.limiter.failed(username);
+      throw new AppError(401, 'auth.invalid_credentials', undefined, { code: 'invalid_credentials' });
+    }
+    if (!(await verifyPassword(user.password_hash, password))) {
+      await this.limiter.failed(username);
+      throw new AppError(401, 'auth.invalid_credentials', undefined, { code: 'invalid_credentials' });
+    }
+    if (user.status !== UserStatus.Enabled) throw new AppError(403, 'auth.user_disabled', undefined, { code: 'user_disabled' });
+    await this.limiter.succeeded(username);
+    return this.issue(user);
+  }
+
+  /** Signs a user in after the caller proved who they are (password or a provider). */
+  async issue(user: UserRow): Promise<TokenPair> {
+    const refresh = randomToken(32);
+    await this.refreshTokens.insert(user.id, sha256(refresh), Date.now() + REFRESH_TOKEN_TTL_MS);
+    const identities = await this.ctx.usersRepo.identitiesOf([user.id]);
+    return {
+      access_token: await signAccessToken(this.ctx.secrets.jwtKey, { userId: user.id, authVersion: user.auth_version }),
+      refresh_token: refresh,
+      expires_in: ACCESS_TOKEN_TTL_SECONDS,
+      user: toPublicUser(user, identities),
+    };
+  }
+
+  /**
+   * A new token pair for a valid refresh token, which is used up. Presenting a token that was
+   * already used means it leaked: every refresh token of that user is revoked.
+   */
+  async refresh(token: string): Promise<TokenPair> {
+    const row = await this.refreshTokens.byHash(sha256(token));
+    if (!row) throw unauthorized('auth.refresh_invalid');
+    if (row.revoked_at !== null) {
+      await this.refreshTokens.revokeAllOf(row.user_id);
+      throw unauthorized('auth.refresh_invalid');
+    }
+    if (row.expires_at <= Date.now()) throw unauthorized('auth.refresh_invalid');
+    const user = await this.ctx.usersRepo.byId(row.user_id);
+    if (!user) throw unauthorized('auth.refresh_invalid');
+    if (user.status !== UserStatus.Enabled) throw new AppError(401, 'auth.user_disabled', undefined, { code: 'user_disabled' });
+    if (!(await this.refreshTokens.revoke(row.id))) {
+      await this.refreshTokens.revokeAllOf(row.user_id);
+      throw unauthorized('auth.refresh_invalid');
+    }
+    return this.issue(user);
+  }
+
+  /** Revokes the given refresh token of the caller, or all of them when none is given. */
+  async logout(userId: number, token: string | undefined): Promise<void> {
+    if (!token) return this.refreshTokens.revokeAllOf(userId);
+    const row = await this.refreshTokens.byHash(sha256(token));
+    if (row && row.user_id === userId) await this.refreshTokens.revoke(row.id);
+  }
+}

@@ -1,0 +1,34 @@
+import type { AppContext } from '../../context.js';
+import { type InstallTasks, TASK_STALE_MS } from '../services/install-tasks.js';
+import type { ServicesRepo } from '../services/repo.js';
+import { discardService } from './install-job.js';
+
+export const INTERRUPTED_REASON =
+  'Interrupted: the server running this task stopped before it finished (restart or crash). Start it again.';
+
+/** How often unfinished tasks are looked at: a replica that died mid-install is noticed within a minute or so. */
+export const SWEEP_INTERVAL_MS = 30_000;
+
+/**
+ * Tasks left `pending` or `installing` by a process that is gone (their heartbeat stopped) are
+ * marked failed with a clear reason. A marketplace install's half-made service (still disabled,
+ * still `installing`) is deleted with its files, as a failure in the running process would have.
+ * Returns how many tasks were recovered.
+ */
+export async function recoverInterruptedTasks(ctx: AppContext, tasks: InstallTasks, repo: ServicesRepo, now = Date.now()): Promise<number> {
+  const stale = await tasks.stale(now - TASK_STALE_MS);
+  for (const task of stale) {
+    if (task.kind === 'marketplace' && task.serviceId !== null) {
+      const row = await repo.byId(task.serviceId);
+      if (row && row.enabled === 0 && row.health_status === 'installing') {
+        await discardService(ctx, repo, row.id, row.install_dir);
+        await tasks.detachService(task.id);
+      }
+    }
+    // A batch's log holds only its progress events; its stream ends the batch with what it has.
+    if (task.kind !== 'batch') await tasks.log(task.id, INTERRUPTED_REASON);
+    await tasks.finish(task.id, 'failed', INTERRUPTED_REASON);
+  }
+  if (stale.length > 0) ctx.logger.warn({ count: stale.length }, 'install tasks interrupted by a stopped server were marked failed');
+  return stale.length;
+}

@@ -1,0 +1,107 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { installEnv } from './install-env.js';
+import { findExecutable, isExecutableFile } from './path-lookup.js';
+import { runCommand } from './run-command.js';
+import { InstallError, type InstalledPackage, type InstallerOptions, type PackagePlan } from './types.js';
+
+const normalize = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
+const BIN = process.platform === 'win32' ? 'Scripts' : 'bin';
+
+/** The `.dist-info` directory of an installed distribution, found in the venv's site-packages. */
+function distInfoOf(venv: string, identifier: string): string {
+  const libs = [path.join(venv, 'lib'), path.join(venv, 'Lib')].filter(existsSync);
+  const wanted = normalize(identifier);
+  for (const lib of libs) {
+    const sites =
+      path.basename(lib) === 'Lib' ? [path.join(lib, 'site-packages')] : readdirSync(lib).map((py) => path.join(lib, py, 'site-packages'));
+    for (const site of sites.filter(existsSync)) {
+      const hit = readdirSync(site).find((d) => d.endsWith('.dist-info') && normalize(d.replace(/-[^-]+\.dist-info$/, '')) === wanted);
+      if (hit) return path.join(site, hit);
+    }
+  }
+  throw new InstallError(`pip finished but ${identifier} is not installed in ${venv}`);
+}
+
+/** `[console_scripts]` names of entry_points.txt. */
+export function consoleScripts(entryPoints: string): string[] {
+  const names: string[] = [];
+  let inSection = false;
+  for (const raw of entryPoints.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line.startsWith('[')) inSection = line === '[console_scripts]';
+    else if (inSection && line.includes('=')) names.push(line.slice(0, line.indexOf('=')).trim());
+  }
+  return names;
+}
+
+/** The console script to run, chosen the way uvx chooses it: the one named like the package, else the only one. */
+export function pickScript(scripts: string[], identifier: string, wanted: string): string {
+  if (wanted) {
+    if (!scripts.includes(wanted)) throw new InstallError(`PyPI package ${identifier} has no command named ${wanted}`);
+    return wanted;
+  }
+  const same = scripts.find((s) => normalize(s) === normalize(identifier));
+  if (same) return same;
+  if (scripts.length === 1 && scripts[0]) return scripts[0];
+  if (scripts.length === 0)
+    throw new InstallError(`PyPI package ${identifier} has no command (no console_scripts entry point): it is not a tool server`);
+  throw new InstallError(`PyPI package ${identifier} has several commands (${scripts.join(', ')}): name the one to run`);
+}
+
+/** pip refuses plain-http indexes other than localhost unless the host is trusted: a mirror chosen by the operator is. */
+function trustedHostArgs(indexUrl: string): string[] {
+  const url = new URL(indexUrl);
+  return url.protocol === 'http:' ? ['--trusted-host', url.hostname] : [];
+}
+
+/**
+ * A virtual environment in `<dir>/venv` holding one pinned PyPI package, made with uv when it is on
+ * PATH, else with `python3 -m venv` and pip, against PYPI_INDEX_URL. The package's console script
+ * is what runs.
+ */
+export async function installPypi(plan: PackagePlan, opts: InstallerOptions): Promise<InstalledPackage> {
+  mkdirSync(opts.dir, { recursive: true });
+  const venv = path.join(opts.dir, 'venv');
+  const python = path.join(venv, BIN, process.platform === 'win32' ? 'python.exe' : 'python');
+  const spec = plan.version ? `${plan.identifier}==${plan.version}` : plan.identifier;
+  const run = (command: string, args: string[]) => {
+    opts.log(`$ ${command} ${args.join(' ')}`);
+    return runCommand(command, args, {
+      cwd: opts.dir,
+      env: installEnv(),
+      timeoutMs: opts.timeoutMs,
+      onLine: opts.log,
+      signal: opts.signal,
+    });
+  };
+  const uv = findExecutable('uv');
+  if (uv) {
+    await run(uv, ['venv', venv]);
+    await run(uv, ['pip', 'install', '--python', python, '--index-url', opts.registry, spec]);
+  } else {
+    const system = findExecutable('python3') || findExecutable('python');
+    if (!system) throw new InstallError('Python is not installed on this machine (neither uv nor python3 is on PATH)');
+    await run(system, ['-m', 'venv', venv]);
+    await run(python, ['-m', 'pip', 'install', '--index-url', opts.registry, ...trustedHostArgs(opts.registry), spec]);
+  }
+
+  const distInfo = distInfoOf(venv, plan.identifier);
+  const metadata = readFileSync(path.join(distInfo, 'METADATA'), 'utf8');
+  const version = /^Version:\s*(\S+)/m.exec(metadata)?.[1] ?? plan.version;
+  const entryPoints = path.join(distInfo, 'entry_points.txt');
+  const scripts = consoleScripts(existsSync(entryPoints) ? readFileSync(entryPoints, 'utf8') : '');
+  const script = pickScript(scripts, plan.identifier, plan.entry);
+  const command = path.join(venv, BIN, script);
+  if (!isExecutableFile(command)) throw new InstallError(`the command ${script} of ${plan.identifier} is missing: ${command}`);
+  // The script's first line names the venv's Python by its absolute path, which a DATA_DIR mounted
+  // elsewhere does not have: the venv's Python runs it instead (the venv is found from where that
+  // Python is, so the pair works at any path).
+  const direct = process.platform === 'win32';
+  return {
+    command: direct ? command : python,
+    args: direct ? plan.args : [command, ...plan.args],
+    version,
+    manifest: { kind: 'pypi', identifier: plan.identifier, version, entry: script, args: plan.args },
+  };
+}

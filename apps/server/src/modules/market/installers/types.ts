@@ -1,0 +1,65 @@
+import type { LineSink } from './run-command.js';
+
+/** What an install puts on disk and runs: a package of npm or PyPI, pinned to one version. */
+export interface PackagePlan {
+  kind: 'npm' | 'pypi';
+  /** The package name on its registry. */
+  identifier: string;
+  /** The version to pin; '' means the newest release. */
+  version: string;
+  /** The executable to run when the package has several (npm bin name, PyPI console script); '' picks one. */
+  entry: string;
+  /** Arguments after the executable. */
+  args: string[];
+}
+
+/** A remote MCP server: nothing is installed, the gateway connects to it. */
+export interface RemotePlan {
+  kind: 'remote';
+  transport: 'sse' | 'streamableHttp';
+  url: string;
+  /** Header names to the variable (or literal default) that fills them. */
+  headers: Record<string, string>;
+}
+
+/** A registry entry the gateway cannot run (a container image, a .NET tool …). */
+export interface UnsupportedPlan {
+  kind: 'unsupported';
+  reason: string;
+}
+
+export type InstallPlan = PackagePlan | RemotePlan | UnsupportedPlan;
+
+/** How an installed package is started, and what was installed (kept in the install directory). */
+export interface InstalledPackage {
+  command: string;
+  args: string[];
+  /** The version actually installed. */
+  version: string;
+  manifest: PackageManifest;
+}
+
+/**
+ * `toolport-package.json` in the install directory: the package as a portable `npx`/`uvx` entry can
+ * name it again (export), whatever the process is started with here.
+ */
+export interface PackageManifest {
+  kind: 'npm' | 'pypi';
+  identifier: string;
+  version: string;
+  entry: string;
+  args: string[];
+}
+
+export const MANIFEST_FILE = 'toolport-package.json';
+
+export interface InstallerOptions {
+  dir: string;
+  /** npm registry URL or PyPI simple index URL. */
+  registry: string;
+  timeoutMs: number;
+  log: LineSink;
+  signal?: AbortSignal;
+}
+
+export class InstallError extends Error {}

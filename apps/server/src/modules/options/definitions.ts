@@ -1,0 +1,96 @@
+import { type OptionKey, optionKeys, secretOptionKeys } from '@toolport/contract';
+import type { MessageKey, MessageParams } from '../../i18n/index.js';
+
+/** A preference's default and how a submitted value is checked and normalised. */
+interface Definition {
+  default: string;
+  /** Returns the value to store, or the message (naming the key) that refuses it. */
+  normalise(raw: string): { value: string } | Refusal;
+}
+
+/** Each refusal is a whole message in every language; `{key}` is filled in by the service. */
+interface Refusal {
+  reason: MessageKey;
+  params?: MessageParams;
+}
+
+const bool: Definition['normalise'] = (raw) => {
+  const v = raw.trim().toLowerCase();
+  return v === 'true' || v === 'false' ? { value: v } : { reason: 'option.invalid_boolean' };
+};
+
+const text =
+  (max: number): Definition['normalise'] =>
+  (raw) => {
+    const v = raw.trim();
+    return v.length <= max ? { value: v } : { reason: 'option.too_long', params: { max } };
+  };
+
+const integer =
+  (min: number, max: number): Definition['normalise'] =>
+  (raw) => {
+    const v = raw.trim();
+    const refusal: Refusal = { reason: 'option.invalid_integer', params: { min, max } };
+    if (!/^\d+$/.test(v)) return refusal;
+    const n = Number(v);
+    return n >= min && n <= max ? { value: String(n) } : refusal;
+  };
+
+/** Days of history kept by the retention purge (modules/history/retention.ts); 0 keeps everything. */
+const retentionDays: Definition['normalise'] = (raw) => {
+  const result = integer(0, 3650)(raw);
+  return 'reason' in result ? { reason: 'option.invalid_retention_days', params: { min: 0, max: 3650 } } : result;
+};
+
+const serverAddress: Definition['normalise'] = (raw) => {
+  const v = raw.trim().replace(/\/+$/, '');
+  if (v === '') return { value: '' };
+  try {
+    const url = new URL(v);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { reason: 'option.url_scheme' };
+    if (url.search || url.hash) return { reason: 'option.url_query' };
+    return { value: v };
+  } catch {
+    return { reason: 'option.invalid_url' };
+  }
+};
+
+const timeZone: Definition['normalise'] = (raw) => {
+  const v = raw.trim();
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: v });
+    return { value: v };
+  } catch {
+    return { reason: 'option.invalid_time_zone' };
+  }
+};
+
+export const definitions: Record<OptionKey, Definition> = {
+  ServerAddress: { default: '', normalise: serverAddress },
+  GitHubClientId: { default: '', normalise: text(256) },
+  GitHubClientSecret: { default: '', normalise: text(512) },
+  GoogleClientId: { default: '', normalise: text(256) },
+  GoogleClientSecret: { default: '', normalise: text(512) },
+  GitHubOAuthEnabled: { default: 'false', normalise: bool },
+  GoogleOAuthEnabled: { default: 'false', normalise: bool },
+  StdioServiceStartupStrategy: {
+    default: 'boot',
+    normalise: (raw) =>
+      raw.trim() === 'boot' || raw.trim() === 'demand' ? { value: raw.trim() } : { reason: 'option.invalid_startup_strategy' },
+  },
+  StdioIdleTimeoutMinutes: { default: '10', normalise: integer(1, 1440) },
+  HealthCheckIntervalSeconds: { default: '300', normalise: integer(0, 86400) },
+  UpstreamCallTimeoutSeconds: { default: '300', normalise: integer(1, 3600) },
+  RequestRecordRetentionDays: { default: '90', normalise: retentionDays },
+  ServiceLogRetentionDays: { default: '30', normalise: retentionDays },
+  InstallLogRetentionDays: { default: '30', normalise: retentionDays },
+  TimeZone: { default: 'UTC', normalise: timeZone },
+  RegistrationEnabled: { default: 'true', normalise: bool },
+};
+
+export const isOptionKey = (key: string): key is OptionKey => (optionKeys as readonly string[]).includes(key);
+export const isSecretOption = (key: OptionKey): boolean => secretOptionKeys.includes(key);
+
+/** What a secret looks like when read back: enough to tell it is set, nothing of the value. */
+export const SECRET_MASK = '********';
+export const maskSecret = (value: string): string => (value ? SECRET_MASK : '');

@@ -1,0 +1,127 @@
+import type { ServiceRow } from '../../db/schema.js';
+import type { GatewayUser, ServiceCatalog, ServiceKind, ServiceSpec } from '../../gateway/catalog.js';
+import type { ConfigEvents } from '../../infra/events.js';
+import type { Secrets } from '../../infra/secrets.js';
+import { hashApiKey } from '../users/api-keys.js';
+import type { UsersRepo } from '../users/repo.js';
+import type { ServicesRepo } from './repo.js';
+
+/** How long a key lookup is trusted: a disabled user is refused within this time even across replicas. */
+const KEY_CACHE_MS = 2000;
+
+interface DeclaredVariable {
+  name: string;
+  is_secret?: boolean;
+}
+
+/** The declared variables of a service (marketplace installs); custom services declare none. */
+export function declaredVariables(row: Pick<ServiceRow, 'env_schema_json'>): DeclaredVariable[] {
+  try {
+    const parsed: unknown = JSON.parse(row.env_schema_json || '[]');
+    return Array.isArray(parsed) ? parsed.filter((v): v is DeclaredVariable => typeof v?.name === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function parseArgs(json: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(json || '[]');
+    return Array.isArray(parsed) ? parsed.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The gateway's view of configuration (gateway/catalog.ts), read from the services table with
+ * secrets decrypted. API key lookups are cached for two seconds and dropped when a user changes.
+ */
+export class ServicesCatalog implements ServiceCatalog {
+  private readonly keyCache = new Map<string, { user: GatewayUser | undefined; until: number }>();
+
+  constructor(
+    private readonly repo: ServicesRepo,
+    private readonly usersRepo: UsersRepo,
+    private readonly secrets: Secrets,
+    events: ConfigEvents,
+  ) {
+    events.on((e) => {
+      if (e.type === 'user.changed') this.keyCache.clear();
+    });
+  }
+
+  toSpec(row: ServiceRow): ServiceSpec {
+    const env = this.secrets.decryptJson<Record<string, string>>(row.env_enc, {});
+    // A variable is secret unless its declaration says otherwise: custom services declare nothing.
+    const declared = new Map(declaredVariables(row).map((v) => [v.name, v.is_secret !== false]));
+    const names = new Set([...Object.keys(env), ...declared.keys()]);
+    return {
+      id: row.id,
+      name: row.name,
+      displayName: row.display_name || row.name,
+      type: row.type as ServiceKind,
+      command: row.command,
+      args: parseArgs(row.args_json),
+      env,
+      headers: this.secrets.decryptJson<Record<string, string>>(row.headers_enc, {}),
+      secretEnvNames: [...names].filter((n) => declared.get(n) !== false),
+      installDir: row.install_dir,
+      enabled: row.enabled === 1,
+      isolation: row.isolation === 'session' ? 'session' : 'shared',
+      rpdLimit: row.rpd_limit,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  async byName(name: string): Promise<ServiceSpec | undefined> {
+    const row = await this.repo.byName(name);
+    return row ? this.toSpec(row) : undefined;
+  }
+
+  async byId(id: number): Promise<ServiceSpec | undefined> {
+    const row = await this.repo.byId(id);
+    return row ? this.toSpec(row) : undefined;
+  }
+
+  async enabledServices(): Promise<ServiceSpec[]> {
+    return (await this.repo.enabled()).map((row) => this.toSpec(row));
+  }
+
+  async userEnv(serviceId: number, userId: number): Promise<Record<string, string> | undefined> {
+    const sealed = await this.repo.userEnv(serviceId, userId);
+    if (!sealed) return undefined;
+    const env = this.secrets.decryptJson<Record<string, string>>(sealed, {});
+    return Object.keys(env).length > 0 ? env : undefined;
+  }
+
+  async userByApiKey(plainKey: string): Promise<GatewayUser | undefined> {
+    const hash = hashApiKey(plainKey);
+    const now = Date.now();
+    const cached = this.keyCache.get(hash);
+    if (cached && cached.until > now) return cached.user;
+    const row = await this.usersRepo.byApiKeyHash(hash);
+    const user = row ? { id: row.id, username: row.username, role: row.role, enabled: row.status === 1 } : undefined;
+    // Bounded: unknown keys are cached too (they are what an attacker would spray), so prune old entries.
+    if (this.keyCache.size > 10_000) this.keyCache.clear();
+    this.keyCache.set(hash, { user, until: now + KEY_CACHE_MS });
+    return user;
+  }
+
+  async recordHealth(
+    serviceId: number,
+    health: { status: 'healthy' | 'unhealthy' | 'unknown' | 'stopped'; details: string; toolCount?: number },
+    whileEnabled?: boolean,
+  ): Promise<void> {
+    await this.repo.update(
+      serviceId,
+      {
+        health_status: health.status,
+        health_details: health.details.slice(0, 4000),
+        last_health_check: Date.now(),
+        ...(health.toolCount === undefined ? {} : { tool_count: health.toolCount }),
+      },
+      whileEnabled,
+    );
+  }
+}

@@ -1,0 +1,79 @@
+import type { EnvVarDeclaration, InstalledService, ServiceType } from '@toolport/contract';
+import type { ServiceRow } from '../../db/schema.js';
+import type { Secrets } from '../../infra/secrets.js';
+import { SECRET_MASK } from '../options/definitions.js';
+import { declaredVariables } from './catalog.js';
+
+export const maskValues = (values: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.keys(values).map((k) => [k, SECRET_MASK]));
+
+/** Query values of a URL can carry credentials (`?api_key=`): non-admins see the names only. */
+function maskUrlQuery(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.search && !u.username && !u.password) return url;
+    for (const key of [...u.searchParams.keys()]) u.searchParams.set(key, SECRET_MASK);
+    u.username = u.username ? SECRET_MASK : '';
+    u.password = u.password ? SECRET_MASK : '';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+function envVarsOf(row: ServiceRow): EnvVarDeclaration[] {
+  return declaredVariables(row).map((v) => {
+    const raw = v as Partial<Record<keyof EnvVarDeclaration, unknown>>;
+    return {
+      name: v.name,
+      description: typeof raw.description === 'string' ? raw.description : '',
+      is_secret: raw.is_secret !== false,
+      optional: raw.optional === true,
+      default_value: typeof raw.default_value === 'string' ? raw.default_value : '',
+    };
+  });
+}
+
+export interface PresentOptions {
+  /** Admins see variable and header values; everyone else sees the names with masked values. */
+  admin: boolean;
+  todayCount: number;
+  myEnvNames: string[];
+}
+
+/** An installed service as `GET /mcp_market/installed` shows it to one caller. */
+export function presentService(row: ServiceRow, secrets: Secrets, opts: PresentOptions): InstalledService {
+  const env = secrets.decryptJson<Record<string, string>>(row.env_enc, {});
+  const headers = secrets.decryptJson<Record<string, string>>(row.headers_enc, {});
+  const remote = row.type !== 'stdio';
+  const remaining = row.rpd_limit > 0 ? Math.max(0, row.rpd_limit - opts.todayCount) : -1;
+  return {
+    id: row.id,
+    installed_service_id: row.id,
+    name: row.name,
+    display_name: row.display_name || row.name,
+    description: row.description,
+    version: row.version,
+    source: row.source,
+    package_name: row.package_name,
+    package_manager: row.package_manager,
+    type: row.type as ServiceType,
+    command: remote && !opts.admin ? maskUrlQuery(row.command) : row.command,
+    args_json: row.args_json,
+    default_envs_json: JSON.stringify(opts.admin ? env : maskValues(env)),
+    headers_json: JSON.stringify(opts.admin ? headers : maskValues(headers)),
+    env_vars: envVarsOf(row).map((v) => (opts.admin || !v.is_secret || !v.default_value ? v : { ...v, default_value: SECRET_MASK })),
+    enabled: row.enabled === 1,
+    isolation: row.isolation === 'session' ? 'session' : 'shared',
+    health_status: row.health_status,
+    health_details: row.health_details,
+    last_health_check: row.last_health_check,
+    tool_count: row.tool_count,
+    rpd_limit: row.rpd_limit,
+    user_daily_request_count: opts.todayCount,
+    remaining_requests: remaining,
+    my_env_names: opts.myEnvNames,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

@@ -1,0 +1,78 @@
+import type { Db } from '../../db/db.js';
+import type { NewService, ServiceRow, ServiceUpdate } from '../../db/schema.js';
+
+/** SQL for installed services and users' personal variable values; no rules here. */
+export class ServicesRepo {
+  constructor(private readonly db: Db) {}
+
+  byId(id: number): Promise<ServiceRow | undefined> {
+    return this.db.selectFrom('services').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  byName(name: string): Promise<ServiceRow | undefined> {
+    return this.db.selectFrom('services').selectAll().where('name', '=', name).executeTakeFirst();
+  }
+
+  all(): Promise<ServiceRow[]> {
+    return this.db.selectFrom('services').selectAll().orderBy('id', 'asc').execute();
+  }
+
+  enabled(): Promise<ServiceRow[]> {
+    return this.db.selectFrom('services').selectAll().where('enabled', '=', 1).orderBy('id', 'asc').execute();
+  }
+
+  insert(service: NewService): Promise<ServiceRow> {
+    return this.db.insertInto('services').values(service).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /** With `whileEnabled`, only while the service's enabled flag still has that value (a late write loses to a toggle). */
+  async update(id: number, patch: ServiceUpdate, whileEnabled?: boolean): Promise<void> {
+    let query = this.db.updateTable('services').set(patch).where('id', '=', id);
+    if (whileEnabled !== undefined) query = query.where('enabled', '=', whileEnabled ? 1 : 0);
+    await query.execute();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('services').where('id', '=', id).execute();
+  }
+
+  async userEnv(serviceId: number, userId: number): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('service_user_envs')
+      .select('env_enc')
+      .where('service_id', '=', serviceId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row?.env_enc;
+  }
+
+  async setUserEnv(serviceId: number, userId: number, envEnc: string): Promise<void> {
+    const now = Date.now();
+    await this.db
+      .insertInto('service_user_envs')
+      .values({ service_id: serviceId, user_id: userId, env_enc: envEnc, updated_at: now })
+      .onConflict((oc) => oc.columns(['service_id', 'user_id']).doUpdateSet({ env_enc: envEnc, updated_at: now }))
+      .execute();
+  }
+
+  /** Every personal value set of one user, by service id (still encrypted). */
+  async userEnvsOf(userId: number): Promise<Map<number, string>> {
+    const rows = await this.db.selectFrom('service_user_envs').select(['service_id', 'env_enc']).where('user_id', '=', userId).execute();
+    return new Map(rows.map((r) => [r.service_id, r.env_enc]));
+  }
+
+  async deleteUserEnv(serviceId: number, userId: number): Promise<void> {
+    await this.db.deleteFrom('service_user_envs').where('service_id', '=', serviceId).where('user_id', '=', userId).execute();
+  }
+
+  /** Today's counted requests of one user, per service. */
+  async userCountsOn(day: string, userId: number): Promise<Map<number, number>> {
+    const rows = await this.db
+      .selectFrom('daily_counters')
+      .select(['service_id', 'request_count'])
+      .where('day', '=', day)
+      .where('user_id', '=', userId)
+      .execute();
+    return new Map(rows.map((r) => [r.service_id, Number(r.request_count)]));
+  }
+}

@@ -1,0 +1,47 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Role, UserStatus } from '@toolport/contract';
+import type { AppContext } from '../../context.js';
+import { randomToken } from '../../infra/secrets.js';
+import { hashPassword } from '../auth/passwords.js';
+import { issueApiKey } from './api-keys.js';
+
+export const SUPER_ADMIN_USERNAME = 'root';
+
+/**
+ * Creates the super admin `root` on the first start. Its password is ADMIN_PASSWORD, or a random
+ * one printed once and written to DATA_DIR/initial-admin-password (mode 600). Safe when several
+ * replicas start at once: the unique username decides, the losers do nothing.
+ */
+export async function ensureSuperAdmin(ctx: AppContext, print: (line: string) => void = console.log): Promise<void> {
+  if (await ctx.usersRepo.byUsername(SUPER_ADMIN_USERNAME)) return;
+  const generated = ctx.config.adminPassword ? undefined : randomToken(15);
+  const password = ctx.config.adminPassword ?? generated ?? '';
+  const key = issueApiKey(ctx.secrets);
+  const now = Date.now();
+  try {
+    await ctx.usersRepo.insert({
+      username: SUPER_ADMIN_USERNAME,
+      display_name: 'Root',
+      email: '',
+      password_hash: await hashPassword(password),
+      role: Role.SuperAdmin,
+      status: UserStatus.Enabled,
+      api_key_hash: key.hash,
+      api_key_enc: key.encrypted,
+      created_at: now,
+      updated_at: now,
+    });
+  } catch (err) {
+    if (await ctx.usersRepo.byUsername(SUPER_ADMIN_USERNAME)) return;
+    throw err;
+  }
+  if (generated) {
+    const file = path.join(ctx.config.dataDir, 'initial-admin-password');
+    writeFileSync(file, `${generated}\n`, { mode: 0o600 });
+    print(`Created the super admin "root" with password: ${generated}`);
+    print(`(also written to ${file}; change it after signing in)`);
+  } else {
+    ctx.logger.info('created the super admin "root" with ADMIN_PASSWORD');
+  }
+}

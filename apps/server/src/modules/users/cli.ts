@@ -1,0 +1,93 @@
+import { CreateUserRequest, Role } from '@toolport/contract';
+import { z } from 'zod';
+import { CliUsageError, parseCommand } from '../../cli.js';
+import { migrateToLatest } from '../../db/db.js';
+import { AppError } from '../../http/errors.js';
+import { translate } from '../../i18n/index.js';
+import { ConfigEvents } from '../../infra/events.js';
+import { randomToken, resolveMasterSecret, Secrets } from '../../infra/secrets.js';
+import { openRuntime } from '../../runtime.js';
+import { RefreshTokensRepo } from '../auth/repo.js';
+import { UsersRepo } from './repo.js';
+import { UsersService } from './service.js';
+
+export interface UserCommandIo {
+  /** The environment the configuration is read from (tests pass their own). */
+  env?: NodeJS.ProcessEnv;
+  print?: (line: string) => void;
+}
+
+type Sub = (service: UsersService, args: string[], print: (line: string) => void) => Promise<void>;
+
+const roles = { user: Role.User, admin: Role.Admin } as const;
+
+/** `toolport user create|reset-password …`: the same rules as the API, run against the configured database. */
+export async function runUserCommand(args: string[], io: UserCommandIo = {}): Promise<void> {
+  const [name, ...rest] = args;
+  const sub = name === 'create' ? createUser : name === 'reset-password' ? resetPassword : undefined;
+  if (!sub) throw new CliUsageError(name ? `unknown user command "${name}"` : 'missing user command (create or reset-password)');
+  const print = io.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+
+  const rt = await openRuntime(io.env ?? process.env);
+  try {
+    await migrateToLatest(rt.database.db);
+    const service = new UsersService({
+      usersRepo: new UsersRepo(rt.database.db),
+      refreshTokens: new RefreshTokensRepo(rt.database.db),
+      secrets: new Secrets(resolveMasterSecret(rt.config.secretKey, rt.config.dataDir)),
+      // A running server learns of the change within its principal cache window (a few seconds).
+      events: new ConfigEvents(),
+    });
+    await sub(service, rest, print);
+  } catch (err) {
+    // A refused argument (name taken, unknown user) is the operator's input error, said plainly.
+    if (err instanceof AppError) throw new CliUsageError(translate('en', err.key, err.params));
+    throw err;
+  } finally {
+    await rt.database.db.destroy();
+  }
+}
+
+const createUser: Sub = async (service, args, print) => {
+  const { values, positionals } = parseCommand(args, {
+    password: { type: 'string' },
+    role: { type: 'string', default: 'user' },
+    'display-name': { type: 'string' },
+  });
+  const username = onePositional(positionals, 'user create <username>');
+  if (values.role !== 'user' && values.role !== 'admin') throw new CliUsageError(`--role must be user or admin, not "${values.role}"`);
+  const generated = values.password === undefined ? randomToken(15) : undefined;
+  const input = valid(CreateUserRequest, {
+    username,
+    password: values.password ?? generated,
+    display_name: values['display-name'] ?? '',
+    role: roles[values.role],
+  });
+  const user = await service.create(input);
+  print(`Created ${values.role} "${user.username}" (id ${user.id})`);
+  if (generated) print(`Password: ${generated}`);
+};
+
+const resetPassword: Sub = async (service, args, print) => {
+  const { values, positionals } = parseCommand(args, { password: { type: 'string' } });
+  const username = onePositional(positionals, 'user reset-password <username>');
+  const generated = values.password === undefined ? randomToken(15) : undefined;
+  const { password } = valid(z.object({ password: CreateUserRequest.shape.password }), { password: values.password ?? generated });
+  await service.resetPassword(username, password);
+  print(`Password of "${username}" reset; every session of the user has ended`);
+  if (generated) print(`Password: ${generated}`);
+};
+
+function onePositional(positionals: string[], form: string): string {
+  const [first, ...extra] = positionals;
+  if (!first || extra.length > 0) throw new CliUsageError(`expected: toolport ${form}`);
+  return first;
+}
+
+/** The API's own validation, reported the CLI way. */
+function valid<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new CliUsageError(`${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'}`);
+}

@@ -1,0 +1,53 @@
+import { buildApp } from './app.js';
+import type { Runtime } from './runtime.js';
+
+/**
+ * Time allowed beyond SHUTDOWN_GRACE_MS for the rest of a shutdown: stopping the upstream process
+ * groups (SIGTERM, SIGKILL 3 s later) and writing pending counters, records and log lines.
+ */
+const STOP_MARGIN_MS = 15_000;
+/** How often connections a client keeps open are looked at during a shutdown. */
+const IDLE_SWEEP_MS = 100;
+
+/** `toolport start`: serve console, API and proxy until SIGTERM or SIGINT, then stop cleanly. */
+export async function startServer(rt: Runtime): Promise<void> {
+  const { app } = await buildApp(rt);
+  const address = await app.listen({ port: rt.config.port, host: rt.config.host });
+  rt.logger.info({ address, database: rt.database.describe, dataDir: rt.config.dataDir }, 'Toolport is listening');
+  const bound = app.server.address();
+  const port = bound && typeof bound === 'object' ? bound.port : rt.config.port;
+  process.stdout.write(`Toolport is ready on http://localhost:${port} (${rt.database.engine})\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    // `npm start` forwards the terminal's Ctrl-C, so one keypress can arrive twice.
+    if (stopping) return;
+    stopping = true;
+    const graceMs = rt.config.shutdownGraceMs;
+    rt.logger.info({ signal, graceMs }, 'shutting down: no new connections, waiting for calls in flight');
+    // The last resort if something hangs; upstream process groups are killed on exit all the same.
+    const force = setTimeout(() => {
+      rt.logger.error({ graceMs }, 'shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, graceMs + STOP_MARGIN_MS);
+    force.unref();
+    // No new connections from here on. A connection a client keeps open is closed as soon as nothing
+    // is in progress on it; a request that still arrives on one is answered 503 while the app closes.
+    app.server.close();
+    const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+    sweep.unref();
+    try {
+      // preClose: proxied calls in flight finish (at most graceMs), sessions and streams end, upstream
+      // processes stop; onClose: counters, request records and service log lines are written, Redis closes.
+      await app.close();
+      await rt.database.db.destroy();
+    } catch (err) {
+      rt.logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+    rt.logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

@@ -1,0 +1,192 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Role, UserStatus } from '@toolport/contract';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { AppContext } from '../../src/context.js';
+import { type DbHandle, type Engine, openDatabase } from '../../src/db/db.js';
+import { createLogger } from '../../src/infra/logger.js';
+import { issueApiKey } from '../../src/modules/users/api-keys.js';
+import { ADMIN_PASSWORD, createPgDatabase } from '../harness.js';
+
+const require = createRequire(import.meta.url);
+
+/** server-everything's launcher, run with this Node: `node <entry> stdio|sse|streamableHttp`. */
+export const everythingEntry = path.join(
+  path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist/index.js',
+);
+
+/**
+ * The real app listening on 127.0.0.1 (any free port), for real MCP clients. `restart` closes it and
+ * builds it again on the same database, data directory and port, as an operator restart would.
+ */
+export interface LiveGateway {
+  engine: Engine;
+  url: string;
+  app: FastifyInstance;
+  ctx: AppContext;
+  config: Config;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startGateway(engine: Engine, env: Record<string, string> = {}): Promise<LiveGateway> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'toolport-gw-'));
+  const pgDb = engine === 'postgres' ? await createPgDatabase() : undefined;
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    ADMIN_PASSWORD,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SECRET_KEY: 'test-secret-key-that-is-long-enough-0123456789',
+    ...(pgDb ? { DATABASE_URL: pgDb.url } : {}),
+    ...env,
+  });
+  let port = 0;
+  let database: DbHandle;
+  const boot = async () => {
+    database = openDatabase(config);
+    const built = await buildApp({ config, database, logger: createLogger(config.logLevel), print: () => undefined });
+    await built.app.listen({ host: '127.0.0.1', port });
+    const address = built.app.server.address();
+    if (!address || typeof address === 'string') throw new Error('gateway did not listen on a TCP port');
+    port = address.port;
+    return built;
+  };
+  const stop = async (app: FastifyInstance) => {
+    await app.close();
+    await database.db.destroy();
+  };
+
+  let built = await boot();
+  const live: LiveGateway = {
+    engine,
+    url: `http://127.0.0.1:${port}`,
+    app: built.app,
+    ctx: built.ctx,
+    config,
+    async restart() {
+      await stop(live.app);
+      built = await boot();
+      live.app = built.app;
+      live.ctx = built.ctx;
+    },
+    async close() {
+      await stop(live.app);
+      await pgDb?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return live;
+}
+
+/** A user with an API key, inserted directly so these suites depend on the gateway only. */
+export async function addUser(ctx: AppContext, name: string): Promise<{ id: number; key: string }> {
+  const key = issueApiKey(ctx.secrets);
+  const now = Date.now();
+  const row = await ctx.usersRepo.insert({
+    username: name,
+    display_name: name,
+    email: '',
+    password_hash: null,
+    role: Role.User,
+    status: UserStatus.Enabled,
+    api_key_hash: key.hash,
+    api_key_enc: key.encrypted,
+    created_at: now,
+    updated_at: now,
+  });
+  return { id: row.id, key: key.plain };
+}
+
+export async function setUserEnabled(ctx: AppContext, userId: number, enabled: boolean): Promise<void> {
+  await ctx.usersRepo.update(userId, { status: enabled ? UserStatus.Enabled : UserStatus.Disabled, updated_at: Date.now() });
+  ctx.events.emit({ type: 'user.changed', userId });
+}
+
+export interface ServiceInput {
+  name: string;
+  type?: 'stdio' | 'sse' | 'streamableHttp';
+  /** stdio: the executable; remote: the URL. */
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  headers?: Record<string, string>;
+  rpdLimit?: number;
+  enabled?: boolean;
+}
+
+/** A service row as the admin API would store it (secrets encrypted), announced to the gateway. */
+export async function addService(ctx: AppContext, input: ServiceInput): Promise<number> {
+  const now = Date.now();
+  const row = await ctx.db
+    .insertInto('services')
+    .values({
+      name: input.name,
+      display_name: input.name,
+      description: '',
+      type: input.type ?? 'stdio',
+      source: 'custom',
+      package_name: '',
+      package_manager: '',
+      version: '',
+      command: input.command ?? process.execPath,
+      args_json: JSON.stringify(input.args ?? [everythingEntry, 'stdio']),
+      env_enc: ctx.secrets.encryptJson(input.env ?? {}),
+      headers_enc: ctx.secrets.encryptJson(input.headers ?? {}),
+      env_schema_json: '[]',
+      install_dir: '',
+      enabled: input.enabled === false ? 0 : 1,
+      isolation: 'shared',
+      rpd_limit: input.rpdLimit ?? 0,
+      health_status: 'unknown',
+      health_details: '',
+      last_health_check: null,
+      tool_count: 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  ctx.events.emit({ type: 'service.changed', serviceId: row.id });
+  return row.id;
+}
+
+export async function setServiceEnabled(ctx: AppContext, serviceId: number, enabled: boolean): Promise<void> {
+  await ctx.db
+    .updateTable('services')
+    .set({ enabled: enabled ? 1 : 0, updated_at: Date.now() })
+    .where('id', '=', serviceId)
+    .execute();
+  ctx.events.emit({ type: 'service.changed', serviceId });
+}
+
+/**
+ * Live (not zombie) processes whose command line contains `marker` and that descend from this test
+ * process, read from /proc: the upstream processes the gateway started.
+ */
+export function liveChildren(marker: string): number[] {
+  const parentOf = new Map<number, number>();
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the parenthesised command: state, ppid, …
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parentOf.set(Number(entry), Number(ppid));
+      if (state === 'Z') continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) found.push(Number(entry));
+    } catch {
+      // The process ended while /proc was read.
+    }
+  }
+  const descends = (pid: number): boolean => {
+    for (let p = parentOf.get(pid); p !== undefined && p > 1; p = parentOf.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  return found.filter(descends);
+}

@@ -1,0 +1,24 @@
+import { ChartColumn, LayoutDashboard, type LucideIcon, ScrollText, Server, Settings, Store, User, Users } from 'lucide-react';
+
+export interface NavItem {
+  to: string;
+  /** Key in the common namespace. */
+  label: string;
+  icon: LucideIcon;
+  /** Shown only to role >= 10 (console spec §2.2). */
+  adminOnly: boolean;
+}
+
+/** The sidebar, in order (console spec §2.2). A new screen adds its entry here and its routes in router.tsx. */
+export const navItems: NavItem[] = [
+  { to: '/dashboard', label: 'nav.dashboard', icon: LayoutDashboard, adminOnly: false },
+  { to: '/services', label: 'nav.services', icon: Server, adminOnly: false },
+  { to: '/analytics', label: 'nav.analytics', icon: ChartColumn, adminOnly: false },
+  { to: '/profile', label: 'nav.profile', icon: User, adminOnly: false },
+  { to: '/market', label: 'nav.market', icon: Store, adminOnly: true },
+  { to: '/users', label: 'nav.users', icon: Users, adminOnly: true },
+  { to: '/logs', label: 'nav.logs', icon: ScrollText, adminOnly: true },
+  { to: '/preferences', label: 'nav.preferences', icon: Settings, adminOnly: true },
+];
+
+export const navItemsFor = (admin: boolean): NavItem[] => navItems.filter((item) => admin || !item.adminOnly);

@@ -1,0 +1,46 @@
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import { analyticsRoutes } from '../features/analytics/routes';
+import { RequireSession } from '../features/auth/require-session';
+import { authRoutes } from '../features/auth/routes';
+import { dashboardRoutes } from '../features/dashboard/routes';
+import { logsRoutes } from '../features/logs/routes';
+import { marketRoutes } from '../features/market/routes';
+import { placeholderRoutes } from '../features/placeholders/routes';
+import { preferencesRoutes } from '../features/preferences/routes';
+import { profileRoutes } from '../features/profile/routes';
+import { servicesRoutes } from '../features/services/routes';
+import { usersRoutes } from '../features/users/routes';
+import { AppLayout } from './app-layout';
+import { NotFoundPage } from './not-found-page';
+import { RequireAdmin } from './require-admin';
+
+/**
+ * The console's routes (console spec §2.1). Each feature folder exports its own routes (pages load lazily);
+ * the server answers every other path with index.html.
+ */
+export const routes: RouteObject[] = [
+  {
+    element: <AppLayout />,
+    // Shown while the first page's code loads; index.html's own background is already painted.
+    hydrateFallbackElement: <div className="min-h-dvh" />,
+    children: [
+      ...authRoutes,
+      {
+        element: <RequireSession />,
+        children: [
+          ...dashboardRoutes,
+          ...servicesRoutes,
+          ...analyticsRoutes,
+          ...profileRoutes,
+          ...placeholderRoutes,
+          { element: <RequireAdmin />, children: [...marketRoutes, ...usersRoutes, ...logsRoutes, ...preferencesRoutes] },
+          { path: '*', element: <NotFoundPage /> },
+        ],
+      },
+    ],
+  },
+];
+
+export function createRouter() {
+  return createBrowserRouter(routes);
+}

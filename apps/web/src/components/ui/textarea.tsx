@@ -1,0 +1,16 @@
+import type { TextareaHTMLAttributes } from 'react';
+import { cn } from '../../lib/cn';
+
+export function Textarea({ className, ...props }: TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  return (
+    <textarea
+      className={cn(
+        'min-h-20 w-full min-w-0 rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-xs placeholder:text-slate-400',
+        'focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-teal-600 disabled:opacity-50 aria-invalid:border-red-500',
+        'read-only:bg-slate-50 dark:border-slate-700 dark:bg-slate-950 dark:read-only:bg-slate-900',
+        className,
+      )}
+      {...props}
+    />
+  );
+}

@@ -1,0 +1,30 @@
+import { useTranslation } from 'react-i18next';
+import { Navigate, useLocation, useNavigate } from 'react-router';
+import { returnPath } from '../../app/return-to';
+import { Card, CardContent, CardHeader } from '../../components/ui/card';
+import { useSession } from '../../lib/session';
+import { SignInForm } from './sign-in-form';
+
+/** /login: signing in here returns the user to the page they were sent away from (console spec §2.1). */
+export function LoginPage() {
+  const { t } = useTranslation('auth');
+  const location = useLocation();
+  const navigate = useNavigate();
+  const { token } = useSession();
+  const target = returnPath(location.state);
+
+  if (token) return <Navigate to={target} replace />;
+  return (
+    <div className="flex justify-center py-4 sm:py-10">
+      <Card className="w-full max-w-sm">
+        <CardHeader className="items-center text-center">
+          <h1 className="text-xl font-semibold">{t('signInTo', { name: t('common:productName') })}</h1>
+          <p className="text-sm text-slate-600 dark:text-slate-400">{t('welcomeBack')}</p>
+        </CardHeader>
+        <CardContent>
+          <SignInForm onSignedIn={() => navigate(target, { replace: true })} />
+        </CardContent>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,115 @@
+import { useQueryClient } from '@tanstack/react-query';
+import type { OAuthCallbackResult, OAuthProvider, SelfUser } from '@toolport/contract';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { ErrorAlert } from '../../components/ui/alert';
+import { Button } from '../../components/ui/button';
+import { Card, CardContent } from '../../components/ui/card';
+import { Spinner } from '../../components/ui/spinner';
+import { ApiError, api } from '../../lib/api';
+import { failureText } from '../../lib/failure-text';
+import { notify } from '../../lib/notify';
+import { selfQueryKey } from '../../lib/self';
+import { readSession, saveSession, saveUser } from '../../lib/session';
+import { forgetBindIntent, isBindReturn } from '../profile/bind-intent';
+import { providerNames } from '../profile/sign-in-methods';
+import { signInFailure } from './sign-in-failure';
+
+/** Refusals that only a bind gets: the return is a bind even when this browser did not remember starting one. */
+const bindRefusals = new Set(['oauth_identity_taken', 'oauth_already_bound']);
+const isBindRefusal = (error: unknown) => error instanceof ApiError && !!error.code && bindRefusals.has(error.code);
+
+/** Why the exchange failed; kept as data, not text, so a language switch re-translates it. */
+type Failure = { reason: 'providerError' } | { reason: 'missingCode' } | { reason: 'exchange'; error: unknown };
+
+function FailureMessage({ failure, provider, binding }: { failure: Failure; provider: OAuthProvider; binding: boolean }) {
+  const { t } = useTranslation('auth');
+  if (failure.reason === 'providerError') return <>{t('oauth.providerError', { provider: providerNames[provider] })}</>;
+  if (failure.reason === 'missingCode') return <>{t('oauth.missingCode')}</>;
+  // A bind has no password to blame: its fallback is the general one, not the sign-in form's.
+  return <>{binding ? failureText(failure.error, t) : signInFailure(failure.error, t).description}</>;
+}
+
+/**
+ * /oauth/github and /oauth/google (console spec §2.16): the provider sends the browser back here with
+ * `code` and `state` (or `error`); the server exchanges the code for a session, then the dashboard opens.
+ * A bind started from the profile comes back here too: the answer's `mode` is then 'bind', and the
+ * profile opens again with the provider bound; its failures lead back to the profile, not to sign-in.
+ */
+export function OAuthReturnPage({ provider }: { provider: OAuthProvider }) {
+  const { t } = useTranslation('auth');
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [failure, setFailure] = useState<Failure | null>(null);
+  // Read before the server answers, so the spinner and a failure already speak of binding.
+  const [binding, setBinding] = useState(() => isBindReturn(provider, params.get('state')));
+  // A code can be exchanged once; the ref keeps a re-run of the effect (React's strict mode) from trying twice.
+  const started = useRef(false);
+
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    forgetBindIntent();
+    const code = params.get('code');
+    if (params.get('error')) return setFailure({ reason: 'providerError' });
+    if (!code) return setFailure({ reason: 'missingCode' });
+    api<OAuthCallbackResult>(`/oauth/${provider}`, {
+      query: { code, state: params.get('state') ?? undefined },
+      auth: false,
+      notify: false,
+    }).then(
+      (grant) => {
+        if (grant.mode === 'bind') {
+          // The browser that started the bind holds that user's session: keep it, with the bound provider.
+          // Without one (it expired meanwhile), the session the server issued with the answer takes over.
+          if (readSession().user?.id === grant.user.id) saveUser(grant.user);
+          else saveSession(grant);
+          // The cached profile learns the binding at once: the frame copies it to storage, and a stale copy
+          // would undo the line above until the refetch lands.
+          queryClient.setQueryData<SelfUser>(selfQueryKey, (old) => (old && old.id === grant.user.id ? { ...old, ...grant.user } : old));
+          void queryClient.invalidateQueries({ queryKey: selfQueryKey });
+          const name = providerNames[provider];
+          notify.success(t('oauth.boundTitle', { provider: name }), t('oauth.boundDescription', { provider: name }));
+          navigate('/profile', { replace: true });
+          return;
+        }
+        saveSession(grant);
+        notify.success(t('success.title'), t('success.description'));
+        navigate('/', { replace: true });
+      },
+      (error: unknown) => {
+        if (isBindRefusal(error)) setBinding(true);
+        setFailure({ reason: 'exchange', error });
+      },
+    );
+  }, [params, provider, navigate, queryClient, t]);
+
+  return (
+    <div className="flex justify-center py-10">
+      <Card className="w-full max-w-sm">
+        <CardContent className="space-y-4 pt-5">
+          {failure ? (
+            <>
+              <ErrorAlert title={binding ? t('oauth.bindFailedTitle') : t('oauth.failedTitle')}>
+                <FailureMessage failure={failure} provider={provider} binding={binding} />
+              </ErrorAlert>
+              <Button asChild className="w-full">
+                {binding ? <Link to="/profile">{t('oauth.backToProfile')}</Link> : <Link to="/login">{t('oauth.backToLogin')}</Link>}
+              </Button>
+            </>
+          ) : (
+            <p role="status" className="flex items-center justify-center gap-2 py-6 text-slate-600 dark:text-slate-400">
+              <Spinner className="size-5" />
+              {binding ? t('oauth.binding', { provider: providerNames[provider] }) : t('oauth.processing')}
+            </p>
+          )}
+        </CardContent>
+      </Card>
+    </div>
+  );
+}
+
+export const GitHubReturnPage = () => <OAuthReturnPage provider="github" />;
+export const GoogleReturnPage = () => <OAuthReturnPage provider="google" />;

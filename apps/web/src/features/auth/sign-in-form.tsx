@@ -1,0 +1,69 @@
+import { type FormEvent, useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Button } from '../../components/ui/button';
+import { Input } from '../../components/ui/input';
+import { Label } from '../../components/ui/label';
+import { PasswordInput } from '../../components/ui/password-input';
+import { Spinner } from '../../components/ui/spinner';
+import { ProviderButtons } from './provider-buttons';
+import { useSignIn } from './use-sign-in';
+
+function OrDivider() {
+  const { t } = useTranslation('auth');
+  return (
+    <div className="flex items-center gap-3 text-xs uppercase text-slate-500">
+      <span aria-hidden="true" className="h-px flex-1 bg-slate-200 dark:bg-slate-800" />
+      {t('or')}
+      <span aria-hidden="true" className="h-px flex-1 bg-slate-200 dark:bg-slate-800" />
+    </div>
+  );
+}
+
+/** The sign-in form of console spec §2.3, shared by the /login page and the top bar's dialog. */
+export function SignInForm({ onSignedIn }: { onSignedIn(): void }) {
+  const { t } = useTranslation('auth');
+  const { phase, submit } = useSignIn(onSignedIn);
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const id = useId();
+  const submitting = phase === 'submitting';
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    void submit(username, password);
+  };
+
+  return (
+    <div className="space-y-5">
+      <ProviderButtons />
+      <OrDivider />
+      <form noValidate onSubmit={onSubmit} className="space-y-4" aria-busy={submitting}>
+        <div className="space-y-2">
+          <Label htmlFor={`${id}-username`}>{t('username')}</Label>
+          <Input
+            id={`${id}-username`}
+            name="username"
+            autoComplete="username"
+            autoFocus
+            value={username}
+            onChange={(e) => setUsername(e.target.value)}
+          />
+        </div>
+        <div className="space-y-2">
+          <Label htmlFor={`${id}-password`}>{t('password')}</Label>
+          <PasswordInput
+            id={`${id}-password`}
+            name="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </div>
+        <Button type="submit" className="w-full" disabled={submitting}>
+          {submitting && <Spinner />}
+          {submitting ? t('signingIn') : t('continue')}
+        </Button>
+      </form>
+    </div>
+  );
+}

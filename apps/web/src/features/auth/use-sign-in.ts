@@ -1,0 +1,46 @@
+import type { TokenPair } from '@toolport/contract';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../lib/api';
+import { notify } from '../../lib/notify';
+import { saveSession } from '../../lib/session';
+import { signInFailure } from './sign-in-failure';
+
+export type SignInPhase = 'idle' | 'submitting';
+
+/**
+ * Sign-in with username and password (console spec §4, §5): both must be non-empty; while the request runs
+ * the form is `submitting` and further submits are ignored; on success the session is stored and
+ * `onSignedIn` runs.
+ */
+export function useSignIn(onSignedIn: () => void) {
+  const { t } = useTranslation('auth');
+  const [phase, setPhase] = useState<SignInPhase>('idle');
+
+  async function submit(username: string, password: string): Promise<void> {
+    if (phase === 'submitting') return;
+    if (!username.trim() || !password) {
+      notify.error(t('validation.title'), t('validation.empty'));
+      return;
+    }
+    setPhase('submitting');
+    try {
+      const grant = await api<TokenPair>('/auth/login', {
+        method: 'POST',
+        body: { username: username.trim(), password },
+        auth: false,
+        notify: false,
+      });
+      saveSession(grant);
+      notify.success(t('success.title'), t('success.description'));
+      onSignedIn();
+    } catch (err) {
+      const failure = signInFailure(err, t);
+      notify.error(failure.title, failure.description);
+    } finally {
+      setPhase('idle');
+    }
+  }
+
+  return { phase, submit };
+}

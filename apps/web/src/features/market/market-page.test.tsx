@@ -1,0 +1,172 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { fail, ok } from '../../test/fake-api';
+import { installedService } from '../services/test-fixtures';
+import { marketPackage, renderMarket } from './test-fixtures';
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+const card = (name: string) => screen.getByRole('group', { name });
+
+describe('marketplace list: tabs and search (console spec §2.10)', () => {
+  it('opens on the npm tab, and searches nothing until a term is given', async () => {
+    const { api } = await renderMarket('/market');
+    expect(await screen.findByRole('tab', { name: 'npm', selected: true })).toBeInTheDocument();
+    for (const tab of ['PyPI', 'MCP Registry', 'Installed']) expect(screen.getByRole('tab', { name: tab })).toBeInTheDocument();
+    expect(screen.getByText('No services found')).toBeInTheDocument();
+    expect(api.callsTo('GET', '/api/mcp_market/search')).toHaveLength(0);
+  });
+
+  it('searches the tab’s source when Enter is pressed, with a spinner while it runs', async () => {
+    const answer = deferred<ReturnType<typeof ok>>();
+    const { api } = await renderMarket('/market', { 'GET /api/mcp_market/search': () => answer.promise });
+    const user = userEvent.setup();
+    await user.type(await screen.findByRole('searchbox', { name: 'Search packages' }), '  echo  {Enter}');
+    expect(await screen.findByRole('status')).toHaveTextContent('Searching…');
+    answer.resolve(ok([marketPackage()]));
+    expect(await screen.findByRole('group', { name: 'acme-echo-mcp' })).toBeInTheDocument();
+    expect(screen.queryByText('Searching…')).not.toBeInTheDocument();
+    const [call] = api.callsTo('GET', '/api/mcp_market/search');
+    expect(call?.url.searchParams.get('query')).toBe('echo');
+    expect(call?.url.searchParams.get('sources')).toBe('npm');
+  });
+
+  it('searches with the button too, on the source of the chosen tab, keeping the term across tabs', async () => {
+    const { api } = await renderMarket('/market');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('tab', { name: 'PyPI' }));
+    await user.type(screen.getByRole('searchbox', { name: 'Search packages' }), 'notes');
+    await user.click(screen.getByRole('button', { name: 'Search' }));
+    await waitFor(() => expect(api.callsTo('GET', '/api/mcp_market/search')).toHaveLength(1));
+    expect(api.callsTo('GET', '/api/mcp_market/search')[0]?.url.searchParams.get('sources')).toBe('pypi');
+
+    await user.click(screen.getByRole('tab', { name: 'MCP Registry' }));
+    await waitFor(() => expect(api.callsTo('GET', '/api/mcp_market/search')).toHaveLength(2));
+    const second = api.callsTo('GET', '/api/mcp_market/search')[1];
+    expect([second?.url.searchParams.get('sources'), second?.url.searchParams.get('query')]).toEqual(['mcp_registry', 'notes']);
+    expect(screen.getByRole('searchbox', { name: 'Search packages' })).toHaveValue('notes');
+  });
+
+  it('searches again when the same term is submitted again', async () => {
+    const { api } = await renderMarket('/market?source=npm&q=echo');
+    const user = userEvent.setup();
+    await screen.findByRole('group', { name: 'acme-echo-mcp' });
+    await user.click(screen.getByRole('button', { name: 'Search' }));
+    await waitFor(() => expect(api.callsTo('GET', '/api/mcp_market/search')).toHaveLength(2));
+  });
+
+  it("says 'No services found' for a search without results, and for a blank term sends nothing", async () => {
+    const { api } = await renderMarket('/market?source=npm&q=nothing', { 'GET /api/mcp_market/search': () => ok([]) });
+    const user = userEvent.setup();
+    expect(await screen.findByText('No services found')).toBeInTheDocument();
+    const box = screen.getByRole('searchbox', { name: 'Search packages' });
+    await user.clear(box);
+    await user.type(box, '   {Enter}');
+    expect(await screen.findByText('Type a name or a topic and press Enter to search.')).toBeInTheDocument();
+    expect(api.callsTo('GET', '/api/mcp_market/search')).toHaveLength(1);
+  });
+
+  it('only logs a failed search: no toast, the empty state', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    await renderMarket('/market?source=npm&q=echo', { 'GET /api/mcp_market/search': () => fail(500, 'registry down') });
+    expect(await screen.findByText('No services found')).toBeInTheDocument();
+    await waitFor(() => expect(warn).toHaveBeenCalled());
+    expect(screen.queryByText('Server error')).not.toBeInTheDocument();
+    expect(document.querySelector('[data-sonner-toast]')).toBeNull();
+  });
+
+  it('lists the installed services on the Installed tab instead of searching', async () => {
+    const { api } = await renderMarket('/market?source=installed', {
+      'GET /api/mcp_market/installed': () =>
+        ok([
+          installedService({ id: 3, display_name: 'Echo', source: 'npm', package_name: 'acme-echo-mcp', package_manager: 'npm' }),
+          installedService({ id: 4, display_name: 'Remote', source: 'custom' }),
+        ]),
+    });
+    expect(await screen.findByRole('group', { name: 'Echo' })).toBeInTheDocument();
+    expect(screen.queryByRole('searchbox')).not.toBeInTheDocument();
+    expect(within(card('Echo')).getByRole('button', { name: 'Uninstall' })).toBeInTheDocument();
+    expect(within(card('Echo')).getByRole('link', { name: 'Details of Echo' })).toHaveAttribute('href', '/market/npm/acme-echo-mcp');
+    expect(within(card('Remote')).getByRole('button', { name: 'Details' })).toBeDisabled();
+    expect(within(card('Remote')).getByTestId('card-author')).toHaveTextContent('Custom');
+    expect(api.callsTo('GET', '/api/mcp_market/search')).toHaveLength(0);
+  });
+});
+
+describe('marketplace cards (console spec §2.10)', () => {
+  it('shows every field: linked name, version, source, description, homepage, stars, weekly downloads, author', async () => {
+    await renderMarket('/market?source=npm&q=echo');
+    const echo = await screen.findByRole('group', { name: 'acme-echo-mcp' });
+    expect(within(echo).getByRole('link', { name: 'acme-echo-mcp' })).toHaveAttribute(
+      'href',
+      'https://www.npmjs.com/package/acme-echo-mcp',
+    );
+    expect(within(echo).getByTestId('card-version')).toHaveTextContent('1.0.0');
+    expect(within(echo).getByText('npm')).toBeInTheDocument();
+    expect(within(echo).getByText('Echo tools for MCP clients')).toBeInTheDocument();
+    const homepage = within(echo).getByRole('link', { name: 'Homepage' });
+    expect(homepage).toHaveAttribute('href', 'https://github.com/acme/echo-mcp#readme');
+    expect(homepage.querySelector('svg path')).not.toBeNull();
+    expect(within(echo).getByTestId('card-stars')).toHaveTextContent('12 stars');
+    expect(within(echo).getByTestId('card-downloads')).toHaveTextContent('321 downloads a week');
+    expect(within(echo).getByTestId('card-author')).toHaveTextContent('Acme Tools');
+    expect(within(echo).getByRole('link', { name: 'Details of acme-echo-mcp' })).toHaveAttribute('href', '/market/npm/acme-echo-mcp');
+    expect(within(echo).getByRole('button', { name: 'Install' })).toBeEnabled();
+  });
+
+  it('uses the fallbacks: no description, unknown version, author from GitHub, else the source; stars only for GitHub homepages', async () => {
+    await renderMarket('/market?source=npm&q=x', {
+      'GET /api/mcp_market/search': () =>
+        ok([
+          marketPackage({ name: 'bare', description: '', version: '', author: '', homepage: 'https://example.com', github_stars: 99 }),
+          marketPackage({ name: 'gh', author: '', homepage: 'https://github.com/octo-org/gh', github_stars: 0 }),
+          marketPackage({ name: 'nohome', homepage: '', downloads: 1234567 }),
+        ]),
+    });
+    const bare = await screen.findByRole('group', { name: 'bare' });
+    expect(within(bare).getByText('No description available.')).toBeInTheDocument();
+    expect(within(bare).getByTestId('card-version')).toHaveTextContent('0.0.0');
+    expect(within(bare).getByTestId('card-author')).toHaveTextContent('npm');
+    expect(within(bare).queryByTestId('card-stars')).not.toBeInTheDocument();
+    expect(within(bare).getByRole('link', { name: 'Homepage' }).querySelector('.lucide-globe')).not.toBeNull();
+    const gh = card('gh');
+    expect(within(gh).getByTestId('card-author')).toHaveTextContent('octo-org');
+    expect(within(gh).queryByTestId('card-stars')).not.toBeInTheDocument();
+    const nohome = card('nohome');
+    expect(within(nohome).queryByRole('link', { name: 'Homepage' })).not.toBeInTheDocument();
+    expect(within(nohome).getByTestId('card-downloads')).toHaveTextContent('1,234,567 downloads a week');
+  });
+
+  it("shows 'Unknown Source' when neither an author nor a source is known", async () => {
+    await renderMarket('/market?source=installed', {
+      'GET /api/mcp_market/installed': () => ok([installedService({ id: 2, display_name: 'Odd', source: '' })]),
+    });
+    const odd = await screen.findByRole('group', { name: 'Odd' });
+    expect(within(odd).getByTestId('card-author')).toHaveTextContent('Unknown Source');
+  });
+
+  it('lays the cards out in 1, 2 or 3 columns by width', async () => {
+    await renderMarket('/market?source=npm&q=echo');
+    await screen.findByRole('group', { name: 'acme-echo-mcp' });
+    expect(screen.getByTestId('market-grid').className).toMatch(/\bgrid\b.*sm:grid-cols-2.*xl:grid-cols-3/);
+  });
+
+  it('shows the same texts in Chinese', async () => {
+    localStorage.setItem('i18nextLng', 'zh-CN');
+    await renderMarket('/market?source=npm&q=x', {
+      'GET /api/mcp_market/search': () => ok([marketPackage({ name: 'bare', description: '', author: '', homepage: '' })]),
+    });
+    const bare = await screen.findByRole('group', { name: 'bare' });
+    expect(within(bare).getByText('暂无描述。')).toBeInTheDocument();
+    expect(within(bare).getByRole('button', { name: '安装' })).toBeInTheDocument();
+    expect(within(bare).getByTestId('card-downloads')).toHaveTextContent('每周下载 321 次');
+    expect(screen.getByRole('tab', { name: '已安装' })).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,128 @@
+import type { MarketSourceName } from '@toolport/contract';
+import { Search } from 'lucide-react';
+import { type ReactNode, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
+import { PageHeader } from '../../components/page-header';
+import { Button } from '../../components/ui/button';
+import { Input } from '../../components/ui/input';
+import { Spinner } from '../../components/ui/spinner';
+import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs';
+import { useErrorToast } from '../../lib/use-error-toast';
+import { gridClass } from '../services/service-grid';
+import { useInstalledServices } from '../services/use-installed-services';
+import { MarketCard } from './market-card';
+import { DEFAULT_MARKET_TAB, fromInstalledService, type MarketItem, type MarketTab, marketTabs } from './market-item';
+import { useMarketSearch } from './use-market-queries';
+
+const tabOf = (value: string | null): MarketTab => marketTabs.find((tab) => tab === value) ?? DEFAULT_MARKET_TAB;
+
+function EmptyState({ hint }: { hint?: string }) {
+  const { t } = useTranslation('market');
+  return (
+    <div className="rounded-lg border border-dashed border-slate-300 py-12 text-center dark:border-slate-700">
+      <p className="text-slate-600 dark:text-slate-400">{t('empty')}</p>
+      {hint && <p className="mt-1 text-sm text-slate-500">{hint}</p>}
+    </div>
+  );
+}
+
+function Searching({ label }: { label: string }) {
+  return (
+    <p role="status" className="flex items-center justify-center gap-2 py-12 text-slate-600 dark:text-slate-400">
+      <Spinner className="size-5" />
+      {label}
+    </p>
+  );
+}
+
+/** The search box: Enter or the button runs the search (console spec §2.10). */
+function SearchForm({ source, query, onSearch }: { source: MarketSourceName; query: string; onSearch(term: string): void }) {
+  const { t } = useTranslation('market');
+  const [draft, setDraft] = useState(query);
+  return (
+    <form
+      className="flex gap-2"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSearch(draft.trim());
+      }}
+    >
+      <Input
+        type="search"
+        value={draft}
+        aria-label={t('search.label')}
+        placeholder={t('search.placeholder', { source: t(`sources.${source}`) })}
+        onChange={(e) => setDraft(e.target.value)}
+        className="max-w-md"
+      />
+      <Button type="submit">
+        <Search aria-hidden="true" />
+        {t('search.button')}
+      </Button>
+    </form>
+  );
+}
+
+/**
+ * The marketplace (console spec §2.10): tabs per package source (npm first) and the installed services,
+ * a search, and a grid of cards (1, 2 or 3 columns by width). The tab and term live in the address, so
+ * coming back from a package's details shows the same results.
+ */
+export function MarketPage() {
+  const { t } = useTranslation('market');
+  const [params, setParams] = useSearchParams();
+  const tab = tabOf(params.get('source'));
+  const query = params.get('q') ?? '';
+  const source = tab === 'installed' ? null : tab;
+  const search = useMarketSearch(source, query);
+  const installed = useInstalledServices();
+  useErrorToast(installed.error, (error) => console.warn('marketplace installed list failed', error));
+
+  const show = (next: MarketTab, term: string) => setParams(term ? { source: next, q: term } : { source: next });
+  const runSearch = (term: string) => {
+    if (term === query.trim() && term) void search.refetch();
+    else show(tab, term);
+  };
+
+  let content: ReactNode;
+  if (tab === 'installed') {
+    const items: MarketItem[] = (installed.data ?? []).map(fromInstalledService);
+    if (installed.isPending) content = <Searching label={t('loadingInstalled')} />;
+    else content = items.length === 0 ? <EmptyState /> : <Grid items={items} />;
+  } else if (search.isFetching) {
+    content = <Searching label={t('search.searching')} />;
+  } else {
+    const items = search.data ?? [];
+    content = items.length === 0 ? <EmptyState hint={query.trim() ? undefined : t('search.hint')} /> : <Grid items={items} />;
+  }
+
+  return (
+    <section className="space-y-6">
+      <PageHeader title={t('title')} description={t('description')} />
+      <Tabs value={tab} onValueChange={(value) => show(value as MarketTab, query)}>
+        <TabsList aria-label={t('tabs.label')}>
+          {marketTabs.map((value) => (
+            <TabsTrigger key={value} value={value}>
+              {t(`tabs.${value}`)}
+            </TabsTrigger>
+          ))}
+        </TabsList>
+        <TabsContent value={tab} className="mt-4 space-y-4">
+          {source && <SearchForm key={`${source}:${query}`} source={source} query={query} onSearch={runSearch} />}
+          {content}
+        </TabsContent>
+      </Tabs>
+    </section>
+  );
+}
+
+function Grid({ items }: { items: MarketItem[] }) {
+  return (
+    <div className={gridClass} data-testid="market-grid">
+      {items.map((item) => (
+        <MarketCard key={item.id} item={item} />
+      ))}
+    </div>
+  );
+}

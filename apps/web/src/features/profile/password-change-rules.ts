@@ -1,0 +1,34 @@
+import { ApiError } from '../../lib/api';
+
+export interface PasswordChangeFields {
+  current: string;
+  next: string;
+  confirm: string;
+}
+
+/** The server's minimum (ChangePasswordRequest in @toolport/contract), checked here to answer before a round trip. */
+export const MIN_PASSWORD_LENGTH = 8;
+
+/** The button stays disabled until all three fields are filled (console spec §5). */
+export const canSubmitPasswordChange = ({ current, next, confirm }: PasswordChangeFields): boolean =>
+  current !== '' && next !== '' && confirm !== '';
+
+export type PasswordChangeProblem = 'passwordMismatch' | 'passwordTooShort';
+
+/** What stops a filled-in form from being sent: the two new passwords differ, or the new one is too short. */
+export function passwordChangeProblem({ next, confirm }: PasswordChangeFields): PasswordChangeProblem | null {
+  if (next !== confirm) return 'passwordMismatch';
+  if (next.length < MIN_PASSWORD_LENGTH) return 'passwordTooShort';
+  return null;
+}
+
+/** Server codes with their own message (console spec §8); anything else shows the server's message. */
+const codeMessages: Record<string, string> = {
+  current_password_incorrect: 'password.errors.currentPasswordIncorrect',
+  oauth_user_cannot_change_password: 'password.errors.oauthCannotChange',
+};
+
+/** The translation key for a refused change, or null when the server's own message should show. */
+export function passwordChangeErrorKey(err: unknown): string | null {
+  return err instanceof ApiError && err.code ? (codeMessages[err.code] ?? null) : null;
+}

@@ -1,0 +1,81 @@
+import type { InstalledService } from '@toolport/contract';
+import { Info } from 'lucide-react';
+import { useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { Label } from '../../components/ui/label';
+import { RadioGroup, RadioGroupItem } from '../../components/ui/radio-group';
+import { useSelf } from '../../lib/self';
+import { useServerStatus } from '../../lib/server-status';
+import { ClientSnippets } from './client-snippets';
+import { clipboardApiAvailable } from './clipboard';
+import { DailyLimitSection } from './daily-limit-section';
+import { DEFAULT_ENDPOINT_TYPE, type EndpointType, endpointUrl, gatewayHost } from './endpoint-config';
+import { EndpointSection } from './endpoint-section';
+import { useCopy } from './use-copy';
+
+interface ConfigDialogProps {
+  service: InstalledService;
+  admin: boolean;
+  open: boolean;
+  onOpenChange(open: boolean): void;
+}
+
+/** The endpoint type choice: streamable HTTP (default) or SSE. */
+function EndpointTypeChoice({ value, onChange }: { value: EndpointType; onChange(value: EndpointType): void }) {
+  const { t } = useTranslation('services');
+  const id = useId();
+  return (
+    <fieldset className="space-y-2">
+      <legend className="text-sm font-medium">{t('config.endpointType')}</legend>
+      <RadioGroup value={value} onValueChange={(v) => onChange(v as EndpointType)}>
+        {(['streamableHttp', 'sse'] as const).map((type) => (
+          <div key={type} className="flex items-center gap-2">
+            <RadioGroupItem id={`${id}-${type}`} value={type} />
+            <Label htmlFor={`${id}-${type}`} className="font-normal">
+              {t(`config.${type}`)}
+            </Label>
+          </div>
+        ))}
+      </RadioGroup>
+    </fieldset>
+  );
+}
+
+/**
+ * How to connect to a service (console spec §2.6): endpoint type, URL, header and JSON to copy, ready
+ * client snippets, and the requests-per-day limit. The user's API key comes from GET /api/user/self.
+ */
+export default function ConfigDialog({ service, admin, open, onOpenChange }: ConfigDialogProps) {
+  const { t } = useTranslation('services');
+  const [type, setType] = useState<EndpointType>(DEFAULT_ENDPOINT_TYPE);
+  const { copy, copiedId } = useCopy();
+  const self = useSelf();
+  const status = useServerStatus();
+  const token = self.data?.token || undefined;
+  const host = gatewayHost(status.data?.server_address, window.location.origin);
+  const url = endpointUrl(host, service.name, type);
+  const title = service.display_name || service.name || t('config.defaultTitle');
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent className="max-w-2xl">
+        <DialogHeader>
+          <DialogTitle>{title}</DialogTitle>
+          <DialogDescription>{t('config.description')}</DialogDescription>
+        </DialogHeader>
+        {!clipboardApiAvailable() && (
+          <p className="flex gap-2 rounded-md bg-amber-50 p-3 text-sm text-amber-900 dark:bg-amber-950/50 dark:text-amber-200">
+            <Info aria-hidden="true" className="mt-0.5 size-4 shrink-0" />
+            {t('config.clipboardUnsupported')}
+          </p>
+        )}
+        <EndpointTypeChoice value={type} onChange={setType} />
+        <EndpointSection name={service.name} url={url} type={type} token={token} copy={copy} copiedId={copiedId} />
+        {!token && !self.isPending && <p className="text-sm text-slate-600 dark:text-slate-400">{t('config.noToken')}</p>}
+        <ClientSnippets name={service.name} url={url} type={type} token={token} copy={copy} copiedId={copiedId} />
+        <DailyLimitSection service={service} admin={admin} />
+      </DialogContent>
+    </Dialog>
+  );
+}

@@ -1,0 +1,107 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type { InstalledService } from '@toolport/contract';
+import { describe, expect, it } from 'vitest';
+import { fail, fakeApi, ok, storeSession } from '../../test/fake-api';
+import { renderWithProviders } from '../../test/render';
+import { ServicesPage } from './services-page';
+import { installedService } from './test-fixtures';
+
+async function openEdit(service: InstalledService, routes: Parameters<typeof fakeApi>[0] = {}) {
+  storeSession({ role: 10 });
+  const api = fakeApi({ 'GET /api/mcp_market/installed': () => ok([service]), ...routes });
+  const user = userEvent.setup();
+  await renderWithProviders(<ServicesPage />);
+  await user.click(await screen.findByRole('button', { name: `Edit ${service.display_name}` }));
+  const dialog = await screen.findByRole('dialog', { name: 'Edit Service' });
+  return { api, user, dialog };
+}
+
+const stdio = installedService({
+  id: 3,
+  name: 'everything',
+  display_name: 'Everything',
+  description: 'All the features',
+  type: 'stdio',
+  command: '/usr/bin/node',
+  args_json: JSON.stringify(['/srv/every thing/index.js', 'stdio']),
+  default_envs_json: JSON.stringify({ API_KEY: 'k=1', MODE: 'fast' }),
+});
+
+const remote = installedService({
+  id: 4,
+  display_name: 'Remote',
+  type: 'sse',
+  command: 'https://mcp.example.com/sse',
+  headers_json: JSON.stringify({ 'X-Api-Key': 'secret' }),
+});
+
+describe('edit service dialog (console spec §2.8)', () => {
+  it('shows a stdio service: type disabled, command line read-only, variables editable', async () => {
+    const { dialog } = await openEdit(stdio);
+    expect(within(dialog).getByLabelText('Display name')).toHaveValue('Everything');
+    expect(within(dialog).getByLabelText('Description')).toHaveValue('All the features');
+    expect(within(dialog).getByLabelText('Type')).toBeDisabled();
+    expect(within(dialog).getByLabelText('Type')).toHaveDisplayValue('stdio');
+    const commandLine = within(dialog).getByLabelText('Command line');
+    expect(commandLine).toHaveValue(`/usr/bin/node '/srv/every thing/index.js' stdio`);
+    expect(commandLine).toHaveAttribute('readonly');
+    expect(within(dialog).getByLabelText('Environment variables')).toHaveValue('API_KEY=k=1\nMODE=fast');
+    expect(within(dialog).queryByLabelText('Server URL')).not.toBeInTheDocument();
+  });
+
+  it('saves a stdio service with its variables as JSON', async () => {
+    const { dialog, user, api } = await openEdit(stdio, { 'PUT /api/mcp_services/3': () => ok(undefined, 'Service updated') });
+    const name = within(dialog).getByLabelText('Display name');
+    await user.clear(name);
+    await user.type(name, 'Everything 2');
+    const env = within(dialog).getByLabelText('Environment variables');
+    await user.clear(env);
+    await user.type(env, 'API_KEY=new{enter}dropped{enter}EMPTY=');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Update Successful', {}, { timeout: 3_000 })).toBeInTheDocument();
+    expect(api.callsTo('PUT', '/api/mcp_services/3')[0]?.body).toEqual({
+      display_name: 'Everything 2',
+      description: 'All the features',
+      default_envs_json: JSON.stringify({ API_KEY: 'new' }),
+    });
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Edit Service' })).not.toBeInTheDocument());
+  });
+
+  it('edits the URL and headers of a remote service', async () => {
+    const { dialog, user, api } = await openEdit(remote, { 'PUT /api/mcp_services/4': () => ok() });
+    const url = within(dialog).getByLabelText('Server URL');
+    expect(url).toHaveValue('https://mcp.example.com/sse');
+    expect(within(dialog).getByLabelText('Request headers')).toHaveValue('X-Api-Key=secret');
+    await user.clear(url);
+    await user.type(url, 'https://other.example.com/sse');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(api.callsTo('PUT', '/api/mcp_services/4')).toHaveLength(1), { timeout: 3_000 });
+    expect(api.callsTo('PUT', '/api/mcp_services/4')[0]?.body).toEqual({
+      display_name: 'Remote',
+      description: remote.description,
+      command: 'https://other.example.com/sse',
+      headers_json: JSON.stringify({ 'X-Api-Key': 'secret' }),
+    });
+  });
+
+  it('requires a display name and a valid URL, and sends nothing until they are', async () => {
+    const { dialog, user, api } = await openEdit(remote);
+    await user.clear(within(dialog).getByLabelText('Display name'));
+    await user.clear(within(dialog).getByLabelText('Server URL'));
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect(await within(dialog).findByText('Display name cannot be empty')).toBeInTheDocument();
+    expect(within(dialog).getByText('URL cannot be empty')).toBeInTheDocument();
+    await user.type(within(dialog).getByLabelText('Server URL'), 'nope');
+    expect(within(dialog).queryByText('URL cannot be empty')).not.toBeInTheDocument();
+    expect(api.callsTo('PUT', '/api/mcp_services/4')).toHaveLength(0);
+  });
+
+  it("shows 'Update Failed' with the server's message and stays open", async () => {
+    const { dialog, user } = await openEdit(remote, { 'PUT /api/mcp_services/4': () => fail(400, 'Invalid request header "bad key"') });
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Update Failed', {}, { timeout: 3_000 })).toBeInTheDocument();
+    expect(screen.getByText('Invalid request header "bad key"')).toBeInTheDocument();
+    expect(screen.getByRole('dialog', { name: 'Edit Service' })).toBeInTheDocument();
+  });
+});

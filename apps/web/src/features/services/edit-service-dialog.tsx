@@ -1,0 +1,142 @@
+import { useQueryClient } from '@tanstack/react-query';
+import type { InstalledService } from '@toolport/contract';
+import { useTranslation } from 'react-i18next';
+import { Button } from '../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { Input } from '../../components/ui/input';
+import { Select } from '../../components/ui/select';
+import { Textarea } from '../../components/ui/textarea';
+import { api } from '../../lib/api';
+import { notify } from '../../lib/notify';
+import { showFailure } from './failure-toast';
+import { FormField } from './form-field';
+import { formatKeyValueLines, parseJsonObject, parseKeyValueLines } from './key-values';
+import { PhaseOverlay } from './phase-overlay';
+import { type EditServiceForm, hasErrors, validateEditService } from './service-form';
+import { integerIdOf } from './service-ids';
+import { commandLineOf } from './stdio-command';
+import { refreshServices } from './use-installed-services';
+import { useDialogForm, useSubmitPhases } from './use-submit-phases';
+
+export function editFormOf(service: InstalledService): EditServiceForm {
+  const remote = service.type !== 'stdio';
+  return {
+    displayName: service.display_name || service.name,
+    description: service.description,
+    type: service.type,
+    environments: formatKeyValueLines(parseJsonObject(service.default_envs_json)),
+    url: remote ? service.command : '',
+    headers: remote ? formatKeyValueLines(parseJsonObject(service.headers_json)) : '',
+  };
+}
+
+/** The body of PUT /mcp_services/{id}: variables for stdio, URL (as `command`) and headers for the others. */
+export function updateServiceRequest(form: EditServiceForm) {
+  const base = { display_name: form.displayName.trim(), description: form.description.trim() };
+  if (form.type === 'stdio') return { ...base, default_envs_json: JSON.stringify(parseKeyValueLines(form.environments)) };
+  return { ...base, command: form.url.trim(), headers_json: JSON.stringify(parseKeyValueLines(form.headers)) };
+}
+
+interface EditServiceDialogProps {
+  service: InstalledService;
+  open: boolean;
+  onOpenChange(open: boolean): void;
+}
+
+/** Edit Service (console spec §2.8): type and stdio command line are shown but not editable. */
+export default function EditServiceDialog({ service, open, onOpenChange }: EditServiceDialogProps) {
+  const { t } = useTranslation('services');
+  const queryClient = useQueryClient();
+  const { form, errors, setErrors, edit } = useDialogForm<EditServiceForm>(open, () => editFormOf(service));
+  const { phase, busy, run } = useSubmitPhases();
+  const name = service.display_name || service.name;
+
+  const save = async () => {
+    try {
+      await api(`/mcp_services/${integerIdOf(service.id)}`, { method: 'PUT', body: updateServiceRequest(form), notify: false });
+      notify.success(t('toasts.updateSuccessful'), t('toasts.updateSuccessfulDescription', { name: form.displayName.trim() }));
+      await refreshServices(queryClient);
+      onOpenChange(false);
+    } catch (err) {
+      showFailure(err, t, { failed: 'toasts.updateFailed', error: 'toasts.updateFailed', fallback: 'errors.unknown' });
+    }
+  };
+
+  const submit = () =>
+    run(() => {
+      const found = validateEditService(form);
+      setErrors(found);
+      return !hasErrors(found);
+    }, save);
+
+  return (
+    <Dialog open={open} onOpenChange={(next) => (busy && !next ? undefined : onOpenChange(next))}>
+      <DialogContent className="max-w-lg" locked={busy}>
+        <DialogHeader>
+          <DialogTitle>{t('edit.title')}</DialogTitle>
+          <DialogDescription>{t('edit.description', { name })}</DialogDescription>
+        </DialogHeader>
+        <form
+          noValidate
+          className="space-y-4"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!busy) void submit();
+          }}
+        >
+          <FormField label={t('form.displayName')} error={errors.displayName}>
+            <Input value={form.displayName} autoComplete="off" onChange={(e) => edit('displayName')(e.target.value)} />
+          </FormField>
+          <FormField label={t('form.description')}>
+            <Textarea value={form.description} onChange={(e) => edit('description')(e.target.value)} />
+          </FormField>
+          <FormField label={t('form.type')}>
+            <Select value={form.type} disabled>
+              <option value={form.type}>{t(`form.types.${form.type}`)}</option>
+            </Select>
+          </FormField>
+          {form.type === 'stdio' ? (
+            <>
+              <FormField label={t('form.commandLine')}>
+                <Input readOnly value={commandLineOf(service.command, service.args_json)} className="font-mono text-xs" />
+              </FormField>
+              <FormField label={t('form.environments')} hint={t('form.keyValueHint')}>
+                <Textarea
+                  value={form.environments}
+                  placeholder={t('form.environmentsPlaceholder')}
+                  className="font-mono"
+                  spellCheck={false}
+                  onChange={(e) => edit('environments')(e.target.value)}
+                />
+              </FormField>
+            </>
+          ) : (
+            <>
+              <FormField label={t('form.url')} error={errors.url}>
+                <Input type="url" value={form.url} className="font-mono" autoComplete="off" onChange={(e) => edit('url')(e.target.value)} />
+              </FormField>
+              <FormField label={t('form.headers')} hint={t('form.keyValueHint')}>
+                <Textarea
+                  value={form.headers}
+                  placeholder={t('form.headersPlaceholder')}
+                  className="font-mono"
+                  spellCheck={false}
+                  onChange={(e) => edit('headers')(e.target.value)}
+                />
+              </FormField>
+            </>
+          )}
+          <DialogFooter>
+            <Button variant="outline" disabled={busy} onClick={() => onOpenChange(false)}>
+              {t('form.cancel')}
+            </Button>
+            <Button type="submit" disabled={busy}>
+              {t('edit.submit')}
+            </Button>
+          </DialogFooter>
+        </form>
+        <PhaseOverlay phase={phase} />
+      </DialogContent>
+    </Dialog>
+  );
+}

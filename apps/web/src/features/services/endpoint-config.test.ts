@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import {
+  authorizationHeaderText,
+  clientSnippet,
+  DEFAULT_ENDPOINT_TYPE,
+  endpointUrl,
+  gatewayHost,
+  mcpServersConfig,
+  urlWithKey,
+} from './endpoint-config';
+
+const KEY = 'tp_key123';
+
+describe('endpoints (console spec §2.6)', () => {
+  it('defaults to streamable HTTP', () => {
+    expect(DEFAULT_ENDPOINT_TYPE).toBe('streamableHttp');
+  });
+
+  it('uses the server address, else the console origin, without a trailing slash', () => {
+    expect(gatewayHost('https://gw.example.com/', 'http://localhost:5173')).toBe('https://gw.example.com');
+    expect(gatewayHost('', 'http://localhost:5173')).toBe('http://localhost:5173');
+    expect(gatewayHost(undefined, 'http://localhost:5173/')).toBe('http://localhost:5173');
+  });
+
+  it('is {host}/proxy/{name}/mcp or /sse', () => {
+    expect(endpointUrl('https://gw.test', 'everything', 'streamableHttp')).toBe('https://gw.test/proxy/everything/mcp');
+    expect(endpointUrl('https://gw.test', 'everything', 'sse')).toBe('https://gw.test/proxy/everything/sse');
+  });
+
+  it('offers the header as Authorization=Bearer {token} and the key as a query parameter', () => {
+    expect(authorizationHeaderText(KEY)).toBe('Authorization=Bearer tp_key123');
+    expect(urlWithKey('https://gw.test/proxy/a/mcp', KEY)).toBe('https://gw.test/proxy/a/mcp?key=tp_key123');
+    expect(urlWithKey('https://gw.test/proxy/a/mcp', undefined)).toBe('https://gw.test/proxy/a/mcp');
+  });
+
+  it('builds the config JSON with the bearer header only when there is a key', () => {
+    expect(JSON.parse(mcpServersConfig('a', 'https://gw.test/proxy/a/sse', 'sse', KEY))).toEqual({
+      mcpServers: { a: { type: 'sse', url: 'https://gw.test/proxy/a/sse', headers: { Authorization: 'Bearer tp_key123' } } },
+    });
+    expect(JSON.parse(mcpServersConfig('a', 'https://gw.test/proxy/a/mcp', 'streamableHttp', undefined))).toEqual({
+      mcpServers: { a: { type: 'streamableHttp', url: 'https://gw.test/proxy/a/mcp' } },
+    });
+  });
+});
+
+describe('client snippets', () => {
+  const url = 'https://gw.test/proxy/everything/mcp';
+
+  it('Claude Desktop goes through mcp-remote with the key in the URL', () => {
+    const config = JSON.parse(clientSnippet('claudeDesktop', 'everything', url, 'streamableHttp', KEY).text);
+    expect(config.mcpServers.everything).toEqual({ command: 'npx', args: ['-y', 'mcp-remote', `${url}?key=tp_key123`] });
+    const sse = JSON.parse(clientSnippet('claudeDesktop', 'everything', 'https://gw.test/proxy/everything/sse', 'sse', KEY).text);
+    expect(sse.mcpServers.everything.args).toContain('sse-only');
+  });
+
+  it('Cursor takes url and headers', () => {
+    expect(JSON.parse(clientSnippet('cursor', 'everything', url, 'streamableHttp', KEY).text)).toEqual({
+      mcpServers: { everything: { url, headers: { Authorization: 'Bearer tp_key123' } } },
+    });
+  });
+
+  it('VS Code uses `servers` with type http (or sse)', () => {
+    expect(JSON.parse(clientSnippet('vscode', 'everything', url, 'streamableHttp', KEY).text)).toEqual({
+      servers: { everything: { type: 'http', url, headers: { Authorization: 'Bearer tp_key123' } } },
+    });
+    expect(JSON.parse(clientSnippet('vscode', 'everything', url, 'sse', undefined).text).servers.everything).toEqual({ type: 'sse', url });
+  });
+
+  it('Claude Code is a claude mcp add command with the header', () => {
+    const snippet = clientSnippet('claudeCode', 'everything', url, 'streamableHttp', KEY);
+    expect(snippet.kind).toBe('shell');
+    expect(snippet.text).toBe(`claude mcp add --transport http everything ${url} --header "Authorization: Bearer tp_key123"`);
+    expect(clientSnippet('claudeCode', 'my tool', url, 'sse', undefined).text).toBe(`claude mcp add --transport sse "my tool" ${url}`);
+  });
+
+  it('Cherry Studio takes type, baseUrl and headers', () => {
+    expect(JSON.parse(clientSnippet('cherryStudio', 'everything', url, 'streamableHttp', KEY).text).mcpServers.everything).toEqual({
+      type: 'streamableHttp',
+      name: 'everything',
+      baseUrl: url,
+      isActive: true,
+      headers: { Authorization: 'Bearer tp_key123' },
+    });
+  });
+});

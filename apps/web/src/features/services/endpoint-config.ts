@@ -1,0 +1,73 @@
+/** What the configuration dialog shows and copies (console spec §2.6): endpoint URLs and client configs. */
+
+export type EndpointType = 'streamableHttp' | 'sse';
+export const DEFAULT_ENDPOINT_TYPE: EndpointType = 'streamableHttp';
+
+/** The gateway's public address: the server address preference, else the console's own origin; no trailing slash. */
+export const gatewayHost = (serverAddress: string | undefined, origin: string): string =>
+  (serverAddress?.trim() || origin).replace(/\/+$/, '');
+
+/** `{host}/proxy/{name}/mcp` for streamable HTTP, `{host}/proxy/{name}/sse` for SSE. */
+export const endpointUrl = (host: string, name: string, type: EndpointType): string =>
+  `${host}/proxy/${encodeURIComponent(name)}/${type === 'sse' ? 'sse' : 'mcp'}`;
+
+/** The header line the dialog offers for SSE clients that take headers as KEY=VALUE. */
+export const authorizationHeaderText = (token: string): string => `Authorization=Bearer ${token}`;
+
+/** The URL with the key as a query parameter, for clients that cannot send headers. */
+export const urlWithKey = (url: string, token: string | undefined): string => (token ? `${url}?key=${encodeURIComponent(token)}` : url);
+
+const bearer = (token: string | undefined) => (token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+
+const pretty = (value: unknown): string => JSON.stringify(value, null, 2);
+
+/** The dialog's own config box: an `mcpServers` entry of the chosen type, with the bearer header when there is a key. */
+export function mcpServersConfig(name: string, url: string, type: EndpointType, token: string | undefined): string {
+  return pretty({ mcpServers: { [name]: { type, url, ...bearer(token) } } });
+}
+
+export type ClientId = 'claudeDesktop' | 'cursor' | 'vscode' | 'claudeCode' | 'cherryStudio';
+export const clientIds: readonly ClientId[] = ['claudeDesktop', 'cursor', 'vscode', 'claudeCode', 'cherryStudio'];
+
+export interface ClientSnippet {
+  client: ClientId;
+  /** 'json' goes into the client's configuration file; 'shell' is a command to run. */
+  kind: 'json' | 'shell';
+  text: string;
+}
+
+/** A shell word in double quotes; keys and URLs hold no quotes, but a name might. */
+const shellQuote = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `"${word.replace(/(["\\$`])/g, '\\$1')}"`);
+
+/**
+ * Ready configurations for common MCP clients, for the chosen endpoint. Claude Desktop speaks only stdio,
+ * so it reaches the gateway through `mcp-remote` with the key in the query (its args cannot hold headers
+ * reliably on every platform).
+ */
+export function clientSnippet(client: ClientId, name: string, url: string, type: EndpointType, token: string | undefined): ClientSnippet {
+  switch (client) {
+    case 'claudeDesktop': {
+      const args = ['-y', 'mcp-remote', urlWithKey(url, token), ...(type === 'sse' ? ['--transport', 'sse-only'] : [])];
+      return { client, kind: 'json', text: pretty({ mcpServers: { [name]: { command: 'npx', args } } }) };
+    }
+    case 'cursor':
+      return { client, kind: 'json', text: pretty({ mcpServers: { [name]: { url, ...bearer(token) } } }) };
+    case 'vscode':
+      return {
+        client,
+        kind: 'json',
+        text: pretty({ servers: { [name]: { type: type === 'sse' ? 'sse' : 'http', url, ...bearer(token) } } }),
+      };
+    case 'claudeCode': {
+      const header = token ? ` --header ${shellQuote(`Authorization: Bearer ${token}`)}` : '';
+      const transport = type === 'sse' ? 'sse' : 'http';
+      return { client, kind: 'shell', text: `claude mcp add --transport ${transport} ${shellQuote(name)} ${shellQuote(url)}${header}` };
+    }
+    case 'cherryStudio':
+      return {
+        client,
+        kind: 'json',
+        text: pretty({ mcpServers: { [name]: { type, name, baseUrl: url, isActive: true, ...bearer(token) } } }),
+      };
+  }
+}

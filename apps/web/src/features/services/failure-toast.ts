@@ -1,0 +1,37 @@
+import type { TFunction } from 'i18next';
+import { ApiError } from '../../lib/api';
+import { notify } from '../../lib/notify';
+import { LocalCheckError } from './service-ids';
+
+export interface FailureTitles {
+  /** Title when the server refused (its message follows) or a local check failed. */
+  failed: string;
+  /** Title when something unexpected broke before an answer was read. */
+  error: string;
+  /** Description when neither the server nor the check gave one. */
+  fallback: string;
+}
+
+/**
+ * The one toast for a failed action of this screen, whose calls pass `notify: false` so that two toasts
+ * never race. Refusals (400, 404, 409 …) get a title naming the action with the server's message;
+ * permission, server and network failures get the console's usual texts (console spec §8); a 401 has
+ * already sent the user to sign in.
+ */
+export function showFailure(err: unknown, t: TFunction<'services'>, titles: FailureTitles): void {
+  if (err instanceof LocalCheckError) {
+    notify.error(t(titles.failed), t(err.messageKey));
+    return;
+  }
+  if (err instanceof ApiError) {
+    if (err.kind === 'unauthorized' || err.kind === 'aborted') return;
+    if (err.kind === 'other' || err.kind === 'notFound') {
+      notify.error(t(titles.failed), err.serverMessage || t(titles.fallback));
+      return;
+    }
+    notify.error(t(`common:errors.${err.kind}.title`), t(`common:errors.${err.kind}.description`));
+    return;
+  }
+  // A browser's own error text would not be in the user's language.
+  notify.error(t(titles.error), t(titles.fallback));
+}

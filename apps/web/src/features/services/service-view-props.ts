@@ -1,0 +1,16 @@
+import type { InstalledService } from '@toolport/contract';
+import type { BusyAction } from './use-service-actions';
+
+/** What the grid and the list need from the page: who is looking, what is busy, and what each control does. */
+export interface ServiceViewProps {
+  admin: boolean;
+  busy: Record<number, BusyAction>;
+  onToggle(service: InstalledService): void;
+  onCheckHealth(service: InstalledService): void;
+  onConfigure(service: InstalledService): void;
+  onEdit(service: InstalledService): void;
+  onUninstall(service: InstalledService): void;
+}
+
+/** The name a service is shown under: its display name, else its name. */
+export const serviceTitle = (service: Pick<InstalledService, 'display_name' | 'name'>): string => service.display_name || service.name;

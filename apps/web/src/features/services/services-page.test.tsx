@@ -1,0 +1,246 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { fail, fakeApi, ok, storeSession } from '../../test/fake-api';
+import { renderWithProviders } from '../../test/render';
+import { ServicesPage } from './services-page';
+import { installedService } from './test-fixtures';
+
+const ADMIN = { role: 10, username: 'root' };
+const USER = { role: 1 };
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+async function renderPage(services = [installedService()], role: { role: number; username?: string } = ADMIN, routes = {}) {
+  storeSession(role);
+  const api = fakeApi({ 'GET /api/mcp_market/installed': () => ok(services), ...routes });
+  const user = userEvent.setup();
+  await renderWithProviders(<ServicesPage />, { path: '/services' });
+  return { api, user };
+}
+
+describe('services page: views and tabs (console spec §2.5)', () => {
+  it('shows a card per service in the grid, and the list with its columns', async () => {
+    const { user } = await renderPage([
+      installedService({ id: 1, display_name: 'Everything', name: 'everything', version: '' }),
+      installedService({ id: 2, display_name: '', name: 'bare', health_status: 'weird' }),
+    ]);
+    const cards = await screen.findAllByTestId('service-card');
+    expect(cards).toHaveLength(2);
+    expect(within(cards[0] as HTMLElement).getByRole('heading', { name: 'Everything' })).toBeInTheDocument();
+    expect(within(cards[1] as HTMLElement).getByRole('heading', { name: 'bare' })).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'List view' }));
+    expect(screen.getByRole('button', { name: 'List view' })).toHaveAttribute('aria-pressed', 'true');
+    for (const column of ['Status', 'Service name', 'Description', 'Version', 'Health status', 'Enabled', 'Operations']) {
+      expect(screen.getByRole('columnheader', { name: column })).toBeInTheDocument();
+    }
+    const rows = screen.getAllByTestId('service-row');
+    expect(within(rows[0] as HTMLElement).getAllByText('unknown')).toHaveLength(1); // no version
+    expect(within(rows[1] as HTMLElement).getByText('unknown')).toBeInTheDocument(); // unknown health
+    expect(within(rows[0] as HTMLElement).getByText('Healthy')).toBeInTheDocument();
+  });
+
+  it('filters by tab: All, Active (enabled) and Inactive (disabled)', async () => {
+    const { user } = await renderPage([
+      installedService({ id: 1, display_name: 'On', enabled: true }),
+      installedService({ id: 2, display_name: 'Off', enabled: false }),
+    ]);
+    expect(await screen.findAllByTestId('service-card')).toHaveLength(2);
+    await user.click(screen.getByRole('tab', { name: /Active/ }));
+    expect(screen.getAllByTestId('service-card')).toHaveLength(1);
+    expect(screen.getByRole('heading', { name: 'On' })).toBeInTheDocument();
+    await user.click(screen.getByRole('tab', { name: /Inactive/ }));
+    expect(screen.getByRole('heading', { name: 'Off' })).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'On' })).not.toBeInTheDocument();
+  });
+
+  it("says 'No services found' when a tab is empty", async () => {
+    const { user } = await renderPage([installedService({ enabled: true })]);
+    await screen.findByTestId('service-card');
+    await user.click(screen.getByRole('tab', { name: /Inactive/ }));
+    expect(screen.getByText('No services found')).toBeInTheDocument();
+  });
+
+  it('shows the loading error with a retry', async () => {
+    storeSession(USER);
+    let failing = true;
+    fakeApi({ 'GET /api/mcp_market/installed': () => (failing ? fail(500, 'database down') : ok([installedService()])) });
+    const user = userEvent.setup();
+    await renderWithProviders(<ServicesPage />);
+    expect(await screen.findByRole('alert')).toHaveTextContent('database down');
+    failing = false;
+    await user.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByTestId('service-card')).toBeInTheDocument();
+  });
+});
+
+describe('services page: usage bar', () => {
+  it('shows count / limit, the colour and the remaining text only when a limit is set', async () => {
+    await renderPage([
+      installedService({ id: 1, display_name: 'Green', rpd_limit: 10, user_daily_request_count: 3, remaining_requests: 7 }),
+      installedService({ id: 2, display_name: 'Yellow', rpd_limit: 10, user_daily_request_count: 8, remaining_requests: 2 }),
+      installedService({ id: 3, display_name: 'Red', rpd_limit: 10, user_daily_request_count: 10, remaining_requests: 0 }),
+      installedService({ id: 4, display_name: 'Unlimited', rpd_limit: 0, user_daily_request_count: 50 }),
+      installedService({ id: 5, display_name: 'NoRemaining', rpd_limit: 4, user_daily_request_count: 1, remaining_requests: -1 }),
+    ]);
+    const card = (name: string) => screen.getByRole('group', { name });
+    await screen.findAllByTestId('service-card');
+    const bar = (name: string) => within(card(name)).getByRole('progressbar').firstElementChild;
+    expect(within(card('Green')).getByTestId('usage-count')).toHaveTextContent('3 / 10');
+    expect(bar('Green')).toHaveAttribute('data-tone', 'green');
+    expect(bar('Yellow')).toHaveAttribute('data-tone', 'yellow');
+    expect(bar('Red')).toHaveAttribute('data-tone', 'red');
+    expect(within(card('Green')).getByText('7 requests remaining')).toBeInTheDocument();
+    expect(within(card('Red')).getByText('0 requests remaining')).toBeInTheDocument();
+    expect(within(card('Unlimited')).queryByTestId('usage-bar')).not.toBeInTheDocument();
+    expect(within(card('NoRemaining')).getByTestId('usage-bar')).toBeInTheDocument();
+    expect(within(card('NoRemaining')).queryByTestId('usage-remaining')).not.toBeInTheDocument();
+  });
+});
+
+describe('services page: roles', () => {
+  it('gives admins the Add Service menu, edit and uninstall; users get none of them and a read-only switch', async () => {
+    const { user } = await renderPage([installedService({ display_name: 'Everything' })]);
+    await screen.findByTestId('service-card');
+    await user.click(screen.getByRole('button', { name: /Add Service/ }));
+    expect(await screen.findByRole('menuitem', { name: 'Batch Import' })).toBeInTheDocument();
+    expect(screen.getByRole('menuitem', { name: 'Install from Market' })).toBeInTheDocument();
+    expect(screen.getByRole('menuitem', { name: 'Custom Install' })).toBeInTheDocument();
+    await user.keyboard('{Escape}');
+    expect(screen.getByRole('button', { name: 'Edit Everything' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Uninstall Everything' })).toBeInTheDocument();
+    expect(screen.getByRole('switch', { name: 'Enable Everything' })).toBeEnabled();
+  });
+
+  it('hides the admin controls from users', async () => {
+    await renderPage([installedService({ display_name: 'Everything' })], USER);
+    await screen.findByTestId('service-card');
+    expect(screen.queryByRole('button', { name: /Add Service/ })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Edit Everything' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Uninstall Everything' })).not.toBeInTheDocument();
+    expect(screen.getByRole('switch', { name: 'Enable Everything' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Configure' })).toBeEnabled();
+    expect(screen.getByRole('button', { name: 'Check health of Everything' })).toBeEnabled();
+  });
+});
+
+describe('services page: toggle and health check (console spec §4)', () => {
+  it('runs one action at a time per service, with the controls disabled while busy', async () => {
+    const health = deferred<ReturnType<typeof ok>>();
+    const { user, api } = await renderPage(
+      [installedService({ id: 1, display_name: 'One' }), installedService({ id: 2, display_name: 'Two' })],
+      ADMIN,
+      { 'POST /api/mcp_services/1/health/check': () => health.promise },
+    );
+    await screen.findAllByTestId('service-card');
+    const check = screen.getByRole('button', { name: 'Check health of One' });
+    await user.click(check);
+    const busyCheck = screen.getByRole('button', { name: 'Checking…' });
+    expect(busyCheck).toBeDisabled();
+    expect(screen.getByRole('switch', { name: 'Enable One' })).toBeDisabled();
+    // The other service stays usable.
+    expect(screen.getByRole('switch', { name: 'Enable Two' })).toBeEnabled();
+    await user.click(busyCheck);
+    expect(api.callsTo('POST', '/api/mcp_services/1/health/check')).toHaveLength(1);
+
+    health.resolve(ok({ health_status: 'unhealthy', health_details: 'x', last_checked: 1, tool_count: 0 }, 'done'));
+    expect(await screen.findByText('Health Check Complete')).toBeInTheDocument();
+    expect(screen.getByText('Health status: Unhealthy')).toBeInTheDocument();
+    expect(screen.getByRole('switch', { name: 'Enable One' })).toBeEnabled();
+    expect(screen.getByRole('group', { name: 'One' }).querySelector('[data-health]')).toHaveAttribute('data-health', 'unhealthy');
+  });
+
+  it('flips the switch on success and checks health at once after enabling', async () => {
+    const { user, api } = await renderPage(
+      [installedService({ id: 3, display_name: 'Three', enabled: false, health_status: 'stopped' })],
+      ADMIN,
+      {
+        'POST /api/mcp_services/3/toggle': () => ok({ id: 3, enabled: true }, 'Service enabled'),
+        'POST /api/mcp_services/3/health/check': () => ok({ health_status: 'healthy', health_details: '', last_checked: 2, tool_count: 5 }),
+      },
+    );
+    const toggle = await screen.findByRole('switch', { name: 'Enable Three' });
+    expect(toggle).not.toBeChecked();
+    await user.click(toggle);
+    await waitFor(() => expect(api.callsTo('POST', '/api/mcp_services/3/health/check')).toHaveLength(1));
+    expect(toggle).toBeChecked();
+    await waitFor(() => expect(toggle).toBeEnabled());
+    expect(api.callsTo('POST', '/api/mcp_services/3/toggle')).toHaveLength(1);
+  });
+
+  it('does not check health after disabling', async () => {
+    const { user, api } = await renderPage([installedService({ id: 4, display_name: 'Four', enabled: true })], ADMIN, {
+      'POST /api/mcp_services/4/toggle': () => ok({ id: 4, enabled: false }),
+    });
+    const toggle = await screen.findByRole('switch', { name: 'Enable Four' });
+    await user.click(toggle);
+    expect(await screen.findByText('Service Status Updated')).toBeInTheDocument();
+    expect(toggle).not.toBeChecked();
+    expect(api.callsTo('POST', '/api/mcp_services/4/health/check')).toHaveLength(0);
+  });
+
+  it("shows 'Toggle Failed' with the server's message and keeps the state", async () => {
+    const { user } = await renderPage([installedService({ id: 5, display_name: 'Five', enabled: true })], ADMIN, {
+      'POST /api/mcp_services/5/toggle': () => fail(400, 'cannot toggle now'),
+    });
+    const toggle = await screen.findByRole('switch', { name: 'Enable Five' });
+    await user.click(toggle);
+    expect(await screen.findByText('Toggle Failed')).toBeInTheDocument();
+    expect(screen.getByText('cannot toggle now')).toBeInTheDocument();
+    expect(toggle).toBeChecked();
+  });
+
+  it("refuses an id that is not an integer: 'Invalid Service ID format.'", async () => {
+    const { user, api } = await renderPage([installedService({ id: 1.5 as number, display_name: 'Odd' })]);
+    await user.click(await screen.findByRole('button', { name: 'Check health of Odd' }));
+    expect(await screen.findByText('Invalid Service ID format.')).toBeInTheDocument();
+    expect(api.calls.filter((c) => c.url.pathname.includes('/mcp_services/'))).toHaveLength(0);
+  });
+});
+
+describe('services page: uninstall', () => {
+  it('asks first, then uninstalls and removes the service', async () => {
+    const { user, api } = await renderPage([installedService({ id: 9, display_name: 'Nine' })], ADMIN, {
+      'POST /api/mcp_market/uninstall': () => ok(undefined, 'Service uninstalled'),
+    });
+    await user.click(await screen.findByRole('button', { name: 'Uninstall Nine' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Confirm Uninstallation' });
+    expect(confirm).toHaveTextContent('Are you sure you want to uninstall Nine? This action cannot be undone.');
+    await user.click(within(confirm).getByRole('button', { name: 'Cancel' }));
+    expect(api.callsTo('POST', '/api/mcp_market/uninstall')).toHaveLength(0);
+
+    await user.click(screen.getByRole('button', { name: 'Uninstall Nine' }));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Uninstall' }));
+    expect(await screen.findByText('Service Uninstalled')).toBeInTheDocument();
+    expect(api.callsTo('POST', '/api/mcp_market/uninstall')[0]?.body).toEqual({ service_id: 9 });
+  });
+
+  it("says 'Cannot Uninstall' when the numeric service id is missing", async () => {
+    const { user, api } = await renderPage([
+      installedService({ id: 8, display_name: 'Eight', installed_service_id: undefined as unknown as number }),
+    ]);
+    await user.click(await screen.findByRole('button', { name: 'Uninstall Eight' }));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Uninstall' }));
+    expect(await screen.findByText('Cannot Uninstall')).toBeInTheDocument();
+    expect(screen.getByText('Service data is incomplete or service ID is missing.')).toBeInTheDocument();
+    expect(api.callsTo('POST', '/api/mcp_market/uninstall')).toHaveLength(0);
+  });
+
+  it("shows 'Uninstall Failed' with the server's message", async () => {
+    const { user } = await renderPage([installedService({ id: 7, display_name: 'Seven' })], ADMIN, {
+      'POST /api/mcp_market/uninstall': () => fail(404, 'Service not found'),
+    });
+    await user.click(await screen.findByRole('button', { name: 'Uninstall Seven' }));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Uninstall' }));
+    expect(await screen.findByText('Uninstall Failed')).toBeInTheDocument();
+    expect(screen.getByText('Service not found')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Seven' })).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,119 @@
+import { useQueryClient } from '@tanstack/react-query';
+import type { HealthCheckResult, InstalledService } from '@toolport/contract';
+import { useCallback, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../lib/api';
+import { notify } from '../../lib/notify';
+import { showFailure } from './failure-toast';
+import { healthLabelKey } from './health';
+import { integerIdOf, localServiceOf, uninstallIdOf } from './service-ids';
+import { installedServicesKey, patchService, refreshServices, removeService } from './use-installed-services';
+
+export type BusyAction = 'toggle' | 'health';
+
+interface ToggleResult {
+  id: number;
+  enabled: boolean;
+}
+
+/**
+ * Toggle, health check and uninstall of the Services page (console spec §2.5, §4). Toggle and health check
+ * run one at a time per service: a second action on a busy service is ignored and its controls read
+ * `busy[id]`. Enabling a service checks its health at once, still under the same busy mark.
+ */
+export function useServiceActions() {
+  const { t } = useTranslation('services');
+  const queryClient = useQueryClient();
+  const [busy, setBusy] = useState<Record<number, BusyAction>>({});
+  // The state above is for rendering; this set guards against a double click before React re-renders.
+  const running = useRef(new Set<number>());
+
+  const mark = useCallback((id: number, action: BusyAction | null) => {
+    setBusy(({ [id]: _previous, ...rest }) => (action ? { ...rest, [id]: action } : rest));
+  }, []);
+
+  const exclusive = useCallback(
+    async (id: number, action: BusyAction, work: () => Promise<void>) => {
+      if (running.current.has(id)) return;
+      running.current.add(id);
+      mark(id, action);
+      try {
+        await work();
+      } finally {
+        running.current.delete(id);
+        mark(id, null);
+      }
+    },
+    [mark],
+  );
+
+  /** Runs the check, stores its result and says how it went. */
+  const runHealthCheck = useCallback(
+    async (rawId: unknown): Promise<void> => {
+      try {
+        const id = integerIdOf(rawId);
+        const result = await api<HealthCheckResult>(`/mcp_services/${id}/health/check`, { method: 'POST', notify: false });
+        patchService(queryClient, id, {
+          health_status: result.health_status,
+          health_details: result.health_details,
+          last_health_check: result.last_checked,
+          tool_count: result.tool_count,
+        });
+        notify.success(t('toasts.healthCheckComplete'), t('toasts.healthStatus', { status: t(healthLabelKey(result.health_status)) }));
+      } catch (err) {
+        showFailure(err, t, { failed: 'toasts.healthCheckFailed', error: 'toasts.healthCheckFailed', fallback: 'errors.unknown' });
+      }
+    },
+    [queryClient, t],
+  );
+
+  const checkHealth = useCallback(
+    (service: Pick<InstalledService, 'id'>) => exclusive(service.id, 'health', () => runHealthCheck(service.id)),
+    [exclusive, runHealthCheck],
+  );
+
+  const toggle = useCallback(
+    (service: Pick<InstalledService, 'id'>) =>
+      exclusive(service.id, 'toggle', async () => {
+        let enabled: boolean;
+        try {
+          const id = integerIdOf(service.id);
+          localServiceOf(queryClient.getQueryData<InstalledService[]>(installedServicesKey), id);
+          const result = await api<ToggleResult>(`/mcp_services/${id}/toggle`, { method: 'POST', notify: false });
+          enabled = result.enabled;
+          patchService(queryClient, id, { enabled, health_status: enabled ? 'unknown' : 'stopped' });
+          notify.success(t('toasts.statusUpdated'), t(enabled ? 'toasts.enabled' : 'toasts.disabled'));
+        } catch (err) {
+          showFailure(err, t, { failed: 'toasts.toggleFailed', error: 'toasts.toggleServiceFailed', fallback: 'errors.unknown' });
+          return;
+        }
+        if (enabled) {
+          mark(service.id, 'health');
+          await runHealthCheck(service.id);
+        }
+      }),
+    [exclusive, mark, queryClient, runHealthCheck, t],
+  );
+
+  const uninstall = useCallback(
+    async (service: InstalledService): Promise<void> => {
+      try {
+        const id = uninstallIdOf(service);
+        await api('/mcp_market/uninstall', { method: 'POST', body: { service_id: id }, notify: false });
+        removeService(queryClient, id);
+        notify.success(t('toasts.uninstalled'), t('toasts.uninstalledDescription', { name: service.display_name || service.name }));
+        void refreshServices(queryClient);
+      } catch (err) {
+        const missingId = err instanceof Error && 'messageKey' in err && err.messageKey === 'errors.uninstallIdMissing';
+        showFailure(err, t, {
+          failed: missingId ? 'toasts.cannotUninstall' : 'toasts.uninstallFailed',
+          error: 'toasts.uninstallError',
+          fallback: 'errors.uninstallFailed',
+        });
+      }
+    },
+    [queryClient, t],
+  );
+
+  return { busy, toggle, checkHealth, uninstall };
+}

@@ -1,0 +1,76 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+
+/** Create and edit dialogs (console spec §4): idle → validating → validationSuccess (0.8 s) → submittingApi → idle. */
+export type SubmitPhase = 'idle' | 'validating' | 'validationSuccess' | 'submittingApi';
+
+export const VALIDATION_SUCCESS_PAUSE_MS = 800;
+export const DIALOG_RESET_DELAY_MS = 300;
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a dialog's submission through its phases. `validate` returns false to stop (the dialog shows its
+ * field errors and the phase goes back to idle); `submit` runs in submittingApi and the phase returns to
+ * idle whether it worked or not. While `busy`, the dialog cannot be closed.
+ */
+export function useSubmitPhases() {
+  const [phase, setPhase] = useState<SubmitPhase>('idle');
+  const mounted = useRef(true);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+
+  const run = useCallback(async (validate: () => boolean, submit: () => Promise<void>) => {
+    setPhase('validating');
+    // Let the validating state paint before the (synchronous) checks run.
+    await pause(0);
+    if (!mounted.current) return;
+    if (!validate()) {
+      setPhase('idle');
+      return;
+    }
+    setPhase('validationSuccess');
+    await pause(VALIDATION_SUCCESS_PAUSE_MS);
+    if (!mounted.current) return;
+    setPhase('submittingApi');
+    try {
+      await submit();
+    } finally {
+      if (mounted.current) setPhase('idle');
+    }
+  }, []);
+
+  return { phase, busy: phase !== 'idle', run };
+}
+
+/** Calls `reset` 300 ms after the dialog closed (console spec §4), once its closing animation is over. */
+export function useResetAfterClose(open: boolean, reset: () => void): void {
+  const latest = useRef(reset);
+  latest.current = reset;
+  useEffect(() => {
+    if (open) return;
+    const timer = setTimeout(() => latest.current(), DIALOG_RESET_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [open]);
+}
+
+/**
+ * A dialog's form values and field errors: editing a field clears its error (console spec §5), and both
+ * go back to `initial()` 300 ms after the dialog closed.
+ */
+export function useDialogForm<F extends object>(open: boolean, initial: () => F) {
+  const [form, setForm] = useState<F>(initial);
+  const [errors, setErrors] = useState<Partial<Record<keyof F, string>>>({});
+  useResetAfterClose(open, () => {
+    setForm(initial());
+    setErrors({});
+  });
+  const edit = (field: keyof F) => (value: string) => {
+    setForm((f) => ({ ...f, [field]: value }));
+    setErrors(({ [field]: _cleared, ...rest }) => rest as Partial<Record<keyof F, string>>);
+  };
+  return { form, setForm, errors, setErrors, edit };
+}

@@ -1,0 +1,139 @@
+import { useQueryClient } from '@tanstack/react-query';
+import type { PublicUser } from '@toolport/contract';
+import { useLayoutEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Button } from '../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { Input } from '../../components/ui/input';
+import { PasswordInput } from '../../components/ui/password-input';
+import { api } from '../../lib/api';
+import { notify } from '../../lib/notify';
+import { displayNameOf } from '../../lib/session';
+// The create/edit dialogs of the console share one submission flow (console spec §4) and field layout.
+import { FormField } from '../services/form-field';
+import { PhaseOverlay } from '../services/phase-overlay';
+import { useDialogForm, useSubmitPhases } from '../services/use-submit-phases';
+import { showUsersFailure } from './failure-toast';
+import { refreshUsers } from './use-users';
+import {
+  createUserRequest,
+  editUserRequest,
+  emptyUserForm,
+  hasErrors,
+  MIN_PASSWORD_LENGTH,
+  type UserForm,
+  userFormOf,
+  validateUserForm,
+} from './user-rules';
+
+interface UserDialogProps {
+  /** The user to edit, or null to add one. */
+  user: PublicUser | null;
+  open: boolean;
+  onOpenChange(open: boolean): void;
+  /** Called after a successful save, with the user as the server answered. */
+  onSaved?(user: PublicUser): void;
+}
+
+/**
+ * Add or edit a user (console spec §2.14, §5): username (fixed when editing), display name, email and
+ * password (required to add, optional when editing and sent only if entered). Submission runs through the
+ * validating, validation-success and submitting phases; the dialog cannot be closed meanwhile.
+ */
+export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProps) {
+  const { t } = useTranslation('users');
+  const queryClient = useQueryClient();
+  const mode = user ? 'edit' : 'create';
+  const initial = user ? userFormOf(user) : emptyUserForm;
+  const { form, errors, setErrors, edit } = useDialogForm<UserForm>(open, () => initial);
+  const { phase, busy, run } = useSubmitPhases();
+  // Opened from state rather than a radix Trigger: remember what had the focus and give it back on close.
+  const opener = useRef<HTMLElement | null>(null);
+  useLayoutEffect(() => {
+    if (open) opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  }, [open]);
+
+  const save = async () => {
+    try {
+      const saved = user
+        ? await api<PublicUser>('/user', { method: 'PUT', body: editUserRequest(user.id, user.username, form), notify: false })
+        : await api<PublicUser>('/user', { method: 'POST', body: createUserRequest(form), notify: false });
+      notify.success(t(user ? 'toasts.updated' : 'toasts.created'), t('toasts.savedDescription', { name: displayNameOf(saved) }));
+      await refreshUsers(queryClient);
+      onSaved?.(saved);
+      onOpenChange(false);
+    } catch (err) {
+      showUsersFailure(err, t, t(user ? 'toasts.updateFailed' : 'toasts.createFailed'));
+    }
+  };
+
+  const submit = () =>
+    run(() => {
+      const found = validateUserForm(form, mode);
+      setErrors(found);
+      return !hasErrors(found);
+    }, save);
+
+  const error = (field: keyof UserForm) => errors[field] && `users:${errors[field]}`;
+  return (
+    <Dialog open={open} onOpenChange={(next) => (busy && !next ? undefined : onOpenChange(next))}>
+      <DialogContent
+        className="max-w-lg"
+        locked={busy}
+        onCloseAutoFocus={(e) => {
+          e.preventDefault();
+          opener.current?.focus();
+        }}
+      >
+        <DialogHeader>
+          <DialogTitle>{t(user ? 'dialog.editTitle' : 'dialog.addTitle')}</DialogTitle>
+          <DialogDescription>
+            {user ? t('dialog.editDescription', { name: displayNameOf(user) }) : t('dialog.addDescription')}
+          </DialogDescription>
+        </DialogHeader>
+        <form
+          noValidate
+          className="space-y-4"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!busy) void submit();
+          }}
+        >
+          <FormField label={t('form.username')} hint={user ? t('form.usernameFixed') : t('form.usernameHint')} error={error('username')}>
+            <Input
+              value={form.username}
+              readOnly={!!user}
+              autoComplete="off"
+              spellCheck={false}
+              onChange={(e) => edit('username')(e.target.value)}
+            />
+          </FormField>
+          <FormField label={t('form.displayName')} error={error('displayName')}>
+            <Input value={form.displayName} autoComplete="off" onChange={(e) => edit('displayName')(e.target.value)} />
+          </FormField>
+          <FormField label={t('form.email')} error={error('email')}>
+            <Input type="email" value={form.email} autoComplete="off" onChange={(e) => edit('email')(e.target.value)} />
+          </FormField>
+          <FormField
+            label={t('form.password')}
+            hint={
+              user ? t('form.passwordOptional', { count: MIN_PASSWORD_LENGTH }) : t('form.passwordHint', { count: MIN_PASSWORD_LENGTH })
+            }
+            error={error('password')}
+          >
+            <PasswordInput value={form.password} autoComplete="new-password" onChange={(e) => edit('password')(e.target.value)} />
+          </FormField>
+          <DialogFooter>
+            <Button variant="outline" disabled={busy} onClick={() => onOpenChange(false)}>
+              {t('common:actions.cancel')}
+            </Button>
+            <Button type="submit" disabled={busy}>
+              {t(user ? 'dialog.save' : 'dialog.create')}
+            </Button>
+          </DialogFooter>
+        </form>
+        <PhaseOverlay phase={phase} />
+      </DialogContent>
+    </Dialog>
+  );
+}

@@ -1,0 +1,87 @@
+import type { SelfUser, StatusData } from '@toolport/contract';
+import { vi } from 'vitest';
+
+/** What a fake route answers: an envelope with a status, or no answer at all (the network failed). */
+export type FakeReply = { status: number; body: unknown } | 'network-error';
+
+export interface FakeRequest {
+  method: string;
+  url: URL;
+  headers: Headers;
+  body: unknown;
+}
+
+type Handler = (req: FakeRequest) => FakeReply | Promise<FakeReply>;
+
+export const ok = (data?: unknown, message?: string): FakeReply => ({ status: 200, body: { success: true, data, message } });
+export const fail = (status: number, message?: string, code?: string): FakeReply => ({
+  status,
+  body: { success: false, message, code },
+});
+
+export const statusData = (overrides: Partial<StatusData> = {}): StatusData => ({
+  system_name: 'Toolport',
+  version: '1.2.3',
+  start_time: Math.floor(Date.now() / 1000) - 3600,
+  server_address: 'http://localhost:3000',
+  github_oauth: false,
+  github_client_id: '',
+  google_oauth: false,
+  google_client_id: '',
+  registration_enabled: false,
+  ...overrides,
+});
+
+export const selfUser = (overrides: Partial<SelfUser> = {}): SelfUser => ({
+  id: 7,
+  username: 'alice',
+  display_name: 'Alice Liddell',
+  email: 'alice@example.com',
+  role: 1,
+  status: 1,
+  github_id: '',
+  google_id: '',
+  wechat_id: '',
+  login_method: 'password',
+  created_at: 0,
+  token: 'tp_0123456789abcdefghijklmnopqrstuv',
+  ...overrides,
+});
+
+/**
+ * Replaces `fetch` with a fake server: routes are "METHOD /api/path" (query ignored). The status and the
+ * caller's profile answer by default, so the frame's own calls need no setup; anything else unknown is a 404.
+ */
+export function fakeApi(routes: Record<string, Handler> = {}) {
+  const calls: FakeRequest[] = [];
+  const all: Record<string, Handler> = {
+    'GET /api/status': () => ok(statusData()),
+    'GET /api/user/self': () => ok(selfUser()),
+    ...routes,
+  };
+  const fetch = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
+    const url = new URL(String(input), 'http://console.test');
+    const method = init.method ?? 'GET';
+    const req: FakeRequest = {
+      method,
+      url,
+      headers: new Headers(init.headers),
+      body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
+    };
+    calls.push(req);
+    const handler = all[`${method} ${url.pathname}`];
+    const reply = handler ? await handler(req) : fail(404, `no route ${method} ${url.pathname}`);
+    if (reply === 'network-error') throw new TypeError('Failed to fetch');
+    return new Response(JSON.stringify(reply.body), { status: reply.status, headers: { 'content-type': 'application/json' } });
+  });
+  vi.stubGlobal('fetch', fetch);
+  return { calls, fetch, callsTo: (method: string, path: string) => calls.filter((c) => c.method === method && c.url.pathname === path) };
+}
+
+/** Stores a session as the sign-in does, before the app renders. */
+export function storeSession(user: Partial<SelfUser> = {}, token = 'access-1', refreshToken = 'refresh-1'): void {
+  const { token: _apiKey, ...stored } = selfUser(user);
+  localStorage.setItem('token', token);
+  localStorage.setItem('refresh_token', refreshToken);
+  localStorage.setItem('user', JSON.stringify(stored));
+}

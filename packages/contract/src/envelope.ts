@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/** Every JSON answer of the API: `{success, message?, data?}` with a real HTTP status. */
+export const envelope = <T extends z.ZodType>(data: T) =>
+  z.object({
+    success: z.boolean(),
+    message: z.string().optional(),
+    data: data.optional(),
+  });
+
+export const ErrorEnvelope = z.object({
+  success: z.literal(false),
+  message: z.string(),
+  code: z.string().optional(),
+  data: z.unknown().optional(),
+});
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
+
+export const OkEnvelope = z.object({ success: z.literal(true), message: z.string().optional() });

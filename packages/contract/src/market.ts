@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import { EnvVarDeclaration } from './services.js';
+
+/** Where a marketplace package comes from; also the `package_manager` of a result. */
+export const marketSources = ['npm', 'pypi', 'mcp_registry'] as const;
+export const MarketSourceName = z.enum(marketSources);
+export type MarketSourceName = z.infer<typeof MarketSourceName>;
+
+/** How services record where they came from, mapped onto marketplace sources (`uv`/`uvx` installs are PyPI packages). */
+export const MARKET_SOURCE_OF_MANAGER: Readonly<Record<string, MarketSourceName>> = {
+  npm: 'npm',
+  npx: 'npm',
+  pypi: 'pypi',
+  pip: 'pypi',
+  uv: 'pypi',
+  uvx: 'pypi',
+  mcp_registry: 'mcp_registry',
+};
+
+/** Sample values that mean "not filled in yet" (console spec §5), compared case-insensitively. */
+export const PLACEHOLDER_MARKERS: readonly string[] = [
+  'your-',
+  'enter-',
+  'api-key-here',
+  'api-token-here',
+  'token-here',
+  'key-here',
+  'secret-here',
+  'paste-',
+  'insert-',
+  'add-',
+];
+
+/** Results per source and search. */
+export const MARKET_SEARCH_LIMIT = 20;
+
+export const MarketSearchQuery = z.object({
+  query: z.string().trim().max(200).default(''),
+  /** One source or a comma list; all sources when absent. */
+  sources: z.string().trim().max(100).optional(),
+});
+export type MarketSearchQuery = z.infer<typeof MarketSearchQuery>;
+
+export const PackageDetailsQuery = z.object({
+  package_name: z.string().trim().min(1).max(214),
+  package_manager: MarketSourceName,
+});
+export type PackageDetailsQuery = z.infer<typeof PackageDetailsQuery>;
+
+/** One search result (console spec §3). `installed_service_id` is null when not installed. */
+export const MarketPackage = z.object({
+  name: z.string(),
+  version: z.string(),
+  description: z.string(),
+  package_manager: MarketSourceName,
+  /** Weekly downloads; 0 when the source does not count them. */
+  downloads: z.number().int().min(0),
+  github_stars: z.number().int().min(0),
+  author: z.string(),
+  homepage: z.string(),
+  repository_url: z.string(),
+  /** ISO 8601 time of the latest release, or '' when unknown. */
+  last_publish: z.string(),
+  is_installed: z.boolean(),
+  installed_service_id: z.number().int().nullable(),
+});
+export type MarketPackage = z.infer<typeof MarketPackage>;
+
+/** One entry of an `mcpServers` document: a command to run, or a remote URL. */
+export const McpServerEntry = z.object({
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  type: z.enum(['stdio', 'sse', 'streamableHttp']).optional(),
+  url: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+export type McpServerEntry = z.infer<typeof McpServerEntry>;
+
+export const McpServersDocument = z.object({ mcpServers: z.record(z.string(), McpServerEntry) });
+export type McpServersDocument = z.infer<typeof McpServersDocument>;
+
+/** Package details (console spec §3): the result under `details`, and what the detail view reads beside it. */
+export const PackageDetails = z.object({
+  details: MarketPackage,
+  downloads: z.number().int().min(0),
+  stars: z.number().int().min(0),
+  author: z.string(),
+  repository_url: z.string(),
+  last_publish: z.string(),
+  is_installed: z.boolean(),
+  installed_service_id: z.number().int().nullable(),
+  /** The variables the package reads (the same shape a service stores them in). */
+  env_vars: z.array(EnvVarDeclaration),
+  readme: z.string(),
+  mcp_config: McpServersDocument,
+});
+export type PackageDetails = z.infer<typeof PackageDetails>;
+
+/** Package managers an install names: `uv` is a PyPI package run the way `uvx` would. */
+export const installPackageManagers = ['npm', 'pypi', 'uv', 'mcp_registry'] as const;
+export const InstallPackageManager = z.enum(installPackageManagers);
+export type InstallPackageManager = z.infer<typeof InstallPackageManager>;
+
+/** `POST /mcp_market/install_or_add_service` (console spec §7). */
+export const InstallRequest = z.object({
+  source_type: z.enum(['marketplace', 'custom']).default('marketplace'),
+  package_name: z.string().trim().min(1).max(214),
+  package_manager: InstallPackageManager,
+  /** A version to pin; '' or 'latest' means the newest release. */
+  version: z.string().trim().max(64).optional().default(''),
+  user_provided_env_vars: z.record(z.string().max(128), z.string().max(8192)).optional().default({}),
+  display_name: z.string().max(256).optional().default(''),
+  service_description: z.string().max(2000).optional().default(''),
+  /** Arguments appended after the package's own (custom installs). */
+  custom_args: z.array(z.string().max(4096)).max(64).optional().default([]),
+});
+export type InstallRequest = z.infer<typeof InstallRequest>;
+
+export const InstallResult = z.object({
+  mcp_service_id: z.number().int(),
+  /** Absent when an installed service only gained the caller's values. */
+  task_id: z.string().optional(),
+  status: z.enum(['pending', 'installing', 'already_installed_instance_added']),
+  service_name: z.string(),
+});
+export type InstallResult = z.infer<typeof InstallResult>;
+
+/** `POST /mcp_market/batch-import` answers with the task whose progress the event stream shows. */
+export const BatchImportResult = z.object({ task_id: z.string(), total: z.number().int() });
+export type BatchImportResult = z.infer<typeof BatchImportResult>;
+
+export const batchItemStatuses = ['success', 'skipped', 'failed'] as const;
+/** One event of `GET /mcp_market/batch-import/progress/{task_id}`: an item, then `done` with the counts. */
+export const BatchProgressEvent = z.union([
+  z.object({ name: z.string(), status: z.enum(batchItemStatuses), message: z.string() }),
+  z.object({
+    status: z.literal('done'),
+    summary: z.object({ success: z.number().int(), skipped: z.number().int(), failed: z.number().int() }),
+  }),
+]);
+export type BatchProgressEvent = z.infer<typeof BatchProgressEvent>;
+export const BatchProgressParams = z.object({ task_id: z.string().min(1).max(64) });
+export const BatchProgressQuery = z.object({ token: z.string().max(4096).optional() });

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+/** Every preference key the server accepts; any other key is refused. */
+export const optionKeys = [
+  'ServerAddress',
+  'GitHubClientId',
+  'GitHubClientSecret',
+  'GoogleClientId',
+  'GoogleClientSecret',
+  'GitHubOAuthEnabled',
+  'GoogleOAuthEnabled',
+  'StdioServiceStartupStrategy',
+  'StdioIdleTimeoutMinutes',
+  'HealthCheckIntervalSeconds',
+  'UpstreamCallTimeoutSeconds',
+  'RequestRecordRetentionDays',
+  'ServiceLogRetentionDays',
+  'InstallLogRetentionDays',
+  'TimeZone',
+  'RegistrationEnabled',
+] as const;
+export const OptionKey = z.enum(optionKeys);
+export type OptionKey = z.infer<typeof OptionKey>;
+
+/** Keys whose values are secrets: encrypted at rest, masked when read, never logged. */
+export const secretOptionKeys: readonly OptionKey[] = ['GitHubClientSecret', 'GoogleClientSecret'];
+
+export const OptionEntry = z.object({ key: OptionKey, value: z.string() });
+export type OptionEntry = z.infer<typeof OptionEntry>;
+
+export const UpdateOptionRequest = z.object({ key: z.string().min(1).max(64), value: z.union([z.string(), z.boolean(), z.number()]) });
+export type UpdateOptionRequest = z.infer<typeof UpdateOptionRequest>;
+
+export const StatusData = z.object({
+  system_name: z.string(),
+  version: z.string(),
+  start_time: z.number().int(),
+  server_address: z.string(),
+  github_oauth: z.boolean(),
+  github_client_id: z.string(),
+  google_oauth: z.boolean(),
+  google_client_id: z.string(),
+  registration_enabled: z.boolean(),
+});
+export type StatusData = z.infer<typeof StatusData>;

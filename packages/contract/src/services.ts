@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { ServiceType } from './enums.js';
+
+/** Multi-line `KEY=VALUE` text as the console sends it, or the same as a JSON object. */
+const KeyValueInput = z.union([z.string().max(65_536), z.record(z.string(), z.unknown())]);
+
+/** `POST /mcp_market/custom_service` (console spec §2.7, §5). Deeper rules are checked by the server. */
+export const CustomServiceRequest = z.object({
+  name: z.string().max(256).default(''),
+  type: ServiceType.default('streamableHttp'),
+  command: z.string().max(8192).optional().default(''),
+  environments: KeyValueInput.optional(),
+  url: z.string().max(4096).optional().default(''),
+  headers: KeyValueInput.optional(),
+  description: z.string().max(2000).optional().default(''),
+});
+export type CustomServiceRequest = z.infer<typeof CustomServiceRequest>;
+
+export const CustomServiceResult = z.object({
+  service_id: z.number().int(),
+  name: z.string(),
+  display_name: z.string(),
+  status: z.enum(['installing', 'completed']),
+  /** stdio only: poll `GET /mcp_market/install_status/{task_id}` until the first health check is done. */
+  task_id: z.string().optional(),
+});
+export type CustomServiceResult = z.infer<typeof CustomServiceResult>;
+
+/**
+ * `PUT /mcp_services/{id}`: either `{rpd_limit}` alone or the edit dialog's fields. `headers_json` and
+ * `default_envs_json` are JSON object text (KEY=VALUE lines and objects are accepted too).
+ */
+export const UpdateServiceRequest = z.object({
+  rpd_limit: z.union([z.number(), z.string().max(20)]).optional(),
+  display_name: z.string().max(256).optional(),
+  description: z.string().max(2000).optional(),
+  command: z.string().max(4096).optional(),
+  headers_json: KeyValueInput.optional(),
+  default_envs_json: KeyValueInput.optional(),
+});
+export type UpdateServiceRequest = z.infer<typeof UpdateServiceRequest>;
+
+/** Ids come as path text; the server answers 'Invalid Service ID format.' itself for a non-integer. */
+export const ServiceIdParams = z.object({ id: z.string().max(32) });
+export const UninstallRequest = z.object({ service_id: z.union([z.number(), z.string().max(32)]) });
+
+export const EnvVarDeclaration = z.object({
+  name: z.string(),
+  description: z.string(),
+  is_secret: z.boolean(),
+  optional: z.boolean(),
+  default_value: z.string(),
+});
+export type EnvVarDeclaration = z.infer<typeof EnvVarDeclaration>;
+
+/** One row of `GET /mcp_market/installed`: for non-admins, variable and header values are masked. */
+export const InstalledService = z.object({
+  id: z.number().int(),
+  installed_service_id: z.number().int(),
+  name: z.string(),
+  display_name: z.string(),
+  description: z.string(),
+  version: z.string(),
+  source: z.string(),
+  package_name: z.string(),
+  package_manager: z.string(),
+  type: ServiceType,
+  /** stdio: the executable; sse/streamableHttp: the URL. */
+  command: z.string(),
+  args_json: z.string(),
+  default_envs_json: z.string(),
+  headers_json: z.string(),
+  env_vars: z.array(EnvVarDeclaration),
+  enabled: z.boolean(),
+  isolation: z.enum(['shared', 'session']),
+  health_status: z.string(),
+  health_details: z.string(),
+  /** Unix milliseconds of the last health check, null before the first. */
+  last_health_check: z.number().int().nullable(),
+  tool_count: z.number().int(),
+  rpd_limit: z.number().int(),
+  user_daily_request_count: z.number().int(),
+  /** -1 means unlimited. */
+  remaining_requests: z.number().int(),
+  /** Names of the variables the caller has personal values for. */
+  my_env_names: z.array(z.string()),
+  created_at: z.number().int(),
+  updated_at: z.number().int(),
+});
+export type InstalledService = z.infer<typeof InstalledService>;
+
+export const HealthCheckResult = z.object({
+  health_status: z.string(),
+  health_details: z.string(),
+  /** Unix milliseconds. */
+  last_checked: z.number().int(),
+  tool_count: z.number().int(),
+});
+export type HealthCheckResult = z.infer<typeof HealthCheckResult>;
+
+export const ToggleResult = z.object({ id: z.number().int(), enabled: z.boolean() });
+
+/**
+ * `PUT /mcp_services/{id}/my_env`: replaces the caller's own values. A value equal to the mask keeps the
+ * stored one; an empty value (or leaving the name out) removes it.
+ */
+export const MyEnvRequest = z.object({ env: z.record(z.string().max(128), z.string().max(8192)) });
+export type MyEnvRequest = z.infer<typeof MyEnvRequest>;
+export const MyEnv = z.object({
+  /** Variables the caller may set (those the service declares or has defaults for). */
+  names: z.array(z.string()),
+  /** The caller's own values, masked. */
+  env: z.record(z.string(), z.string()),
+});
+export type MyEnv = z.infer<typeof MyEnv>;
+
+export const installTaskStatuses = ['pending', 'installing', 'completed', 'failed'] as const;
+export const InstallStatus = z.object({
+  task_id: z.string(),
+  kind: z.string(),
+  service_id: z.number().int().nullable(),
+  status: z.enum(installTaskStatuses),
+  logs: z.array(z.string()),
+  error_message: z.string(),
+  /** Same as error_message: the console reads either. */
+  error: z.string(),
+  created_at: z.number().int(),
+  finished_at: z.number().int().nullable(),
+});
+export type InstallStatus = z.infer<typeof InstallStatus>;
+export const TaskIdParams = z.object({ taskId: z.string().min(1).max(64) });
