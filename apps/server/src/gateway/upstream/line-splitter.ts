@@ -25,6 +25,11 @@ export class LineSplitter {
     if (start < chunk.length) this.keep(chunk.subarray(start));
   }
 
+  /** The stream ended: a last line without its newline is still a line. */
+  end(): void {
+    if (this.discarding || this.size > 0) this.endLine(Buffer.alloc(0));
+  }
+
   private keep(piece: Buffer): void {
     if (this.discarding) {
       this.discarded += piece.length;

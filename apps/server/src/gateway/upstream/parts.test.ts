@@ -26,7 +26,7 @@ describe('Backoff', () => {
 });
 
 describe('LineSplitter', () => {
-  const split = (max: number, chunks: string[]) => {
+  const split = (max: number, chunks: string[], ended = false) => {
     const lines: string[] = [];
     const dropped: number[] = [];
     const splitter = new LineSplitter(
@@ -35,6 +35,7 @@ describe('LineSplitter', () => {
       (n) => dropped.push(n),
     );
     for (const c of chunks) splitter.push(Buffer.from(c));
+    if (ended) splitter.end();
     return { lines, dropped };
   };
 
@@ -45,6 +46,12 @@ describe('LineSplitter', () => {
   it('drops a line over the limit whole, and carries on after its newline', () => {
     expect(split(8, ['short\n', '0123456', '789abc', 'def\nok\n'])).toEqual({ lines: ['short', 'ok'], dropped: [16] });
     expect(split(8, ['0123456789\nnext\n'])).toEqual({ lines: ['next'], dropped: [10] });
+  });
+
+  it('gives the last line without a newline when the stream ends, and reports one that was too long', () => {
+    expect(split(100, ['one\ntw', 'o'], true)).toEqual({ lines: ['one', 'two'], dropped: [] });
+    expect(split(100, ['one\n'], true)).toEqual({ lines: ['one'], dropped: [] });
+    expect(split(4, ['ok\n0123456789'], true)).toEqual({ lines: ['ok'], dropped: [10] });
   });
 });
 

@@ -70,6 +70,39 @@ describe('misbehaving tool servers', () => {
     expect(kit.catalog.lastHealth(hanging.id)).toMatchObject({ status: 'unhealthy', details: expect.stringContaining('initialize') });
   });
 
+  it('keeps every line a process printed just before it exited, the last one without a newline too', async () => {
+    const { kit, pool } = setup();
+    // The exit often reaches the gateway before the pipes are read to their end: ten services show it.
+    const crashing = Array.from({ length: 10 }, () => kit.catalog.put(fixtureSpec('crash-at-start')));
+    const alice = new TestSession('alice');
+    for (const spec of crashing) {
+      const link = await pool.acquire(spec, alice);
+      await expect(link.initialize(alice, initParams)).rejects.toThrow(/exited with code 3/);
+    }
+    // Each run's exit is logged after its output: every run that ended must have left all five lines.
+    const expected = [
+      'ignored non-JSON-RPC output on stdout: Usage: fixture [mode]',
+      'ignored non-JSON-RPC output on stdout:   stdio',
+      'ignored non-JSON-RPC output on stdout:   http',
+      'fixture: crashing at start',
+      'last words without a newline',
+    ];
+    const runs = () =>
+      crashing.flatMap((spec) => {
+        const ended: string[][] = [];
+        let current: string[] = [];
+        for (const line of kit.serviceLog.of(spec.id)) {
+          if (/exited with code 3/.test(line)) {
+            ended.push(current);
+            current = [];
+          } else if (!line.startsWith('starting: ')) current.push(line);
+        }
+        return ended;
+      });
+    await until(() => runs().length >= 10, 'ten runs to end');
+    for (const lines of runs()) expect(lines).toEqual(expected);
+  });
+
   it('health checks report a real round trip, or the failure', async () => {
     const { kit, pool } = setup();
     const good = kit.catalog.put(stdioSpec());

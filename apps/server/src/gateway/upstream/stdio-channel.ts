@@ -13,6 +13,12 @@ const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 const MAX_STDERR_LINE = 64 * 1024;
 /** A process that stops reading its stdin makes writes pile up; past this, sends fail instead. */
 const MAX_PENDING_STDIN = 16 * 1024 * 1024;
+/**
+ * After the process group is gone, how long its pipes may take to deliver what it wrote last: the
+ * exit is often seen before the output, and a crashing server's last lines are the ones that matter.
+ * Bounded, because a process that left the group could hold the pipes open for ever.
+ */
+const PIPE_DRAIN_MS = 1_000;
 
 export interface StdioChannelOptions {
   spec: ServiceSpec;
@@ -45,6 +51,8 @@ export class StdioChannel implements Channel {
   private exitReason = 'exited';
   private readonly stderrLog: LineLimiter;
   private readonly noiseLog: LineLimiter;
+  /** Both pipes have ended (or were destroyed) and the process has exited: Node's 'close'. */
+  private readonly pipesClosed: Promise<void>;
 
   private constructor(
     private readonly group: SpawnedGroup,
@@ -63,6 +71,7 @@ export class StdioChannel implements Channel {
       (line) => write('warn', `ignored non-JSON-RPC output on stdout: ${line.slice(0, 500)}`),
       (n) => write('warn', `${n} more non-JSON-RPC stdout lines ignored`),
     );
+    this.pipesClosed = new Promise((resolve) => group.child.once('close', () => resolve()));
     this.wire();
     opts.onSpawn?.();
   }
@@ -91,6 +100,8 @@ export class StdioChannel implements Channel {
     );
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout.once('end', () => stdout.end());
+    child.stderr.once('end', () => stderr.end());
     // EPIPE after the process died: the exit handler reports it.
     child.stdin.on('error', (err) => this.opts.logger.debug({ err, pid: this.pid }, 'stdin error'));
     child.stdout.on('error', () => undefined);
@@ -99,9 +110,10 @@ export class StdioChannel implements Channel {
     // A listener, not the `exited` promise: 'close' may follow 'exit' within the same tick.
     child.once('exit', (code, signal) => {
       this.exitReason = signal ? `killed by ${signal}` : `exited with code ${code}`;
-      // The leader is gone: whatever it left in its group goes too, then the link learns of it.
+      // The leader is gone: whatever it left in its group goes too, its last output is read, then
+      // the link learns of it.
       this.stopping ??= stopGroup(this.group, this.opts.stopGraceMs);
-      void this.stopping.then(() => this.finish());
+      void this.stopping.then(() => this.drained()).then(() => this.finish());
     });
     child.once('close', () => this.finish());
   }
@@ -125,6 +137,13 @@ export class StdioChannel implements Channel {
     }
   }
 
+  /** Waits, boundedly, for the pipes to deliver what the stopped group wrote last. */
+  private async drained(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.pipesClosed, new Promise<void>((resolve) => (timer = setTimeout(resolve, PIPE_DRAIN_MS)))]);
+    clearTimeout(timer);
+  }
+
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
@@ -146,6 +165,7 @@ export class StdioChannel implements Channel {
     this.group.child.stdin.end();
     this.stopping ??= stopGroup(this.group, this.opts.stopGraceMs);
     await this.stopping;
+    await this.drained();
     this.finish();
     this.group.child.stdout.destroy();
     this.group.child.stderr.destroy();
