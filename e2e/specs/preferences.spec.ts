@@ -113,8 +113,15 @@ test.describe('preferences saved and taking effect (a server of their own)', () 
     await expect(toast(page, 'GitHub sign-in enabled')).toBeVisible();
     await expect(github.getByTestId('github-readiness')).toHaveText('On the sign-in page');
     await chooseStrategy(page, 'On demand (demand)', 'Stdio services now start on their first request.');
+    const allowPrivate = page
+      .getByRole('region', { name: 'Remote services' })
+      .getByRole('switch', { name: 'Allow remote services on private networks' });
+    await expect(allowPrivate).toHaveAttribute('aria-checked', 'true');
+    await allowPrivate.click();
+    await expect(toast(page, 'Remote services on loopback, private and link-local addresses are now refused.')).toBeVisible();
 
     await page.reload();
+    await expect(allowPrivate).toHaveAttribute('aria-checked', 'false');
     await expect(address).toHaveValue('https://gateway.example.com');
     await expect(githubSwitch).toHaveAttribute('aria-checked', 'true');
     await expect(page.getByRole('radio', { name: 'On demand (demand)' })).toBeChecked();
@@ -127,6 +134,16 @@ test.describe('preferences saved and taking effect (a server of their own)', () 
     const status = (await (await page.request.get('/api/status')).json()).data;
     expect(status).toMatchObject({ server_address: 'https://gateway.example.com', github_oauth: true, github_client_id: 'Iv1.e2e-client' });
 
+    // With private networks off, a remote service on a loopback address is refused.
+    const api = await request.newContext({ baseURL: server.url });
+    const refused = await api.post('/api/mcp_market/custom_service', {
+      headers: bearer(await accessToken(api)),
+      data: { name: 'e2e-loopback', type: 'streamableHttp', url: 'http://127.0.0.1:9/mcp', command: '', description: '' },
+    });
+    expect(refused.status()).toBe(400);
+    expect((await refused.json()).message).toContain('127.0.0.1 is a loopback address');
+    await api.dispose();
+
     // A visitor's sign-in page offers GitHub now, and still not Google.
     const visitor = await (await consoleContext(browser, server.url)).newPage();
     await visitor.goto('/login');
@@ -138,6 +155,8 @@ test.describe('preferences saved and taking effect (a server of their own)', () 
     await githubSwitch.click();
     await expect(toast(page, 'GitHub sign-in disabled')).toBeVisible();
     await chooseStrategy(page, 'At boot (boot)', 'Enabled stdio services start now and keep running.');
+    await allowPrivate.click();
+    await expect(toast(page, 'Remote services may use private network addresses again.')).toBeVisible();
     expect(consoleErrors).toEqual([]);
     await page.context().close();
   });

@@ -10,15 +10,20 @@ import type { ServiceCatalog } from './gateway/catalog.js';
 import { createGateway } from './gateway/index.js';
 import type { Meter } from './gateway/meter.js';
 import { DbMeter, RedisAdmission } from './gateway/metering.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { reapLeftoversAndRecordRun } from './gateway/upstream/leftovers.js';
+import { memoryWatch } from './gateway/upstream/memory-watch.js';
+import { answerClientError, answerFrameworkError, installErrorHandling } from './http/error-handler.js';
 import { installGuard } from './http/guard.js';
 import { attachLocale } from './http/locale.js';
+import { refuseNulInput } from './http/nul-guard.js';
 import { Principals } from './http/principals.js';
 import { serveConsole } from './http/static.js';
 import { ConfigResync, EventRelay } from './infra/event-relay.js';
 import { ConfigEvents } from './infra/events.js';
+import { Leader } from './infra/leader.js';
 import { redactUrl } from './infra/logger.js';
 import { instrumentHttp, Metrics, registerMetricsRoute } from './infra/metrics.js';
+import { setAddressPolicy } from './infra/outbound.js';
 import { RedisHub } from './infra/redis.js';
 import { resolveMasterSecret, Secrets } from './infra/secrets.js';
 import { ServiceLog } from './infra/service-log.js';
@@ -33,6 +38,7 @@ import { ServicesRepo } from './modules/services/repo.js';
 import { ensureSuperAdmin } from './modules/users/bootstrap.js';
 import { UsersRepo } from './modules/users/repo.js';
 import { UsersService } from './modules/users/service.js';
+import { httpServerOptions } from './server.js';
 import { VERSION } from './version.js';
 
 export type App = FastifyInstance;
@@ -62,6 +68,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const secrets = new Secrets(resolveMasterSecret(config.secretKey, config.dataDir));
   const options = new OptionsService(new OptionsRepo(database.db), secrets, events);
   await options.load();
+  // Remote services may reach loopback, private and link-local addresses only while this is on (infra/outbound.ts).
+  setAddressPolicy(() => options.bool('AllowPrivateNetworkUpstreams'));
   // With REDIS_URL the daily limits are counted in Redis so every replica sees the same count.
   const redisAdmission = config.redisUrl ? await RedisAdmission.connect(config.redisUrl, `${config.redisPrefix}rpd:`) : undefined;
   // …and configuration events, revocations, legacy SSE POSTs and login limits are shared (architecture §7).
@@ -84,13 +92,16 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     serviceLog: new ServiceLog(database.db, logger),
     catalog,
     meter,
-    retention: new HistoryRetention(database.db, options, logger),
     metrics: new Metrics(),
     tracing: Tracing.create(config.tracing, VERSION, logger),
     startedAt: Date.now(),
     version: VERSION,
   } as AppContext;
   const relay = redis ? await EventRelay.start(redis, events, logger, new ConfigResync(ctx)) : undefined;
+  // Cluster-wide periodic jobs run on one replica (docs/decisions/0017-leader-election.md).
+  const report = (leading: boolean) => ctx.metrics.leaderChanged(leading);
+  ctx.leader = redis ? await Leader.start(redis, { logger, report }) : Leader.solo({ logger, report });
+  ctx.retention = new HistoryRetention(database.db, options, logger, { leader: ctx.leader });
   ctx.auth = new AuthService(ctx);
   ctx.users = new UsersService({ usersRepo, refreshTokens: ctx.auth.refreshTokens, secrets, events });
   await ensureSuperAdmin(ctx, opts.print);
@@ -100,16 +111,22 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     // One line per request is written by the onResponse hook below, with the URL redacted.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 4 * 1024 * 1024,
+    // Headers and request timeouts against slow clients (server.ts, docs/operations.md "Abuse limits").
+    ...httpServerOptions(config.abuse),
     // A number of hops becomes the function Fastify's types take for it: the nearest n proxies are believed.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     genReqId: () => crypto.randomUUID(),
+    // Requests refused before routing (undecodable URL, overlong path parameter, unparseable HTTP) get the envelope too.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   app.addHook('onClose', async () => {
     // Pending counters, request records and log lines reach the database before the process ends.
     await ctx.meter.flush();
     await ctx.serviceLog.flush();
     await redisAdmission?.close();
+    await ctx.leader.close();
     relay?.stop();
     await redis?.close();
   });
@@ -138,6 +155,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     req.log[level]({ method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
   installErrorHandling(app);
+  refuseNulInput(app);
   // API spans start before the guard, so refused requests are traced too.
   traceHttp(app, ctx.tracing);
   installGuard(app, ctx);
@@ -160,9 +178,15 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   app.get('/api/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(async (api) => registerModules(api.withTypeProvider<ZodTypeProvider>(), ctx), { prefix: '/api' });
+  // Processes a killed earlier run left behind go first; this run's are marked, and watched for memory.
+  const run = reapLeftoversAndRecordRun(config.dataDir, ctx.logger);
+  app.addHook('onClose', async () => run.release());
+  memoryWatch.configure({ maxRssMb: config.stdioMaxRssMb });
   // The data plane after the modules: /proxy/* routes, the upstream pool. On close, the proxied calls in
   // flight may finish (SHUTDOWN_GRACE_MS), then its sessions' open streams end and its processes stop.
   ctx.gateway = await createGateway(ctx, app);
+  // Leadership is given up first, so another replica takes the periodic jobs over while this one drains.
+  app.addHook('preClose', async () => ctx.leader.close());
   app.addHook('preClose', async () => ctx.gateway.close(config.shutdownGraceMs));
   await serveConsole(app, config.webDistDir);
   return { app, ctx, routes };

@@ -75,6 +75,20 @@ const EnvSchema = z.object({
   OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).default('toolport'),
   WEB_DIST_DIR: z.string().optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  // Abuse limits (docs/operations.md, "Abuse limits").
+  PROXY_MAX_CALLS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(32),
+  PROXY_MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(100),
+  PROXY_NEW_SESSIONS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  PROXY_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  PROXY_STREAM_BUFFER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1_073_741_824)
+    .default(4 * 1024 * 1024),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(200).max(3_600_000).default(60_000),
+  STDIO_MAX_RSS_MB: z.coerce.number().int().min(0).max(1_048_576).default(1024),
   TRUST_PROXY: z
     .string()
     .trim()
@@ -117,12 +131,33 @@ export type Config = {
   webDistDir: string | undefined;
   /** How long SIGTERM/SIGINT wait for proxied calls in flight before ending them (server.ts). */
   shutdownGraceMs: number;
+  /** Abuse limits of the proxy and the HTTP server (docs/operations.md, "Abuse limits"). */
+  abuse: AbuseLimits;
+  /** Resident memory a stdio tool server's process group may use before it is stopped and restarted; 0 = no limit. */
+  stdioMaxRssMb: number;
   /**
    * Which peers' X-Forwarded-For / -Proto are believed (Fastify's trustProxy): the client address the
    * login limits and logs use. Trusting everyone would let any client pick its own address.
    */
   trustProxy: boolean | number | string[];
 };
+
+export interface AbuseLimits {
+  /** Counted calls one user may have waiting on one service, on one replica. */
+  callsInFlight: number;
+  /** Sessions one user may hold on one replica; the one idle longest is dropped beyond it. */
+  sessionsPerUser: number;
+  /** Sessions one user may open per minute, all replicas together (REDIS_URL). */
+  newSessionsPerMinute: number;
+  /** Refused proxy authentications (401, 403, 404) per client address per minute before it is answered 429. */
+  authFailuresPerMinute: number;
+  /** Bytes an event stream may hold unsent for a client that does not read before it is dropped. */
+  streamBufferBytes: number;
+  /** Time a client has to send its request headers. */
+  headersTimeoutMs: number;
+  /** Time a client has to send its whole request; a proxy body must arrive within half of it. */
+  requestTimeoutMs: number;
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -158,6 +193,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const e = parsed.data;
+  // The headers, then the body within half the request time, always end before Node's request timeout.
+  if (e.HTTP_HEADERS_TIMEOUT_MS * 2 > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError([
+      `HTTP_HEADERS_TIMEOUT_MS: must be at most half of HTTP_REQUEST_TIMEOUT_MS (${e.HTTP_REQUEST_TIMEOUT_MS}) (got "${e.HTTP_HEADERS_TIMEOUT_MS}")`,
+    ]);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -187,6 +228,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tracing: { otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
     webDistDir: e.WEB_DIST_DIR,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    abuse: {
+      callsInFlight: e.PROXY_MAX_CALLS_IN_FLIGHT,
+      sessionsPerUser: e.PROXY_MAX_SESSIONS_PER_USER,
+      newSessionsPerMinute: e.PROXY_NEW_SESSIONS_PER_MINUTE,
+      authFailuresPerMinute: e.PROXY_AUTH_FAILURES_PER_MINUTE,
+      streamBufferBytes: e.PROXY_STREAM_BUFFER_BYTES,
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    },
+    stdioMaxRssMb: e.STDIO_MAX_RSS_MB,
     trustProxy: parseTrustProxy(e.TRUST_PROXY) ?? false,
   };
 }

@@ -4,8 +4,10 @@ import type { Db, Engine } from './db/db.js';
 import type { ServiceCatalog } from './gateway/catalog.js';
 import type { Gateway } from './gateway/index.js';
 import type { Meter } from './gateway/meter.js';
+import type { LocalPackages } from './gateway/upstream/pool.js';
 import type { Principals } from './http/principals.js';
 import type { ConfigEvents } from './infra/events.js';
+import type { Leader } from './infra/leader.js';
 import type { Metrics } from './infra/metrics.js';
 import type { RedisHub } from './infra/redis.js';
 import type { Secrets } from './infra/secrets.js';
@@ -27,6 +29,8 @@ export interface AppContext {
   events: ConfigEvents;
   /** The Redis all replicas share, when REDIS_URL is set (infra/redis.ts); undefined for one instance. */
   redis?: RedisHub;
+  /** Whether this replica runs the cluster-wide periodic jobs (infra/leader.ts); always leads without Redis. */
+  leader: Leader;
   usersRepo: UsersRepo;
   principals: Principals;
   options: OptionsService;
@@ -42,6 +46,8 @@ export interface AppContext {
   meter: Meter;
   /** The retention purge of request records, service logs and install logs (modules/history/retention.ts). */
   retention: HistoryRetention;
+  /** Several replicas: local installs of the packages installed through another one (modules/market/install-replica.ts). */
+  packages?: LocalPackages;
   /** The MCP data plane: proxy routes, sessions, upstream pool (gateway/index.ts). */
   gateway: Gateway;
   /** Prometheus metrics of this app, served at /metrics (infra/metrics.ts). */

@@ -3,36 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/modules/auth/passwords.js';
 import { issueApiKey } from '../src/modules/users/api-keys.js';
 import { bearer, createTestApp, engines, type TestApp } from './harness.js';
+import { apiRoutes as apiRoutesOf, fillParams, isPublicApiRoute } from './route-table.js';
 
 /**
  * The route table decides who may call what (architecture §8). These checks walk every route the
- * app registered, so a route added later is covered without touching this file.
+ * app registered (route-table.ts), so a route added later is covered without touching this file.
+ * access-matrix.test.ts goes further: every route against every role, with the answers scanned for secrets.
  */
-
-/** The only /api routes anyone may call without a console token. Adding one here is a security decision. */
-const publicRoutes = new Set([
-  'GET /api/status',
-  'GET /api/health',
-  'GET /api/ready',
-  'POST /api/auth/login',
-  'POST /api/auth/refresh',
-  // Sign-in with a provider: the caller has no token yet (authorize checks one itself for ?bind=1).
-  'GET /api/oauth/github/authorize',
-  'GET /api/oauth/github',
-  'GET /api/oauth/google/authorize',
-  'GET /api/oauth/google',
-  // EventSource cannot send headers: the route checks a token in the query itself.
-  'GET /api/mcp_market/batch-import/progress/:task_id',
-]);
-const isPublicApiRoute = (method: string, url: string) => url.startsWith('/api/docs') || publicRoutes.has(`${method} ${url}`);
-
-/** Any value reaches the guard: it runs before parameters are validated. */
-const fillParams = (url: string) => url.replace(/:\w+/g, '1').replace(/\*/g, 'x');
 
 describe.each(engines)('route authorization on %s', (engine) => {
   let t: TestApp;
   let userToken: string;
-  const apiRoutes = () => t.routes.filter((r) => r.url.startsWith('/api/'));
+  const apiRoutes = () => apiRoutesOf(t.routes);
 
   beforeAll(async () => {
     t = await createTestApp(engine);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EnvVarDeclaration } from './services.js';
+import { EnvVarDeclaration, TaskId } from './services.js';
 
 /** Where a marketplace package comes from; also the `package_manager` of a result. */
 export const marketSources = ['npm', 'pypi', 'mcp_registry'] as const;
@@ -140,5 +140,5 @@ export const BatchProgressEvent = z.union([
   }),
 ]);
 export type BatchProgressEvent = z.infer<typeof BatchProgressEvent>;
-export const BatchProgressParams = z.object({ task_id: z.string().min(1).max(64) });
+export const BatchProgressParams = z.object({ task_id: TaskId });
 export const BatchProgressQuery = z.object({ token: z.string().max(4096).optional() });

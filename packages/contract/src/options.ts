@@ -18,6 +18,7 @@ export const optionKeys = [
   'InstallLogRetentionDays',
   'TimeZone',
   'RegistrationEnabled',
+  'AllowPrivateNetworkUpstreams',
 ] as const;
 export const OptionKey = z.enum(optionKeys);
 export type OptionKey = z.infer<typeof OptionKey>;

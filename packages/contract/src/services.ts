@@ -128,4 +128,10 @@ export const InstallStatus = z.object({
   finished_at: z.number().int().nullable(),
 });
 export type InstallStatus = z.infer<typeof InstallStatus>;
-export const TaskIdParams = z.object({ taskId: z.string().min(1).max(64) });
+/** Task ids are base64url tokens: anything else (a NUL byte PostgreSQL refuses, say) is a 400, not a lookup. */
+export const TaskId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'not a task id');
+export const TaskIdParams = z.object({ taskId: TaskId });

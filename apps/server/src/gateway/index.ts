@@ -1,6 +1,7 @@
 import { UserStatus } from '@toolport/contract';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { AbuseGuard } from './downstream/abuse.js';
 import { CallTelemetry } from './downstream/call-telemetry.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
 import { ProxyAuth } from './downstream/proxy-auth.js';
@@ -16,6 +17,8 @@ import { createUpstreamPool } from './upstream/index.js';
 export interface Gateway {
   pool: UpstreamPool;
   sessions: SessionRegistry;
+  /** The proxy's abuse limits (docs/operations.md, "Abuse limits"). */
+  abuse: AbuseGuard;
   checkHealth(serviceId: number): Promise<HealthResult>;
   /**
    * Lets the proxied calls in flight finish (at most `graceMs`), then ends every session and stream
@@ -39,7 +42,9 @@ const PURGE_MS = 60 * 60_000;
  */
 export async function createGateway(ctx: AppContext, app: FastifyInstance, opts: GatewayOptions = {}): Promise<Gateway> {
   const pool = createUpstreamPool(ctx);
-  const sessions = new SessionRegistry(pool, opts.limits ?? DEFAULT_LIMITS);
+  const sessions = new SessionRegistry(pool, opts.limits ?? { ...DEFAULT_LIMITS, perUserCap: ctx.config.abuse.sessionsPerUser });
+  const abuse = new AbuseGuard(ctx.config.abuse, { metrics: ctx.metrics, logger: ctx.logger, redis: ctx.redis });
+  await abuse.start();
   const revocations = new Revocations(ctx.db, ctx.redis);
   // Several replicas (REDIS_URL): a session DELETEd on another replica is dropped here at once, and
   // legacy SSE POSTs are passed on to the replica holding the stream (architecture §7).
@@ -54,7 +59,7 @@ export async function createGateway(ctx: AppContext, app: FastifyInstance, opts:
     if (req.method === 'POST' && req.url.startsWith('/proxy/')) work.track(reply.raw);
   });
   const deps = {
-    auth: new ProxyAuth(ctx.catalog, ctx.options, ctx.events),
+    auth: new ProxyAuth(ctx.catalog, ctx.options, ctx.events, abuse),
     access: new SessionAccess(ctx.secrets, sessions, revocations),
     sessions,
     dispatcher: new DrainingDispatcher(work, {
@@ -62,8 +67,10 @@ export async function createGateway(ctx: AppContext, app: FastifyInstance, opts:
       meter: ctx.meter,
       logger: ctx.logger,
       telemetry: new CallTelemetry(ctx.metrics, ctx.tracing),
+      abuse,
     }),
     secrets: ctx.secrets,
+    abuse,
     legacyRelay,
   };
   await registerProxyRoutes(app, deps, ctx.logger);
@@ -84,15 +91,18 @@ export async function createGateway(ctx: AppContext, app: FastifyInstance, opts:
       });
     }
   });
-  const purge = setInterval(
-    () => void revocations.purgeExpired().catch((err) => ctx.logger.warn({ err }, 'revocation purge failed')),
-    PURGE_MS,
-  );
+  // One DELETE of expired rows for the whole cluster: the leader's (idempotent, so every replica
+  // runs it while Redis is away and nobody leads).
+  const purge = setInterval(() => {
+    if (!ctx.leader.runs('guarded')) return;
+    void revocations.purgeExpired().catch((err) => ctx.logger.warn({ err }, 'revocation purge failed'));
+  }, PURGE_MS);
   purge.unref();
 
   return {
     pool,
     sessions,
+    abuse,
     checkHealth: (serviceId) => pool.checkHealth(serviceId),
     async close(graceMs = 0) {
       const pending = work.pending;

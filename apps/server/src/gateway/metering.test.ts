@@ -1,5 +1,7 @@
+import net from 'node:net';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../test/gateway/clients.js';
 import { createTestApp, engines, type TestApp } from '../../test/harness.js';
 import { dayIn } from '../infra/day.js';
 import type { ServiceSpec } from './catalog.js';
@@ -16,6 +18,39 @@ async function dropKeys(prefix: string): Promise<void> {
   await cleaner.close();
 }
 const testPrefix = () => `toolport-test:${process.pid}:${Math.random().toString(36).slice(2)}:`;
+
+/** A TCP relay to Redis that can be cut (connections dropped, new ones refused) and restored on the same port. */
+class CuttableRelay {
+  private server: net.Server | undefined;
+  private readonly sockets = new Set<net.Socket>();
+  port = 0;
+
+  constructor(private readonly target: URL) {}
+
+  async listen(): Promise<void> {
+    const server = net.createServer((client) => {
+      const upstream = net.connect({ host: this.target.hostname, port: Number(this.target.port || 6379) });
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as net.AddressInfo).port;
+    this.server = server;
+  }
+
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  }
+}
 
 let serial = 0;
 /** A service as the gateway would pass it; only id and limit matter to the meter. */
@@ -159,6 +194,95 @@ describe.each(engines)('metering on %s', (engine) => {
     } finally {
       await dropKeys(prefix);
       await Promise.all([r1.close(), r2.close()]);
+    }
+  });
+
+  it('with Redis, writes the counts of a replica killed before its flush through the flush of another', async () => {
+    const prefix = testPrefix();
+    const [r1, r2] = await Promise.all([RedisAdmission.connect(REDIS_URL, prefix), RedisAdmission.connect(REDIS_URL, prefix)]);
+    try {
+      const service = serviceWith(0);
+      const killed = meterOf(r1);
+      const survivor = meterOf(r2);
+      // The killed replica admits calls for two users and never flushes; the survivor serves only one of them.
+      expect(await admitMany(killed, service, 21, 10)).toBe(10);
+      expect(await admitMany(killed, service, 22, 4)).toBe(4);
+      expect(await admitMany(survivor, service, 21, 5)).toBe(5);
+      await survivor.flush();
+      expect((await stored(service.id, 21))?.request_count).toBe(15);
+      // A user the survivor never saw is written too: the dirty keys are shared, not per replica.
+      expect((await stored(service.id, 22))?.request_count).toBe(4);
+      // Flushing again, from any replica, adds nothing: the counts are written, not added.
+      await survivor.flush();
+      await killed.flush();
+      expect((await stored(service.id, 21))?.request_count).toBe(15);
+      expect((await stored(service.id, 22))?.request_count).toBe(4);
+    } finally {
+      await dropKeys(prefix);
+      await Promise.all([r1.close(), r2.close()]);
+    }
+  });
+
+  it('with Redis, takes over the dirty counters a replica took for writing and died holding, once its claim ends', async () => {
+    const prefix = testPrefix();
+    const claimMs = 300;
+    const [r1, r2] = await Promise.all([
+      RedisAdmission.connect(REDIS_URL, prefix, claimMs),
+      RedisAdmission.connect(REDIS_URL, prefix, claimMs),
+    ]);
+    try {
+      const service = serviceWith(0);
+      expect(await admitMany(meterOf(r1), service, 23, 6)).toBe(6);
+      // The first replica takes the dirty counter to write it, and dies before writing.
+      const taken = await r1.sweep();
+      expect([...taken.taken]).toEqual([[`${dayIn('UTC')}|${service.id}|23`, 6]]);
+      const survivor = meterOf(r2);
+      await survivor.flush();
+      // Claimed by the dead replica: not written yet, but still dirty, so the survivor looks again by itself.
+      expect(await stored(service.id, 23)).toBeUndefined();
+      await until(async () => (await stored(service.id, 23))?.request_count === 6, 'the survivor to write the counter');
+      expect((await r2.sweep()).remaining).toBe(0);
+    } finally {
+      await dropKeys(prefix);
+      await Promise.all([r1.close(), r2.close()]);
+    }
+  });
+
+  it('with Redis away from one replica, counts its calls once: added to the row meanwhile, added to Redis once it is back', async () => {
+    const prefix = testPrefix();
+    const relay = new CuttableRelay(new URL(REDIS_URL));
+    await relay.listen();
+    const [cut, direct] = await Promise.all([
+      RedisAdmission.connect(`redis://127.0.0.1:${relay.port}`, prefix),
+      RedisAdmission.connect(REDIS_URL, prefix),
+    ]);
+    try {
+      const service = serviceWith(0);
+      const a = meterOf(cut);
+      const b = meterOf(direct);
+      expect(await admitMany(a, service, 24, 3)).toBe(3);
+      await relay.cut();
+      // A counts on from the shared count it saw; B still reaches Redis.
+      expect(await admitMany(a, service, 24, 4)).toBe(4);
+      await a.flush();
+      expect((await stored(service.id, 24))?.request_count).toBe(7);
+      expect(await admitMany(b, service, 24, 2)).toBe(2);
+      await b.flush();
+      // Redis knows 5, the row 7: the larger stays, nothing is counted twice.
+      expect((await stored(service.id, 24))?.request_count).toBe(7);
+      await relay.listen();
+      expect(await admitMany(a, service, 24, 1)).toBe(1);
+      // Back: A's four calls made without Redis are added to it, and the row gets every call once.
+      await until(async () => {
+        await a.flush();
+        return (await stored(service.id, 24))?.request_count === 10;
+      }, 'the calls counted without Redis to reach it');
+      await b.flush();
+      expect((await stored(service.id, 24))?.request_count).toBe(10);
+    } finally {
+      await dropKeys(prefix);
+      await Promise.all([cut.close(), direct.close()]);
+      await relay.cut();
     }
   });
 

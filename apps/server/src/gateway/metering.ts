@@ -19,18 +19,31 @@ interface CounterDelta {
   day: string;
   serviceId: number;
   userId: number;
+  /** Admissions to add: counted here alone (no Redis, or Redis away). */
   requests: number;
+  /** The highest count known for the key (a Redis count, or this replica's own): the row holds at least this. */
+  known: number;
   errors: number;
   latencyMs: number;
 }
+
+/** How long a replica that took dirty counters to write may hold them before another one takes them over. */
+const CLAIM_MS = 5000;
+/** Dirty counters written per sweep at most; the rest wait for the next flush. */
+const SWEEP_MAX = 1000;
 
 /**
  * Shared admission counters for several replicas: one Redis key per (day, service, user), checked
  * and incremented by one Lua script so the limit is exact across replicas. The key is seeded from
  * the database the first time (Redis may have been emptied; the table is the durable truth).
+ *
+ * The Redis count is also what reaches the database (decision 0018): every admission marks its key
+ * in the sorted set `dirty` (score: when it may be taken), and every replica's flush *sweeps* it —
+ * takes the due keys for a few seconds, writes their counts with GREATEST, then releases them — so
+ * calls admitted by a replica that died before its own flush are still written by the others.
  */
 export class RedisAdmission {
-  private static readonly SCRIPT = `
+  private static readonly ADMIT = `
     if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('SET', KEYS[1], ARGV[1], 'EX', 172800) end
     local v = redis.call('INCR', KEYS[1])
     local limit = tonumber(ARGV[2])
@@ -38,14 +51,60 @@ export class RedisAdmission {
       redis.call('DECR', KEYS[1])
       return -(v - 1)
     end
+    redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[4])
+    redis.call('EXPIRE', KEYS[2], 172800)
     return v`;
+
+  /** Adds admissions counted while Redis was away (or seeds the key with them when it is gone). */
+  private static readonly ADD = `
+    local v
+    if redis.call('EXISTS', KEYS[1]) == 0 then
+      redis.call('SET', KEYS[1], ARGV[1], 'EX', 172800)
+      v = tonumber(ARGV[1])
+    else
+      v = redis.call('INCRBY', KEYS[1], ARGV[2])
+    end
+    redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+    redis.call('EXPIRE', KEYS[2], 172800)
+    return v`;
+
+  /** Takes up to ARGV[3] due dirty keys until ARGV[2]; returns the number left and key, count pairs. */
+  private static readonly SWEEP = `
+    local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+    local out = {0}
+    for _, m in ipairs(due) do
+      local v = redis.call('GET', ARGV[4] .. m)
+      if v then
+        redis.call('ZADD', KEYS[1], ARGV[2], m)
+        out[#out + 1] = m
+        out[#out + 1] = v
+      else
+        redis.call('ZREM', KEYS[1], m)
+      end
+    end
+    out[1] = redis.call('ZCARD', KEYS[1])
+    return out`;
+
+  /** After the write: a key whose count has not moved is clean; one that moved is due again at once. */
+  private static readonly RELEASE = `
+    for i = 3, #ARGV, 2 do
+      local v = redis.call('GET', ARGV[1] .. ARGV[i])
+      if (not v) or v == ARGV[i + 1] then
+        redis.call('ZREM', KEYS[1], ARGV[i])
+      else
+        redis.call('ZADD', KEYS[1], ARGV[2], ARGV[i])
+      end
+    end
+    return 0`;
 
   private readonly client;
   private everConnected = false;
+  private closed = false;
 
   private constructor(
     url: string,
     private readonly prefix: string,
+    private readonly claimMs: number,
   ) {
     this.client = createClient({
       url,
@@ -54,7 +113,8 @@ export class RedisAdmission {
       socket: {
         connectTimeout: 5000,
         // A Redis that cannot be reached at start stops the start with its error; later losses are retried.
-        reconnectStrategy: (retries: number, cause: Error) => (this.everConnected ? Math.min(100 * 2 ** retries, 5000) : cause),
+        reconnectStrategy: (retries: number, cause: Error) =>
+          this.closed ? false : this.everConnected ? Math.min(100 * 2 ** retries, 5000) : cause,
       },
     });
     // Errors surface on the commands themselves; an unhandled 'error' event would crash the process.
@@ -64,19 +124,60 @@ export class RedisAdmission {
     });
   }
 
-  static async connect(url: string, prefix = 'toolport:rpd:'): Promise<RedisAdmission> {
-    const admission = new RedisAdmission(url, prefix);
+  static async connect(url: string, prefix = 'toolport:rpd:', claimMs = CLAIM_MS): Promise<RedisAdmission> {
+    const admission = new RedisAdmission(url, prefix, claimMs);
     await admission.client.connect();
     return admission;
   }
 
+  private get dirtyKey(): string {
+    return `${this.prefix}dirty`;
+  }
+
+  /** False once closed: nothing more is to be swept by this replica. */
+  get open(): boolean {
+    return !this.closed;
+  }
+
   /** Positive: admitted, the new count. Negative: refused, minus the current count. */
   async incrementWithin(key: string, seed: number, limit: number): Promise<number> {
-    const reply = await this.client.eval(RedisAdmission.SCRIPT, { keys: [this.prefix + key], arguments: [String(seed), String(limit)] });
+    const reply = await this.client.eval(RedisAdmission.ADMIT, {
+      keys: [this.prefix + key, this.dirtyKey],
+      arguments: [String(seed), String(limit), String(Date.now()), key],
+    });
     return Number(reply);
   }
 
+  /** Adds `n` admissions counted without Redis; a key Redis no longer has starts at `seed` (which includes them). */
+  async add(key: string, n: number, seed: number): Promise<number> {
+    const reply = await this.client.eval(RedisAdmission.ADD, {
+      keys: [this.prefix + key, this.dirtyKey],
+      arguments: [String(seed), String(n), String(Date.now()), key],
+    });
+    return Number(reply);
+  }
+
+  /** Takes the due dirty counters for a few seconds (claimMs): their current counts, and how many dirty keys remain in all. */
+  async sweep(): Promise<{ taken: Map<string, number>; remaining: number }> {
+    const now = Date.now();
+    const reply = (await this.client.eval(RedisAdmission.SWEEP, {
+      keys: [this.dirtyKey],
+      arguments: [String(now), String(now + this.claimMs), String(SWEEP_MAX), this.prefix],
+    })) as (string | number)[];
+    const taken = new Map<string, number>();
+    for (let i = 1; i + 1 < reply.length; i += 2) taken.set(String(reply[i]), Number(reply[i + 1]));
+    return { taken, remaining: Number(reply[0]) };
+  }
+
+  /** Releases swept keys once their counts are in the database. */
+  async release(written: Map<string, number>): Promise<void> {
+    if (written.size === 0) return;
+    const pairs = [...written].flatMap(([key, count]) => [key, String(count)]);
+    await this.client.eval(RedisAdmission.RELEASE, { keys: [this.dirtyKey], arguments: [this.prefix, String(Date.now()), ...pairs] });
+  }
+
   async close(): Promise<void> {
+    this.closed = true;
     await this.client.close();
   }
 }
@@ -93,8 +194,10 @@ export interface MeterOptions {
 /**
  * Metering (architecture §6). Admission is exact: each (day, service, user) count is loaded from
  * daily_counters once, then checked and incremented synchronously in memory (or atomically in Redis
- * when replicas share the limit). The database receives increments (`count = count + delta`) in
- * batches, so replicas add to the same rows and a restart loses nothing that was flushed on close.
+ * when replicas share the limit). The database receives the counts in batches, with
+ * `count = GREATEST(count + added, known)`: without Redis each replica adds its own admissions, so
+ * replicas share a row and a restart loses nothing flushed on close; with Redis the shared count is
+ * the truth and any replica writes it, also for a replica killed before its flush (decision 0018).
  */
 export class DbMeter implements Meter {
   private readonly counts = new Map<string, number>();
@@ -103,6 +206,8 @@ export class DbMeter implements Meter {
   private deltas = new Map<string, CounterDelta>();
   private records: NewRequestRecord[] = [];
   private droppedRecords = 0;
+  /** Admissions counted here while Redis was away, added to Redis once it is back. */
+  private backlog = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private lastRedisWarning = 0;
@@ -120,20 +225,29 @@ export class DbMeter implements Meter {
     const key = `${day}|${service.id}|${userId}`;
     const stored = await this.loadCount(key, day, service.id, userId);
     const limit = service.rpdLimit;
-    const reply = this.opts.redis
-      ? await this.opts.redis.incrementWithin(key, stored, limit).catch((err) => this.redisFailed(err))
-      : undefined;
+    const redis = this.opts.redis;
+    // A key Redis lost starts from the highest count this replica knows, not just the one it loaded.
+    const seed = Math.max(stored, this.counts.get(key) ?? 0);
+    const reply = redis ? await redis.incrementWithin(key, seed, limit).catch((err) => this.redisFailed(err)) : undefined;
+    const d = this.delta(day, service.id, userId);
     if (reply === undefined) {
       // Synchronous from here on: no other admit can interleave between the check and the increment.
       const count = this.counts.get(key) ?? stored;
       if (limit > 0 && count >= limit) return { allowed: false, count, limit };
       this.counts.set(key, count + 1);
+      d.requests += 1;
+      if (redis) {
+        d.known = Math.max(d.known, count + 1);
+        this.backlog.set(key, (this.backlog.get(key) ?? 0) + 1);
+      }
     } else {
       // Remembered so that, should Redis go away, this replica carries on from the shared count.
-      this.counts.set(key, Math.max(this.counts.get(key) ?? 0, Math.abs(reply)));
+      const count = Math.max(this.counts.get(key) ?? 0, Math.abs(reply));
+      this.counts.set(key, count);
       if (reply < 0) return { allowed: false, count: -reply, limit };
+      // Counted in Redis: written as the shared count, never added (another replica may write it first).
+      d.known = Math.max(d.known, count);
     }
-    this.delta(day, service.id, userId).requests += 1;
     this.schedule();
     return { allowed: true };
   }
@@ -164,13 +278,14 @@ export class DbMeter implements Meter {
         day,
         service_id: outcome.serviceId,
         user_id: outcome.userId,
-        method: outcome.method.slice(0, 64),
-        target: outcome.target.slice(0, 255),
+        // PostgreSQL text cannot hold NUL, and a client chooses both.
+        method: outcome.method.replaceAll('\u0000', '').slice(0, 64),
+        target: outcome.target.replaceAll('\u0000', '').slice(0, 255),
         latency_ms: Math.max(0, Math.round(outcome.latencyMs)),
         outcome: outcome.outcome,
         bytes_in: outcome.bytesIn,
         bytes_out: outcome.bytesOut,
-        error_message: (outcome.errorMessage ?? '').slice(0, 2000),
+        error_message: (outcome.errorMessage ?? '').replaceAll('\u0000', '').slice(0, 2000),
       });
     }
     this.schedule();
@@ -192,19 +307,68 @@ export class DbMeter implements Meter {
     return this.writing;
   }
 
-  private async write(deltas: CounterDelta[], records: NewRequestRecord[]): Promise<void> {
+  private async write(own: CounterDelta[], records: NewRequestRecord[]): Promise<void> {
+    const swept = await this.sweep();
+    const deltas = new Map(own.map((d) => [`${d.day}|${d.serviceId}|${d.userId}`, d]));
+    for (const [key, count] of swept.taken) {
+      const [day = '', serviceId, userId] = key.split('|');
+      const d = deltas.get(key) ?? {
+        day,
+        serviceId: Number(serviceId),
+        userId: Number(userId),
+        requests: 0,
+        known: 0,
+        errors: 0,
+        latencyMs: 0,
+      };
+      if (!Number.isInteger(d.serviceId) || !Number.isInteger(d.userId) || !/^\d{4}-\d{2}-\d{2}$/.test(d.day)) continue;
+      d.known = Math.max(d.known, count);
+      deltas.set(key, d);
+    }
+    const written = new Set<CounterDelta>();
     try {
-      for (const d of deltas) await this.upsert(d);
+      for (const d of deltas.values()) {
+        await this.upsert(d);
+        written.add(d);
+      }
+      // Written: the swept keys are clean unless they moved meanwhile. Unreleased ones are taken again later.
+      await this.opts.redis?.release(swept.taken).catch(() => undefined);
     } catch (err) {
       this.opts.logger.error({ err }, 'daily counters write failed; will retry');
-      for (const d of deltas) this.merge(d);
+      // Only what did not reach the table: the rows written before the failure must not be added twice.
+      for (const d of own) if (!written.has(d)) this.merge(d);
       this.schedule();
     }
+    // Dirty counters are left (another replica holds them, or there were more): look again shortly.
+    if (swept.remaining > 0 && this.opts.redis?.open) this.schedule();
+    let stored = 0;
     try {
       // With their daily rollups, in one transaction per batch (modules/history/rollups.ts).
-      await storeRecords(this.opts.db, records);
+      await storeRecords(this.opts.db, records, (count) => {
+        stored = count;
+      });
     } catch (err) {
-      this.opts.logger.error({ err, records: records.length }, 'request records write failed');
+      const unstored = records.slice(stored);
+      if (await this.databaseAnswers()) {
+        // The database is there and refused these rows: keeping them would block every later record.
+        this.opts.logger.error({ err, records: unstored.length }, 'request records refused by the database, dropped');
+        return;
+      }
+      // The database is away (an outage): kept, oldest first, for the next flush, within the cap.
+      this.opts.logger.error({ err, records: unstored.length }, 'request records write failed; will retry');
+      const room = Math.max(0, MAX_PENDING_RECORDS - this.records.length);
+      this.droppedRecords += Math.max(0, unstored.length - room);
+      this.records = [...unstored.slice(0, room), ...this.records];
+      this.schedule();
+    }
+  }
+
+  private async databaseAnswers(): Promise<boolean> {
+    try {
+      await sql`select 1`.execute(this.opts.db);
+      return true;
+    } catch {
+      return false;
     }
   }
 
@@ -215,13 +379,14 @@ export class DbMeter implements Meter {
         day: d.day,
         service_id: d.serviceId,
         user_id: d.userId,
-        request_count: d.requests,
+        request_count: Math.max(d.requests, d.known),
         error_count: d.errors,
         total_latency_ms: d.latencyMs,
       })
       .onConflict((oc) =>
         oc.columns(['day', 'service_id', 'user_id']).doUpdateSet({
-          request_count: sql`daily_counters.request_count + ${d.requests}`,
+          // GREATEST(count + added, known), spelled so that SQLite runs it too.
+          request_count: sql`case when excluded.request_count > daily_counters.request_count + ${d.requests} then excluded.request_count else daily_counters.request_count + ${d.requests} end`,
           error_count: sql`daily_counters.error_count + ${d.errors}`,
           total_latency_ms: sql`daily_counters.total_latency_ms + ${d.latencyMs}`,
         }),
@@ -252,7 +417,7 @@ export class DbMeter implements Meter {
     const key = `${day}|${serviceId}|${userId}`;
     let d = this.deltas.get(key);
     if (!d) {
-      d = { day, serviceId, userId, requests: 0, errors: 0, latencyMs: 0 };
+      d = { day, serviceId, userId, requests: 0, known: 0, errors: 0, latencyMs: 0 };
       this.deltas.set(key, d);
     }
     return d;
@@ -261,8 +426,31 @@ export class DbMeter implements Meter {
   private merge(from: CounterDelta): void {
     const d = this.delta(from.day, from.serviceId, from.userId);
     d.requests += from.requests;
+    d.known = Math.max(d.known, from.known);
     d.errors += from.errors;
     d.latencyMs += from.latencyMs;
+  }
+
+  /**
+   * With Redis: first adds the admissions counted while it was away, then takes the dirty shared
+   * counters due for writing (any replica's). Without Redis, or while it is away: nothing.
+   */
+  private async sweep(): Promise<{ taken: Map<string, number>; remaining: number }> {
+    const redis = this.opts.redis;
+    if (!redis?.open) return { taken: new Map(), remaining: 0 };
+    const backlog = this.backlog;
+    this.backlog = new Map();
+    try {
+      for (const [key, n] of backlog) {
+        await redis.add(key, n, this.counts.get(key) ?? n);
+        backlog.delete(key);
+      }
+      return await redis.sweep();
+    } catch {
+      // Still away: what was not added waits for the next flush; the database has it meanwhile.
+      for (const [key, n] of backlog) this.backlog.set(key, (this.backlog.get(key) ?? 0) + n);
+      return { taken: new Map(), remaining: 0 };
+    }
   }
 
   private schedule(): void {

@@ -1,6 +1,10 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { localeFrom, type MessageKey, translate } from '../i18n/index.js';
+import { isDatabaseUnavailable } from './db-unavailable.js';
 import { AppError } from './errors.js';
+import { attachLocale } from './locale.js';
 
 function fieldOf(path: string | undefined, fallback: string): string {
   const cleaned = (path ?? '').replace(/^\//, '').replace(/\//g, '.');
@@ -54,7 +58,65 @@ export function installErrorHandling(app: FastifyInstance): void {
         .status(fe.statusCode)
         .send({ success: false, message: req.t('error.validation', { field: 'request', reason: fe.message }) });
     }
+    if (isDatabaseUnavailable(err)) {
+      // Not a bug and not the client's fault: the database is away for now (it reconnects on its own).
+      req.log.warn({ err: { message: err.message, code: (err as NodeJS.ErrnoException).code } }, 'database unavailable');
+      return reply
+        .status(503)
+        .header('retry-after', '5')
+        .send({ success: false, code: 'database_unavailable', message: req.t('error.database_unavailable') });
+    }
     req.log.error({ err }, 'unhandled error');
     return reply.status(500).send({ success: false, message: req.t('error.internal') });
   });
+}
+
+/** Routes that answer in JSON-RPC (the MCP proxy) rather than with the console envelope. */
+const isProxyPath = (url: string | undefined) => (url ?? '').startsWith('/proxy/');
+const rpcError = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+
+/**
+ * Fastify's `frameworkErrors`: a URL the router cannot decode (400) or a path parameter over the
+ * router's length limit (414) is refused before any route or hook runs, so the locale is attached
+ * here. Without this, Fastify answers its own `{error, code, message}` shape.
+ */
+export function answerFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  attachLocale(req);
+  const status = err.code === 'FST_ERR_BAD_URL' ? 400 : err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 500;
+  if (status === 500) req.log.error({ err }, 'unhandled router error');
+  if (isProxyPath(req.raw.url)) {
+    const text =
+      status === 400 ? 'Bad Request: invalid URL' : status === 414 ? 'URI Too Long: a path segment is too long' : 'Internal error';
+    void reply.status(status).send(rpcError(text));
+    return;
+  }
+  const key = status === 400 ? 'error.bad_url' : status === 414 ? 'error.param_too_long' : 'error.internal';
+  void reply.status(status).send({ success: false, message: req.t(key) });
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; label: string; key: MessageKey }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, label: 'Request Timeout', key: 'error.request_timeout' },
+  HPE_HEADER_OVERFLOW: { status: 431, label: 'Request Header Fields Too Large', key: 'error.headers_too_large' },
+};
+
+/**
+ * Fastify's `clientErrorHandler`: Node could not parse the request (bad bytes in the URL or headers,
+ * oversized headers, a slow client). The envelope as everywhere else, in the language of the
+ * request's Accept-Language when its header bytes arrived, else English.
+ */
+export function answerClientError(err: ConnectionError, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = CLIENT_ERRORS[err.code ?? ''] ?? { status: 400, label: 'Bad Request', key: 'error.bad_request' as const };
+  const raw: unknown = err.rawPacket;
+  const head = Buffer.isBuffer(raw) ? raw.toString('latin1') : '';
+  const language = /\r\naccept-language:[ \t]*([^\r\n]*)/i.exec(head)?.[1];
+  const url = /^[A-Z]+ (\S+)/.exec(head)?.[1];
+  const message = translate(localeFrom(language), known.key);
+  const body = JSON.stringify(isProxyPath(url) ? rpcError(`${known.label}: ${translate('en', known.key)}`) : { success: false, message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${known.status} ${known.label}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

@@ -1,12 +1,19 @@
 /** Every message the server sends to a person, in English. zh-CN must have the same keys (a type error otherwise). */
 export const en = {
   'error.internal': 'Internal server error, please try again later',
+  'error.database_unavailable': 'The database cannot be reached right now, please try again in a few seconds',
   'error.not_found': 'The requested resource does not exist',
   'error.route_not_found': 'No API route {method} {path}',
   'error.validation': 'Invalid value for {field}: {reason}',
   'error.invalid_json': 'The request body is not valid JSON',
   'error.body_too_large': 'The request body is too large',
   'error.unsupported_media_type': 'Unsupported content type',
+  'error.bad_url': 'The request URL is not valid',
+  'error.param_too_long': 'A value in the request path is too long',
+  'error.bad_request': 'The HTTP request could not be read',
+  'error.request_timeout': 'The request did not arrive in time',
+  'error.headers_too_large': 'The request headers are too large',
+  'error.nul_character': 'Invalid value for {field}: text must not contain NUL characters',
   'error.rate_limited': 'Too many requests, please retry in {seconds} seconds',
   'auth.token_missing': 'Sign-in required',
   'auth.token_invalid': 'Your session is invalid or has expired, please sign in again',
@@ -17,6 +24,10 @@ export const en = {
   'auth.login_success': 'Signed in',
   'auth.logout_success': 'Signed out',
   'auth.login_rate_limited': 'Too many sign-in attempts, please retry in {seconds} seconds',
+  'proxy.too_many_calls': 'too many calls in progress for this service: {limit}',
+  'proxy.too_many_new_sessions': 'too many new sessions: at most {limit} a minute, retry in {seconds} seconds',
+  'proxy.too_many_failures': 'too many refused requests from this address, retry in {seconds} seconds',
+  'proxy.body_timeout': 'Request Timeout: the request body did not arrive within {seconds} seconds',
   'user.not_found': 'User not found',
   'user.username_taken': 'The username "{username}" is already taken',
   'user.current_password_incorrect': 'The current password is incorrect',
@@ -74,6 +85,21 @@ export const en = {
   'service.command_not_executable': '{path} does not exist or is not an executable file',
   'service.url_required': 'URL cannot be empty',
   'service.url_invalid': 'Please enter a valid URL',
+  'outbound.refused_loopback':
+    '{host} is not allowed: {address} is a loopback address, and remote services on private networks are turned off in Preferences',
+  'outbound.refused_private':
+    '{host} is not allowed: {address} is a private network address, and remote services on private networks are turned off in Preferences',
+  'outbound.refused_link_local':
+    '{host} is not allowed: {address} is a link-local address (such as the cloud metadata service), and remote services on private networks are turned off in Preferences',
+  'outbound.refused_unspecified':
+    '{host} is not allowed: {address} is an unspecified address, and remote services on private networks are turned off in Preferences',
+  'outbound.refused_reserved':
+    '{host} is not allowed: {address} is not a public unicast address, and remote services on private networks are turned off in Preferences',
+  'outbound.redirect_cross_origin':
+    'The server redirected to another origin: {target} (redirects are followed only within the same origin)',
+  'outbound.too_many_redirects': 'Too many redirects from {url} (at most {max} are followed)',
+  'outbound.bad_redirect': 'The server at {url} redirected to an invalid address',
+  'outbound.bad_scheme': 'Only http and https addresses can be fetched: {url}',
   'service.env_name_invalid': 'Invalid variable name "{name}": use letters, digits and _ and do not start with a digit',
   'service.env_value_invalid': 'The value of variable {name} contains a NUL character',
   'service.header_invalid': 'Invalid request header "{name}"',
@@ -96,6 +122,8 @@ export const en = {
   // Marketplace installs, batch import and export.
   'market.install_started': 'Installing {name}: follow the install log',
   'market.instance_added': '{name} is already installed; your values for it were saved',
+  'market.installing_on_replica': 'Service {name} is still being installed on this gateway replica; try again in a moment',
+  'market.replica_install_failed': 'Service {name} could not be installed on this gateway replica (its service log has the details)',
   'market.env_required': 'Please provide the required environment variables: {names}',
   'market.install_unsupported': 'This package cannot be installed: {reason}',
   'market.install_conflict': 'The installed service changed while this request ran, please try again',

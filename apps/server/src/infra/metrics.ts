@@ -17,6 +17,8 @@ import { AppError } from '../http/errors.js';
 export type McpOutcome = 'ok' | 'error' | 'limited';
 export type DownstreamTransport = 'streamable' | 'legacy';
 export type InstallKind = 'npm' | 'pypi' | 'remote';
+/** The abuse limits (docs/operations.md, "Abuse limits") whose refusals are counted. */
+export type AbuseLimit = 'calls_in_flight' | 'new_sessions' | 'proxy_auth_ip' | 'login_ip' | 'login_user' | 'slow_reader' | 'body_timeout';
 
 /** The label of a request that matched no route (a 404): one value for every unknown URL. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -91,6 +93,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly leader = new Gauge({
+    name: 'toolport_leader',
+    help: '1 while this replica leads the cluster-wide periodic jobs (always 1 without Redis), else 0.',
+    registers: [this.registry],
+  });
+
+  private readonly abuseRefusals = new Counter({
+    name: 'toolport_abuse_refusals_total',
+    help: 'Requests refused or streams dropped by an abuse limit (calls_in_flight, new_sessions, proxy_auth_ip, login_ip, login_user, slow_reader, body_timeout).',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
+
   private readonly httpRequests = new Counter({
     name: 'toolport_http_requests_total',
     help: 'HTTP requests by method, route pattern and status code.',
@@ -157,6 +172,16 @@ export class Metrics {
   installEnded(kind: InstallKind, outcome: 'completed' | 'failed'): void {
     this.installRunning.dec();
     this.installFinished.inc({ kind, outcome });
+  }
+
+  /** Leader election (infra/leader.ts). */
+  leaderChanged(leading: boolean): void {
+    this.leader.set(leading ? 1 : 0);
+  }
+
+  /** An abuse limit refused a request or dropped a stream. */
+  abuseRefused(limit: AbuseLimit): void {
+    this.abuseRefusals.inc({ limit });
   }
 
   httpRequest(method: string, route: string, status: number, seconds: number): void {

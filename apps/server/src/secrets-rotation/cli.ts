@@ -91,6 +91,11 @@ interface Store {
   describe: string;
   /** Opens the transaction on a database of this version's schema; refuses when a server has the database. */
   begin(conn: Kysely<Database>): Promise<void>;
+  /**
+   * After the commit: drops what the old key still opens from the file's free space (SQLite keeps the
+   * bytes of replaced rows in free pages and in the WAL until these are rewritten).
+   */
+  scrub?(conn: Kysely<Database>): Promise<void>;
 }
 
 function sqliteStore(config: Config): Store {
@@ -122,6 +127,10 @@ function sqliteStore(config: Config): Store {
         throw err;
       }
       await checkSchema(conn);
+    },
+    async scrub(conn) {
+      await sql`vacuum`.execute(conn);
+      await sql`pragma wal_checkpoint(truncate)`.execute(conn);
     },
   };
 }
@@ -228,6 +237,21 @@ export async function runRotateSecretCommand(args: string[], io: RotateCommandIo
     if (config.databaseUrl) print('Copy that file to every replica (or set SECRET_KEY to its content there) before starting them.');
   } else {
     print('Now set SECRET_KEY to the value of NEW_SECRET_KEY wherever the server runs (every replica), then start it.');
+  }
+  // Committed and the key in place: a failure from here on must not read as "nothing was changed".
+  if (!config.databaseUrl) {
+    let scrubbing: Store | undefined;
+    try {
+      const opened = sqliteStore(config);
+      scrubbing = opened;
+      await opened.db.connection().execute(async (conn) => opened.scrub?.(conn));
+    } catch (err) {
+      print(
+        `Warning: the replaced values could not be cleared from the free space of ${store.describe} (${errorText(err)}); run VACUUM on it with the server stopped.`,
+      );
+    } finally {
+      await scrubbing?.db.destroy().catch(() => undefined);
+    }
   }
   print(
     'Tokens signed with the old key no longer verify: console access tokens (the console renews them from its refresh token; users whose refresh token has expired sign in again) and gateway session ids (MCP clients reconnect and initialise a new session).',

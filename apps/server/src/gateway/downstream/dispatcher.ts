@@ -7,9 +7,12 @@ import type {
   JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import type { Locale } from '../../i18n/index.js';
+import { LocalisedError } from '../../i18n/localised-error.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { RequestSink, UpstreamLink, UpstreamPool } from '../link-api.js';
 import type { Meter } from '../meter.js';
+import type { AbuseGuard } from './abuse.js';
 import type { CallScope } from './call-scope.js';
 import { type CallTelemetry, NO_CALL, type ProxiedCall } from './call-telemetry.js';
 import { isCounted, MeteredCall } from './metering-hook.js';
@@ -23,12 +26,24 @@ export interface DispatchDeps {
   logger: Logger;
   /** Metrics and traces of each request (infra/metrics.ts, infra/tracing.ts). */
   telemetry?: CallTelemetry;
+  /** The cap on counted calls in flight per user and service (abuse.ts). */
+  abuse?: AbuseGuard;
+}
+
+/** A counted call's place under the in-flight cap: given back when it is answered, or never sent on. */
+interface CallSlot {
+  release: () => void;
+  handedOff: boolean;
 }
 
 export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
 export const isNotification = (m: JSONRPCMessage): m is JSONRPCNotification => 'method' in m && !('id' in m);
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** What the client reads when no upstream link could be had: a localised reason when there is one. */
+const unavailableText = (err: unknown, locale: Locale): string =>
+  err instanceof LocalisedError ? err.localised(locale) : `Upstream unavailable: ${errorText(err)}`;
 
 /**
  * Sends the messages of one client POST on their way, the same for both transports: `ping` is
@@ -62,7 +77,12 @@ export class Dispatcher {
   }
 
   /** Runs an initialize request; returns the JSON-RPC response to send and whether it succeeded. */
-  async initialize(session: DownstreamSession, service: ServiceSpec, request: JSONRPCRequest): Promise<{ json: string; ok: boolean }> {
+  async initialize(
+    session: DownstreamSession,
+    service: ServiceSpec,
+    request: JSONRPCRequest,
+    locale: Locale = 'en',
+  ): Promise<{ json: string; ok: boolean }> {
     const call = this.deps.telemetry?.begin(service, request) ?? NO_CALL;
     try {
       const result = await session.initialize(this.deps.pool, service, request.params as InitializeRequest['params']);
@@ -71,7 +91,7 @@ export class Dispatcher {
       return { json: JSON.stringify({ jsonrpc: '2.0', id: request.id, result }), ok: true };
     } catch (err) {
       call.end('error', `upstream unavailable: ${errorText(err)}`);
-      return { json: rpcErrorJson(request.id, RpcCode.InternalError, `Upstream unavailable: ${errorText(err)}`), ok: false };
+      return { json: rpcErrorJson(request.id, RpcCode.InternalError, unavailableText(err, locale)), ok: false };
     }
   }
 
@@ -95,7 +115,32 @@ export class Dispatcher {
     bytesIn: number | undefined,
   ): Promise<void> {
     if (request.method === 'ping') return target.response(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: {} }));
-    if (request.method === 'initialize') return target.response((await this.initialize(session, service, request)).json);
+    if (request.method === 'initialize') return target.response((await this.initialize(session, service, request, target.locale)).json);
+    const abuse = this.deps.abuse;
+    if (!abuse || !isCounted(request)) return this.pass(session, service, request, target, scope, bytesIn, undefined);
+    // Refused before the daily limit is consulted: a call never admitted is not counted against it.
+    const release = abuse.takeCall(session.userId, service.id);
+    if (!release) {
+      const message = abuse.tooManyCalls(target.locale ?? 'en', session.userId, service.name);
+      return target.response(rpcErrorJson(request.id, RpcCode.ServerError, message), 429);
+    }
+    const slot: CallSlot = { release, handedOff: false };
+    try {
+      await this.pass(session, service, request, target, scope, bytesIn, slot);
+    } finally {
+      if (!slot.handedOff) release();
+    }
+  }
+
+  private async pass(
+    session: DownstreamSession,
+    service: ServiceSpec,
+    request: JSONRPCRequest,
+    target: ReplyTarget,
+    scope: CallScope,
+    bytesIn: number | undefined,
+    slot: CallSlot | undefined,
+  ): Promise<void> {
     const call = this.deps.telemetry?.begin(service, request) ?? NO_CALL;
 
     const metered = isCounted(request)
@@ -123,7 +168,7 @@ export class Dispatcher {
     } catch (err) {
       // Ending an isolated session stops its own link under the request: the session's end is the news.
       if (session.closed) return this.sessionClosed(session, request, target, metered, call);
-      const json = rpcErrorJson(request.id, RpcCode.InternalError, `Upstream unavailable: ${errorText(err)}`);
+      const json = rpcErrorJson(request.id, RpcCode.InternalError, unavailableText(err, target.locale ?? 'en'));
       metered?.abandoned(`upstream unavailable: ${errorText(err)}`);
       call.end('error', `upstream unavailable: ${errorText(err)}`);
       return target.response(json);
@@ -134,7 +179,8 @@ export class Dispatcher {
       return this.sessionClosed(session, request, target, metered, call);
     }
     if (scope.gone) return this.cancelled(metered, call);
-    this.forward(session, link, request, target, scope, metered, call);
+    if (slot) slot.handedOff = true;
+    this.forward(session, link, request, target, scope, metered, call, slot?.release);
   }
 
   private cancelled(metered: MeteredCall | undefined, call: ProxiedCall): void {
@@ -164,10 +210,12 @@ export class Dispatcher {
     scope: CallScope,
     metered: MeteredCall | undefined,
     call: ProxiedCall,
+    release?: () => void,
   ): void {
     let finished = false;
     const finish = () => {
       finished = true;
+      release?.();
       session.inflight -= 1;
       session.untrackRequest(end);
       session.touch();

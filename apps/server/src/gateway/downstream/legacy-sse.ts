@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { SseStream } from './http-io.js';
+import { localeOf, SseStream } from './http-io.js';
 import type { ForwardedPost } from './legacy-relay.js';
-import { readMessages } from './messages.js';
 import { StreamReply } from './reply-target.js';
 import { failures, sendFailure } from './rpc-errors.js';
 import { DownstreamSession, restoredInitParams } from './session.js';
@@ -28,6 +27,8 @@ export class LegacySse {
   async open(req: ProxyRequest, res: ServerResponse): Promise<void> {
     const caller = await this.deps.auth.resolve(req, req.params.name);
     if ('status' in caller) return sendFailure(res, caller);
+    const flood = await this.deps.abuse.newSession(req.raw, caller.user.id, caller.service.name);
+    if (flood) return sendFailure(res, flood);
     const id = this.deps.legacyRelay?.newSessionId() ?? newNonce();
     const session = new DownstreamSession({
       key: id,
@@ -39,7 +40,11 @@ export class LegacySse {
       transport: 'legacy',
       initParams: restoredInitParams(LEGACY_VERSION),
     });
-    session.stream = new SseStream(res, {}, () => this.deps.sessions.remove(session, 'client disconnected'));
+    // A client that stops reading its stream is cut off: the session ends with it.
+    const bound = this.deps.abuse.streamBound({ userId: session.userId, service: caller.service.name, stream: 'sse' }, () =>
+      this.deps.sessions.remove(session, 'client not reading its stream'),
+    );
+    session.stream = new SseStream(res, {}, () => this.deps.sessions.remove(session, 'client disconnected'), bound);
     this.deps.sessions.add(session);
     // A client that authenticated by query string (it cannot send headers) gets a message URL that works for it too.
     const keyParam = caller.queryKey ? `&key=${encodeURIComponent(caller.queryKey)}` : '';
@@ -57,10 +62,11 @@ export class LegacySse {
     if (session?.transport !== 'legacy' || session.userId !== caller.user.id || session.serviceId !== caller.service.id) {
       return sendFailure(res, failures.sessionNotFound());
     }
-    const post = await readMessages(req.raw);
+    const post = await this.deps.abuse.readMessages(req.raw, req.ip);
     if ('status' in post) return sendFailure(res, post);
     res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
-    await this.deps.dispatcher.dispatch(session, caller.service, post.messages, new StreamReply(session), session.calls, post.bytes);
+    const reply = new StreamReply(session, localeOf(req.raw));
+    await this.deps.dispatcher.dispatch(session, caller.service, post.messages, reply, session.calls, post.bytes);
   }
 
   /** The stream is on another replica: the POST is checked here and handed over to it through Redis. */
@@ -70,7 +76,7 @@ export class LegacySse {
     owner: string,
     to: Omit<ForwardedPost, 'messages' | 'bytes'>,
   ): Promise<void> {
-    const post = await readMessages(req.raw);
+    const post = await this.deps.abuse.readMessages(req.raw, req.ip);
     if ('status' in post) return sendFailure(res, post);
     const taken = await this.deps.legacyRelay?.forward(owner, { ...to, messages: post.messages, bytes: post.bytes });
     if (!taken) return sendFailure(res, failures.sessionNotFound());

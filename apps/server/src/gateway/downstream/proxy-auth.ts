@@ -3,11 +3,14 @@ import type { ConfigEvents } from '../../infra/events.js';
 import { sha256 } from '../../infra/secrets.js';
 import type { OptionsService } from '../../modules/options/service.js';
 import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
+import type { AbuseGuard } from './abuse.js';
 import { failures, type ProxyFailure } from './rpc-errors.js';
 
 /** Answers for an API key or a service name are reused this long (architecture §8: a few seconds at most). */
 const CACHE_MS = 3000;
 const MAX_CACHED = 10_000;
+/** Answers that count against the address: a foreign origin, no or a bad key, an unknown service. */
+const COUNTED_FAILURES = new Set([401, 403, 404]);
 
 export interface ProxyCaller {
   user: GatewayUser;
@@ -34,6 +37,8 @@ export class ProxyAuth {
     private readonly catalog: ServiceCatalog,
     private readonly options: OptionsService,
     events: ConfigEvents,
+    /** Refused authentications count per client address; too many and it is answered 429 at once. */
+    private readonly guard?: AbuseGuard,
   ) {
     events.on((e) => {
       if (e.type === 'user.changed') this.users.clear();
@@ -41,8 +46,20 @@ export class ProxyAuth {
     });
   }
 
-  /** The caller, or the failure to answer with (403, 401, 404, 503: in that order). */
+  /**
+   * The caller, or the failure to answer with (403, 401, 404, 503: in that order). An address whose
+   * requests were refused 403, 401 or 404 too often this minute gets 429 before anything is looked at
+   * (req.ip: X-Forwarded-For only from the proxies TRUST_PROXY names).
+   */
   async resolve(req: FastifyRequest, serviceName: string): Promise<ProxyCaller | ProxyFailure> {
+    const blocked = this.guard?.blockedAddress(req.raw, req.ip);
+    if (blocked) return blocked;
+    const result = await this.check(req, serviceName);
+    if ('status' in result && COUNTED_FAILURES.has(result.status)) await this.guard?.authFailed(req.ip);
+    return result;
+  }
+
+  private async check(req: FastifyRequest, serviceName: string): Promise<ProxyCaller | ProxyFailure> {
     const origin = req.headers.origin;
     if (origin !== undefined && !this.originAllowed(req, origin)) return failures.foreignOrigin(origin);
     const { key, fromQuery } = apiKeyOf(req);
@@ -74,6 +91,8 @@ export class ProxyAuth {
   }
 
   private async service(name: string): Promise<ServiceSpec | undefined> {
+    // No service is named with a NUL, and PostgreSQL refuses to even compare one (a 500, found by fuzzing).
+    if (name.includes('\u0000')) return undefined;
     return this.cached(this.services, name, () => this.catalog.byName(name));
   }
 

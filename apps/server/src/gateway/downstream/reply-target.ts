@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { SSE_HEADERS, sseMessage } from './http-io.js';
+import type { Locale } from '../../i18n/index.js';
+import { type BufferBound, boundedWrite, SSE_HEADERS, sseMessage } from './http-io.js';
 import type { DownstreamSession } from './session.js';
 
 /** Where the answers to the requests of one incoming message (or batch) go; JSON already serialised. */
@@ -8,6 +9,8 @@ export interface ReplyTarget {
   notification(json: string): void;
   /** A final answer; `status` is the HTTP status it calls for when it is the only request of the POST. */
   response(json: string, status?: number): void;
+  /** The language of the gateway's own error messages to this client (en by default). */
+  readonly locale?: Locale;
 }
 
 /**
@@ -27,8 +30,16 @@ export class PostReply implements ReplyTarget {
     private readonly expected: number,
     private readonly batch: boolean,
     private readonly headers: Record<string, string>,
+    readonly locale: Locale = 'en',
+    /** Once streaming, a client that does not read is cut off past this bound (its requests are then cancelled). */
+    private readonly bound?: BufferBound,
   ) {
     this.remaining = expected;
+  }
+
+  private write(chunk: string): void {
+    if (this.bound) boundedWrite(this.res, chunk, this.bound);
+    else this.res.write(chunk);
   }
 
   private get gone(): boolean {
@@ -38,7 +49,7 @@ export class PostReply implements ReplyTarget {
   notification(json: string): void {
     if (this.remaining === 0 || this.gone) return;
     if (!this.streaming) this.startStream();
-    this.res.write(sseMessage(json));
+    this.write(sseMessage(json));
   }
 
   response(json: string, status?: number): void {
@@ -46,8 +57,8 @@ export class PostReply implements ReplyTarget {
     this.remaining -= 1;
     if (this.gone) return;
     if (this.streaming) {
-      this.res.write(sseMessage(json));
-      if (this.remaining === 0) this.res.end();
+      this.write(sseMessage(json));
+      if (this.remaining === 0 && !this.gone) this.res.end();
       return;
     }
     this.collected.push(json);
@@ -58,7 +69,7 @@ export class PostReply implements ReplyTarget {
   private startStream(): void {
     this.streaming = true;
     this.res.writeHead(200, { ...SSE_HEADERS, ...this.headers });
-    for (const json of this.collected) this.res.write(sseMessage(json));
+    for (const json of this.collected) this.write(sseMessage(json));
     this.collected = [];
   }
 
@@ -71,7 +82,10 @@ export class PostReply implements ReplyTarget {
 
 /** The legacy HTTP+SSE transport: every answer travels on the session's one SSE stream. */
 export class StreamReply implements ReplyTarget {
-  constructor(private readonly session: DownstreamSession) {}
+  constructor(
+    private readonly session: DownstreamSession,
+    readonly locale: Locale = 'en',
+  ) {}
 
   notification(json: string): void {
     this.session.stream?.message(json);

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../../http/db-unavailable.js';
 import { LegacySse } from './legacy-sse.js';
 import { failures, RpcCode, sendFailure } from './rpc-errors.js';
 import { type ProxyDeps, type ProxyRequest, StreamableHttp } from './streamable-http.js';
@@ -24,6 +25,17 @@ export async function registerProxyRoutes(app: FastifyInstance, deps: ProxyDeps,
       try {
         await handler(req as ProxyRequest, reply.raw);
       } catch (err) {
+        // The database away for a moment (a key or session lookup failed): the client may retry.
+        if (isDatabaseUnavailable(err)) {
+          logger.warn({ url: req.routeOptions.url, err: (err as Error).message }, 'proxy request failed: database unavailable');
+          sendFailure(reply.raw, {
+            status: 503,
+            code: RpcCode.InternalError,
+            message: 'Service unavailable: the database cannot be reached, retry shortly',
+            headers: { 'retry-after': '5' },
+          });
+          return;
+        }
         logger.error({ err, url: req.routeOptions.url }, 'proxy request failed');
         sendFailure(reply.raw, { status: 500, code: RpcCode.InternalError, message: 'Internal error' });
       }

@@ -43,6 +43,7 @@ export const failures = {
   invalidMessage: () => fail(400, RpcCode.ParseError, 'Parse error: Invalid JSON-RPC message'),
   emptyBatch: () => fail(400, RpcCode.InvalidRequest, 'Invalid Request: empty batch'),
   batchTooLarge: (max: number) => fail(400, RpcCode.InvalidRequest, `Invalid Request: Batch must not exceed ${max} messages`),
+  tooDeep: (max: number) => fail(400, RpcCode.InvalidRequest, `Invalid Request: JSON must not nest deeper than ${max} levels`),
   batchNotAllowed: (version: string) =>
     fail(400, RpcCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not supported by protocol version ${version}`),
   sessionRequired: () => fail(400, RpcCode.ServerError, 'Bad Request: Mcp-Session-Id header is required'),

@@ -4,7 +4,11 @@ import type { DownstreamSession } from './session.js';
 export interface SessionLimits {
   /** A session unused this long is dropped from memory (its signed id stays valid). */
   idleMs: number;
-  /** Sessions one user may hold on this replica; the one idle longest goes first. */
+  /**
+   * Sessions one user may hold on this replica (PROXY_MAX_SESSIONS_PER_USER); the one idle longest goes
+   * first. Evicting is cheap for the gateway; that a user cannot keep doing it in a loop is the new-session
+   * rate's job (abuse.ts, PROXY_NEW_SESSIONS_PER_MINUTE), checked before a session is created.
+   */
   perUserCap: number;
   /** How often idle sessions are swept and open streams get a keep-alive. */
   sweepMs: number;

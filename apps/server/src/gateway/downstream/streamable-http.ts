@@ -2,11 +2,11 @@ import type { ServerResponse } from 'node:http';
 import { type JSONRPCRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyRequest } from 'fastify';
 import type { Secrets } from '../../infra/secrets.js';
+import type { AbuseGuard } from './abuse.js';
 import { CallScope } from './call-scope.js';
 import { type Dispatcher, isRequest } from './dispatcher.js';
-import { accepts, SseStream } from './http-io.js';
+import { accepts, localeOf, SseStream } from './http-io.js';
 import type { LegacyRelay } from './legacy-relay.js';
-import { readMessages } from './messages.js';
 import type { ProxyAuth, ProxyCaller } from './proxy-auth.js';
 import { PostReply } from './reply-target.js';
 import { failures, sendFailure } from './rpc-errors.js';
@@ -21,6 +21,8 @@ export interface ProxyDeps {
   sessions: SessionRegistry;
   dispatcher: Dispatcher;
   secrets: Secrets;
+  /** Abuse limits: calls in flight, new sessions, refused authentications, slow readers, slow bodies. */
+  abuse: AbuseGuard;
   /** Several replicas (REDIS_URL): legacy SSE POSTs forwarded to the replica holding the stream. */
   legacyRelay?: LegacyRelay;
 }
@@ -45,7 +47,7 @@ export class StreamableHttp {
     if (!accepts(req.raw, 'application/json') || !accepts(req.raw, 'text/event-stream')) {
       return sendFailure(res, failures.notAcceptable('both application/json and text/event-stream'));
     }
-    const post = await readMessages(req.raw);
+    const post = await this.deps.abuse.readMessages(req.raw, req.ip);
     if ('status' in post) return sendFailure(res, post);
 
     const init = post.messages.find((m) => isRequest(m) && m.method === 'initialize') as JSONRPCRequest | undefined;
@@ -67,7 +69,8 @@ export class StreamableHttp {
       res.writeHead(202).end();
       return;
     }
-    const reply = new PostReply(res, requests, post.batch, { 'mcp-session-id': session.key });
+    const bound = this.deps.abuse.streamBound({ userId: session.userId, service: caller.service.name, stream: 'post' });
+    const reply = new PostReply(res, requests, post.batch, { 'mcp-session-id': session.key }, localeOf(req.raw), bound);
     // A client that leaves before its answer cancels the request upstream.
     res.on('close', () => {
       if (!res.writableFinished) scope.leave('client disconnected');
@@ -86,10 +89,19 @@ export class StreamableHttp {
     if (versionFailure) return sendFailure(res, versionFailure);
     if (session.stream?.open) return sendFailure(res, failures.secondStream());
     session.touch();
-    const stream = new SseStream(res, { 'mcp-session-id': session.key }, () => {
-      if (session.stream === stream) session.stream = undefined;
-      session.touch();
-    });
+    // A client that stops reading its stream loses it and the session (rebuilt from its id on its next request).
+    const bound = this.deps.abuse.streamBound({ userId: session.userId, service: caller.service.name, stream: 'get' }, () =>
+      this.deps.sessions.remove(session, 'client not reading its stream'),
+    );
+    const stream = new SseStream(
+      res,
+      { 'mcp-session-id': session.key },
+      () => {
+        if (session.stream === stream) session.stream = undefined;
+        session.touch();
+      },
+      bound,
+    );
     session.stream = stream;
   }
 
@@ -108,6 +120,8 @@ export class StreamableHttp {
   private async initialize(req: ProxyRequest, res: ServerResponse, caller: ProxyCaller, request: JSONRPCRequest): Promise<void> {
     const existing = sessionIdOf(req.raw);
     if (existing && (await this.deps.access.isLive(existing, caller))) return sendFailure(res, failures.alreadyInitialized());
+    const flood = await this.deps.abuse.newSession(req.raw, caller.user.id, caller.service.name);
+    if (flood) return sendFailure(res, flood);
     const params = request.params as { protocolVersion?: unknown } | undefined;
     const requested = typeof params?.protocolVersion === 'string' ? params.protocolVersion : LATEST_PROTOCOL_VERSION;
     const negotiated = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
@@ -124,7 +138,7 @@ export class StreamableHttp {
       // A brand-new id cannot be on the revocation list.
       revocationCheckedAt: Date.now(),
     });
-    const { json, ok } = await this.deps.dispatcher.initialize(session, caller.service, request);
+    const { json, ok } = await this.deps.dispatcher.initialize(session, caller.service, request, localeOf(req.raw));
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (ok) {
       session.key = mintSessionId(this.deps.secrets, {

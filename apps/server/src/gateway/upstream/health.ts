@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Leadership } from '../../infra/leader.js';
 import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { HealthResult } from '../link-api.js';
 import { errorText } from './channel.js';
@@ -11,6 +12,11 @@ export interface HealthHost {
   serviceLog: ServiceLogWriter;
   options: OptionsReader;
   logger: Logger;
+  /**
+   * Several replicas: remote services are checked by the leader only (they are the same service for
+   * every replica), and by every replica while nobody can tell who leads. Unset: this replica checks.
+   */
+  leader?: Pick<Leadership, 'runs'>;
   /** The service's shared link when it is up and ready: checked through it. */
   readyLink(serviceId: number): Link | undefined;
   /** Starts a short-lived connection (initialize + tools/list), closes it, returns the tool count. */
@@ -47,7 +53,8 @@ export async function checkServiceHealth(host: HealthHost, serviceId: number): P
 
 /**
  * Every HealthCheckIntervalSeconds (0 = off), checks the enabled services that are running or
- * remote, one at a time; a stopped `demand` service is left alone rather than started for it.
+ * remote, one at a time; a stopped `demand` service is left alone rather than started for it. Each
+ * replica checks the stdio processes it runs itself; remote services only on the leader.
  */
 export class PeriodicHealth {
   private timer: NodeJS.Timeout | undefined;
@@ -76,6 +83,7 @@ export class PeriodicHealth {
       for (const spec of await this.host.catalog.enabledServices()) {
         if (this.stopped) return;
         if (spec.type === 'stdio' && !this.host.readyLink(spec.id)) continue;
+        if (spec.type !== 'stdio' && !(this.host.leader?.runs('guarded') ?? true)) continue;
         await checkServiceHealth(this.host, spec.id);
       }
     } catch (err) {

@@ -1,7 +1,23 @@
+/** How much of a dropped line is kept for its report (a JSON-RPC id usually comes first). */
+const HEAD_BYTES = 512;
+
+/** The first HEAD_BYTES of a line held in `parts` and then `piece`, copying no more than that. */
+function headOf(parts: Buffer[], piece: Buffer): string {
+  const taken: Buffer[] = [];
+  let size = 0;
+  for (const part of [...parts, piece]) {
+    if (size >= HEAD_BYTES) break;
+    const slice = part.subarray(0, HEAD_BYTES - size);
+    taken.push(slice);
+    size += slice.length;
+  }
+  return Buffer.concat(taken).toString('utf8');
+}
+
 /**
  * Splits a byte stream into newline-terminated lines (stdio JSON-RPC framing). A line longer than
- * `maxBytes` is dropped whole, up to its newline, and reported, so a runaway writer costs at most
- * `maxBytes` of memory.
+ * `maxBytes` is dropped whole, up to its newline, and reported with its first bytes, so a runaway
+ * writer costs at most `maxBytes` of memory.
  */
 export class LineSplitter {
   private parts: Buffer[] = [];
@@ -9,11 +25,12 @@ export class LineSplitter {
   /** Inside an oversized line: skip bytes until its newline. */
   private discarding = false;
   private discarded = 0;
+  private head = '';
 
   constructor(
     private readonly maxBytes: number,
     private readonly onLine: (line: string) => void,
-    private readonly onOversize: (bytes: number) => void,
+    private readonly onOversize: (bytes: number, head: string) => void,
   ) {}
 
   push(chunk: Buffer): void {
@@ -38,6 +55,7 @@ export class LineSplitter {
     if (this.size + piece.length > this.maxBytes) {
       this.discarding = true;
       this.discarded = this.size + piece.length;
+      this.head = headOf(this.parts, piece);
       this.parts = [];
       this.size = 0;
       return;
@@ -49,12 +67,14 @@ export class LineSplitter {
   private endLine(piece: Buffer): void {
     if (this.discarding) {
       this.discarding = false;
-      this.onOversize(this.discarded + piece.length);
+      const head = this.head;
+      this.head = '';
+      this.onOversize(this.discarded + piece.length, head);
       this.discarded = 0;
       return;
     }
     if (this.size + piece.length > this.maxBytes) {
-      this.onOversize(this.size + piece.length);
+      this.onOversize(this.size + piece.length, headOf(this.parts, piece));
       this.parts = [];
       this.size = 0;
       return;

@@ -1,4 +1,5 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { remoteFetch } from '../../infra/outbound.js';
 
 const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 
@@ -6,9 +7,10 @@ const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
  * The SDK client transports pass one long-lived AbortSignal to every fetch; undici then piles a
  * listener per request onto it (a peer gateway saw ~39,500). Here each request gets a controller
  * of its own, kept in `live` while the request and its body last; the channel aborts them all when
- * it closes, so nothing ever listens on the shared signal.
+ * it closes, so nothing ever listens on the shared signal. Requests go out through `remoteFetch`:
+ * redirects only within the origin, addresses as the AllowPrivateNetworkUpstreams preference says.
  */
-export function perRequestFetch(live: Set<AbortController>, base: FetchLike = fetch): FetchLike {
+export function perRequestFetch(live: Set<AbortController>, base: FetchLike = remoteFetch): FetchLike {
   return async (url, init) => {
     const controller = new AbortController();
     if (init?.signal?.aborted) controller.abort(init.signal.reason);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ConfigEvent, ConfigEvents } from '../../infra/events.js';
 import { resolveInstallDir } from '../../infra/install-dir.js';
+import type { Leadership } from '../../infra/leader.js';
 import type { UpstreamMetrics } from '../../infra/metrics.js';
 import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { HealthResult, SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
@@ -23,6 +24,19 @@ export interface PoolDeps {
   config: { dataDir: string; registries?: RegistryMirrors };
   /** Processes and restarts are counted here (infra/metrics.ts). */
   metrics?: UpstreamMetrics;
+  /** Several replicas: who health-checks the remote services (infra/leader.ts). */
+  leader?: Pick<Leadership, 'runs'>;
+  /** Several replicas: installs a service's package into this replica's DATA_DIR before it starts here. */
+  packages?: LocalPackages;
+}
+
+/**
+ * The packages of installed services on this replica (modules/market/install-replica.ts): nothing
+ * to wait for when they are here, else the local install. A client's request waits a while only
+ * (`forRequest`) and is then told to come back; a process start waits for the install.
+ */
+export interface LocalPackages {
+  ensure(spec: ServiceSpec, forRequest?: boolean): Promise<void> | undefined;
 }
 
 type EntryKind = 'shared' | 'user' | 'session';
@@ -97,6 +111,9 @@ export class LinkPool implements UpstreamPool {
       return cached.link;
     }
     if (!service.enabled) throw new Error(`service ${service.name} is disabled`);
+    // Installed through another replica and not here yet: the request waits for the local install a while.
+    if (service.type === 'stdio') await this.deps.packages?.ensure(service, true);
+    if (this.closed) throw new Error('the gateway is shutting down');
     const entry = await this.entryFor(service, session);
     if (this.closed) throw new Error('the gateway is shutting down');
     for (const other of this.entries.values()) {
@@ -204,8 +221,10 @@ export class LinkPool implements UpstreamPool {
     await entry.link.close(reason);
   }
 
-  private open(spec: ServiceSpec, userEnv: Record<string, string> | undefined): Promise<Channel> {
+  private async open(spec: ServiceSpec, userEnv: Record<string, string> | undefined): Promise<Channel> {
     const { serviceLog, logger, config } = this.deps;
+    // A process never starts from an install directory this replica does not have.
+    if (spec.type === 'stdio') await this.deps.packages?.ensure(spec);
     serviceLog.registerSecrets([
       ...spec.secretEnvNames.map((name) => spec.env[name] ?? ''),
       ...Object.values(userEnv ?? {}),

@@ -62,11 +62,24 @@ export interface SpawnedGroup {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/**
+ * The environment variable that marks every process this gateway run starts (and, inherited, their
+ * children): after a SIGKILL of the gateway the next start finds them by it (leftovers.ts).
+ */
+export const RUN_MARKER_VAR = 'TOOLPORT_GATEWAY_RUN';
+let runMarker: string | undefined;
+
+/** Set once at start (leftovers.ts): later spawns carry it in their environment. */
+export function setRunMarker(marker: string | undefined): void {
+  runMarker = marker;
+}
+
 /** Spawns `command args` as a new process group; rejects when the command cannot be started. */
 export function spawnGroup(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<SpawnedGroup> {
   installExitHook();
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const fullEnv = runMarker ? { ...env, [RUN_MARKER_VAR]: runMarker } : env;
+    const child = spawn(command, args, { cwd, env: fullEnv, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
       child.once('exit', (code, signal) => done({ code, signal }));
     });

@@ -1,9 +1,10 @@
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { ServiceSpec } from '../catalog.js';
+import { answerGuard } from './answer-guard.js';
 import { type Channel, errorText, SessionLostError } from './channel.js';
 import { perRequestFetch } from './per-request-fetch.js';
 
@@ -11,35 +12,36 @@ const TERMINATE_TIMEOUT_MS = 2_000;
 
 /**
  * An SSE or streamable HTTP upstream through the SDK 1.32 client transports: the configured
- * headers on every request (never the caller's gateway key), redirects followed within the origin
- * only (the transports' default), one AbortSignal per request.
+ * headers on every request (never the caller's gateway key), redirects left to our fetch, which
+ * follows them within the origin only (infra/outbound.ts), one AbortSignal per request.
  */
 export class RemoteChannel implements Channel {
   onmessage: (message: JSONRPCMessage) => void = () => undefined;
   onclose: (reason: string) => void = () => undefined;
-  private closing = false;
+  closing = false;
 
   private constructor(
     private readonly transport: Transport & { setProtocolVersion?(version: string): void; terminateSession?(): Promise<void> },
     private readonly live: Set<AbortController>,
     private readonly logger: Logger,
   ) {
-    transport.onmessage = (message) => {
-      try {
-        this.onmessage(message);
-      } catch (err) {
-        logger.error({ err }, 'upstream message handler failed');
-      }
-    };
+    transport.onmessage = (message) => this.deliver(message);
     transport.onerror = (err) => this.transportError(err);
   }
 
   static async open(spec: ServiceSpec, logger: Logger, timeoutMs: number): Promise<RemoteChannel> {
     const url = new URL(spec.command);
     const live = new Set<AbortController>();
-    const opts = { requestInit: { headers: { ...spec.headers } }, fetch: perRequestFetch(live) };
+    let brokenAnswer: (message: JSONRPCMessage) => void = () => undefined;
+    // Answers that break (reset, truncated, not JSON) fail their request at once (answer-guard.ts).
+    const fetch = answerGuard(perRequestFetch(live), (message) => brokenAnswer(message));
+    // 'follow': the transports leave redirects to the fetch, where infra/outbound.ts applies its rules.
+    const opts = { requestInit: { headers: { ...spec.headers } }, fetch, redirectPolicy: 'follow' as const };
     const transport = spec.type === 'sse' ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, opts);
     const channel = new RemoteChannel(transport, live, logger);
+    brokenAnswer = (message) => {
+      if (!channel.closing) channel.deliver(message);
+    };
     let timer: NodeJS.Timeout | undefined;
     try {
       // SSE waits here for the `endpoint` event; streamable HTTP connects on the first send.
@@ -58,11 +60,20 @@ export class RemoteChannel implements Channel {
     return channel;
   }
 
+  private deliver(message: JSONRPCMessage): void {
+    try {
+      this.onmessage(message);
+    } catch (err) {
+      this.logger.error({ err }, 'upstream message handler failed');
+    }
+  }
+
   private transportError(err: Error): void {
     if (this.closing) return;
     this.logger.debug({ err }, 'remote upstream transport error');
-    // The legacy SSE stream is the session: once it breaks, the session is gone with it.
-    if (this.transport instanceof SSEClientTransport) this.onclose(`SSE stream lost: ${errorText(err)}`);
+    // The legacy SSE stream is the session: once it breaks, the session is gone with it. A message
+    // that does not parse or a failed POST is not the stream's end (answer-guard.ts answers for it).
+    if (this.transport instanceof SSEClientTransport && err instanceof SseError) this.onclose(`SSE stream lost: ${errorText(err)}`);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {

@@ -168,7 +168,7 @@ describe('what a remote upstream receives', () => {
     const before = seen.length;
     const health = await pool.checkHealth(spec.id);
     expect(health.status).toBe('unhealthy');
-    expect(health.details).toMatch(/not followed/);
+    expect(health.details).toMatch(/redirected to another origin: http:\/\/localhost:\d+\/mcp/);
     expect(seen.length).toBe(before);
   });
 });

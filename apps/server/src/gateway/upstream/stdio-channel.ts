@@ -3,8 +3,10 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { ServiceSpec } from '../catalog.js';
 import type { Channel } from './channel.js';
+import { responseIdOf } from './json-head.js';
 import { LineLimiter } from './line-limiter.js';
 import { LineSplitter } from './line-splitter.js';
+import { memoryWatch } from './memory-watch.js';
 import { type SpawnedGroup, spawnGroup, stopGroup } from './process-group.js';
 import type { ServiceLogWriter } from './types.js';
 
@@ -49,6 +51,9 @@ export class StdioChannel implements Channel {
   private closing = false;
   private stopping: Promise<void> | undefined;
   private exitReason = 'exited';
+  /** Why the gateway stopped the process on its own (memory): reported instead of the signal that ended it. */
+  private stopReason: string | undefined;
+  private readonly unwatch: () => void;
   private readonly stderrLog: LineLimiter;
   private readonly noiseLog: LineLimiter;
   /** Both pipes have ended (or were destroyed) and the process has exited: Node's 'close'. */
@@ -72,6 +77,7 @@ export class StdioChannel implements Channel {
       (n) => write('warn', `${n} more non-JSON-RPC stdout lines ignored`),
     );
     this.pipesClosed = new Promise((resolve) => group.child.once('close', () => resolve()));
+    this.unwatch = memoryWatch.watch(group.pid, (rss, limit) => this.overMemory(rss, limit));
     this.wire();
     opts.onSpawn?.();
   }
@@ -91,7 +97,7 @@ export class StdioChannel implements Channel {
     const stdout = new LineSplitter(
       MAX_MESSAGE_BYTES,
       (line) => this.receive(line),
-      (bytes) => this.noiseLog.offer(`(a line of ${bytes} bytes, over the 8 MiB limit, was dropped)`),
+      (bytes, head) => this.oversized(bytes, head),
     );
     const stderr = new LineSplitter(
       MAX_STDERR_LINE,
@@ -109,7 +115,7 @@ export class StdioChannel implements Channel {
     child.on('error', (err) => this.opts.logger.warn({ err, pid: this.pid }, 'tool server process error'));
     // A listener, not the `exited` promise: 'close' may follow 'exit' within the same tick.
     child.once('exit', (code, signal) => {
-      this.exitReason = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      this.exitReason = this.stopReason ?? (signal ? `killed by ${signal}` : `exited with code ${code}`);
       // The leader is gone: whatever it left in its group goes too, its last output is read, then
       // the link learns of it.
       this.stopping ??= stopGroup(this.group, this.opts.stopGraceMs);
@@ -130,11 +136,54 @@ export class StdioChannel implements Channel {
       this.noiseLog.offer(line);
       return;
     }
+    this.receiveMessage(message);
+  }
+
+  private receiveMessage(message: JSONRPCMessage): void {
     try {
       this.onmessage(message);
     } catch (err) {
       this.opts.logger.error({ err }, 'upstream message handler failed');
     }
+  }
+
+  /**
+   * A line over the limit is dropped; when it was the answer to a request, that request is answered
+   * with an error now rather than waiting for its timeout.
+   */
+  private oversized(bytes: number, head: string): void {
+    const mib = (bytes / 1024 / 1024).toFixed(1);
+    const id = responseIdOf(head);
+    // Not rate-limited with the noise: each costs 8 MiB of output, so they cannot come fast, and they matter.
+    this.opts.serviceLog.write({
+      serviceId: this.opts.spec.id,
+      serviceName: this.opts.spec.name,
+      phase: 'run',
+      level: 'warn',
+      message: `a line of ${bytes} bytes on stdout, over the 8 MiB limit, was dropped${id === undefined ? '' : ' (the answer to a request, which got an error instead)'}`,
+    });
+    if (id === undefined) return;
+    this.receiveMessage({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32603, message: `the tool server's answer was ${mib} MiB, over the gateway's 8 MiB limit per message` },
+    });
+  }
+
+  /** The group uses more memory than STDIO_MAX_RSS_MB allows: stopped, its calls answered, restarted by the link. */
+  private overMemory(rss: number, limit: number): void {
+    if (this.finished || this.closing) return;
+    const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+    this.stopReason = `stopped by the gateway: it used ${mib(rss)} MiB of memory, over the limit of ${mib(limit)} MiB (STDIO_MAX_RSS_MB)`;
+    this.opts.serviceLog.write({
+      serviceId: this.opts.spec.id,
+      serviceName: this.opts.spec.name,
+      phase: 'run',
+      level: 'error',
+      message: `tool server ${this.stopReason}`,
+    });
+    this.opts.logger.warn({ pid: this.pid, rss, limit, service: this.opts.spec.name }, 'tool server over its memory limit: stopping it');
+    this.stopping ??= stopGroup(this.group, this.opts.stopGraceMs);
   }
 
   /** Waits, boundedly, for the pipes to deliver what the stopped group wrote last. */
@@ -147,6 +196,7 @@ export class StdioChannel implements Channel {
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
+    this.unwatch();
     this.opts.onExit?.();
     this.stderrLog.dispose();
     this.noiseLog.dispose();
@@ -155,7 +205,7 @@ export class StdioChannel implements Channel {
 
   send(message: JSONRPCMessage): void {
     const { stdin } = this.group.child;
-    if (this.finished || this.stopping || !stdin.writable) throw new Error(`tool server process ${this.exitReason}`);
+    if (this.finished || this.stopping || !stdin.writable) throw new Error(`tool server process ${this.stopReason ?? this.exitReason}`);
     if (stdin.writableLength > MAX_PENDING_STDIN) throw new Error('tool server is not reading its input');
     stdin.write(`${JSON.stringify(message)}\n`);
   }

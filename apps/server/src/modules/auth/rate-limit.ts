@@ -1,5 +1,6 @@
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { tooMany } from '../../http/errors.js';
+import type { AbuseLimit } from '../../infra/metrics.js';
 import type { RedisHub } from '../../infra/redis.js';
 
 export interface Limit {
@@ -28,6 +29,9 @@ export function limiter(limit: Limit, redis: RedisHub | undefined): RateLimiterA
   });
 }
 
+/** Seconds to wait, rounded up, never 0 (a Retry-After of 0 invites an immediate retry). */
+const secondsOf = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
+
 /**
  * Sign-in throttling: every attempt counts per IP; failures count per username, so guessing one
  * account's password is slow from any number of addresses, and one address cannot spray many.
@@ -36,7 +40,10 @@ export class LoginLimiter {
   private readonly perIp: RateLimiterAbstract;
   private readonly failuresPerUser: RateLimiterAbstract;
 
-  constructor(redis?: RedisHub) {
+  constructor(
+    redis?: RedisHub,
+    private readonly refused: (limit: AbuseLimit) => void = () => undefined,
+  ) {
     this.perIp = limiter(PER_IP, redis);
     this.failuresPerUser = limiter(FAILURES_PER_USER, redis);
   }
@@ -44,7 +51,10 @@ export class LoginLimiter {
   async beforeAttempt(ip: string, username: string): Promise<void> {
     await this.consume(this.perIp, ip);
     const state = await this.failuresPerUser.get(username.toLowerCase());
-    if (state && state.remainingPoints <= 0) throw tooMany('auth.login_rate_limited', Math.ceil(state.msBeforeNext / 1000));
+    if (state && state.remainingPoints <= 0) {
+      this.refused('login_user');
+      throw tooMany('auth.login_rate_limited', secondsOf(state.msBeforeNext));
+    }
   }
 
   async failed(username: string): Promise<void> {
@@ -59,8 +69,84 @@ export class LoginLimiter {
     try {
       await limiter.consume(key);
     } catch (res) {
-      if (res instanceof RateLimiterRes) throw tooMany('auth.login_rate_limited', Math.ceil(res.msBeforeNext / 1000));
+      if (res instanceof RateLimiterRes) {
+        this.refused('login_ip');
+        throw tooMany('auth.login_rate_limited', secondsOf(res.msBeforeNext));
+      }
       throw res;
     }
+  }
+}
+
+/** Keys refused at once held in memory at most; beyond it the expired ones, then the oldest, go. */
+const MAX_BLOCKED = 100_000;
+
+/**
+ * Failures per key (a client address) within a window: once a key has had `points` of them, it is
+ * refused outright until the window ends, without looking at what it sent. The failures are counted
+ * like the sign-in limits (`limiter`: in Redis across replicas, in memory otherwise); the refusal
+ * itself is decided from memory so that requests that pass cost no Redis round trip, and a replica
+ * that blocks a key tells the others over Redis at once. A replica that missed the message blocks the
+ * key on its next failure from it.
+ */
+export class FailureLimiter {
+  private readonly failures: RateLimiterAbstract;
+  /** Key → when its refusal ends (ms since the epoch). */
+  private readonly blocked = new Map<string, number>();
+  private readonly channel: string | undefined;
+
+  constructor(
+    private readonly limit: Limit,
+    private readonly redis?: RedisHub,
+  ) {
+    this.failures = limiter(limit, redis);
+    this.channel = redis?.key(`${limit.keyPrefix}:blocked`);
+  }
+
+  /** Hears the blocks other replicas decide (with REDIS_URL). */
+  async start(): Promise<void> {
+    if (!this.redis || !this.channel) return;
+    await this.redis.subscribe(this.channel, (message) => {
+      const m = message as { key?: unknown; ms?: unknown };
+      if (typeof m.key === 'string' && typeof m.ms === 'number' && m.ms > 0) this.block(m.key, Math.min(m.ms, this.limit.duration * 1000));
+    });
+  }
+
+  /** The seconds `key` has to wait when it is refused now; undefined when it may go on. */
+  retryAfter(key: string, now = Date.now()): number | undefined {
+    const until = this.blocked.get(key);
+    if (until === undefined) return undefined;
+    if (until <= now) {
+      this.blocked.delete(key);
+      return undefined;
+    }
+    return secondsOf(until - now);
+  }
+
+  /** Counts one failure of `key`; returns the seconds to wait when this one used up its allowance. */
+  async failed(key: string): Promise<number | undefined> {
+    let res: RateLimiterRes;
+    try {
+      res = await this.failures.consume(key);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) return undefined;
+      res = err;
+    }
+    if (res.consumedPoints < this.limit.points) return undefined;
+    this.block(key, res.msBeforeNext);
+    if (this.channel) void this.redis?.publish(this.channel, { key, ms: res.msBeforeNext });
+    return secondsOf(res.msBeforeNext);
+  }
+
+  private block(key: string, ms: number): void {
+    const now = Date.now();
+    if (this.blocked.size >= MAX_BLOCKED) {
+      for (const [k, until] of this.blocked) if (until <= now) this.blocked.delete(k);
+      for (const k of this.blocked.keys()) {
+        if (this.blocked.size < MAX_BLOCKED) break;
+        this.blocked.delete(k);
+      }
+    }
+    this.blocked.set(key, Math.max(this.blocked.get(key) ?? 0, now + ms));
   }
 }

@@ -17,7 +17,7 @@ export class AuthService {
   constructor(private readonly ctx: AppContext) {
     this.refreshTokens = new RefreshTokensRepo(ctx.db);
     // Shared by every replica when REDIS_URL is set.
-    this.limiter = new LoginLimiter(ctx.redis);
+    this.limiter = new LoginLimiter(ctx.redis, (limit) => ctx.metrics.abuseRefused(limit));
   }
 
   async login(username: string, password: string, ip: string): Promise<TokenPair> {

@@ -4,6 +4,7 @@ import type { Db } from '../../db/db.js';
 import { isPostgres } from '../../db/migrations/helpers.js';
 import type { Database } from '../../db/schema.js';
 import { dayIn } from '../../infra/day.js';
+import type { Leadership } from '../../infra/leader.js';
 import type { OptionsService } from '../options/service.js';
 
 const DAY_MS = 86_400_000;
@@ -27,6 +28,11 @@ export interface RetentionSettings {
   now?: () => number;
   /** Called after each batch with the table and rows deleted; for tests. */
   onBatch?: (table: string, deleted: number) => void | Promise<void>;
+  /**
+   * Several replicas: the scheduled runs happen on the leader only (and on every replica while
+   * Redis is away and nobody leads: the advisory lock still lets one purge at a time). Unset: always.
+   */
+  leader?: Pick<Leadership, 'runs'>;
 }
 
 export interface PurgeReport {
@@ -41,8 +47,9 @@ export interface PurgeReport {
 /**
  * The retention purge (preferences RequestRecordRetentionDays, ServiceLogRetentionDays,
  * InstallLogRetentionDays; 0 keeps everything). Runs in the background at an interval, deletes in
- * small batches, and stops between two batches when the app closes. With several replicas on
- * PostgreSQL only the one holding the advisory lock works; SQLite has a single instance.
+ * small batches, and stops between two batches when the app closes. With several replicas the
+ * scheduled runs happen on the leader (infra/leader.ts), and on PostgreSQL only the one holding the
+ * advisory lock works, a second guard for a change of leader mid-run; SQLite has a single instance.
  *
  * - Request records go a whole day (server time zone) at a time, once every record of the day is
  *   older than the retention: the daily rollups stay (they are small), so analytics of any range
@@ -55,7 +62,7 @@ export class HistoryRetention {
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<PurgeReport | 'busy'> | undefined;
   private closed = false;
-  private readonly s: Required<Omit<RetentionSettings, 'onBatch'>> & Pick<RetentionSettings, 'onBatch'>;
+  private readonly s: Required<Omit<RetentionSettings, 'onBatch' | 'leader'>> & Pick<RetentionSettings, 'onBatch' | 'leader'>;
 
   constructor(
     private readonly db: Db,
@@ -70,6 +77,7 @@ export class HistoryRetention {
       pauseMs: settings.pauseMs ?? 20,
       now: settings.now ?? Date.now,
       onBatch: settings.onBatch,
+      leader: settings.leader,
     };
   }
 
@@ -82,7 +90,8 @@ export class HistoryRetention {
   private schedule(ms: number): void {
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.runOnce()
+      const leads = this.s.leader?.runs('guarded') ?? true;
+      void (leads ? this.runOnce() : Promise.resolve())
         .catch((err) => this.logger.error({ err }, 'history retention purge failed'))
         .finally(() => {
           if (!this.closed) this.schedule(this.s.intervalMs);

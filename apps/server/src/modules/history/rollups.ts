@@ -116,7 +116,7 @@ async function addRollups(trx: Transaction<Database>, records: readonly NewReque
  * time: a batch is in both or in neither, so the rollups equal the records they summarise whatever
  * fails, and replicas (each adding its own batches) never count a record twice.
  */
-export async function storeRecords(db: Db, records: readonly NewRequestRecord[]): Promise<void> {
+export async function storeRecords(db: Db, records: readonly NewRequestRecord[], stored?: (count: number) => void): Promise<void> {
   const postgres = isPostgres(db);
   for (let i = 0; i < records.length; i += RECORD_BATCH) {
     const batch = records.slice(i, i + RECORD_BATCH);
@@ -125,6 +125,8 @@ export async function storeRecords(db: Db, records: readonly NewRequestRecord[])
       await trx.insertInto('request_records').values(batch).execute();
       await addRollups(trx, batch);
     });
+    // Committed: a caller that keeps what failed for later must not keep these.
+    stored?.(i + batch.length);
   }
 }
 

@@ -16,8 +16,21 @@ export const SWEEP_INTERVAL_MS = 30_000;
  * Returns how many tasks were recovered.
  */
 export async function recoverInterruptedTasks(ctx: AppContext, tasks: InstallTasks, repo: ServicesRepo, now = Date.now()): Promise<number> {
-  const stale = await tasks.stale(now - TASK_STALE_MS);
+  const before = now - TASK_STALE_MS;
+  const stale = await tasks.stale(before);
+  let recovered = 0;
   for (const task of stale) {
+    // Claimed first (a compare-and-set on the heartbeat column): should two replicas sweep at once,
+    // during a change of leader, one of them takes each task and the other leaves it.
+    const claimed = await ctx.db
+      .updateTable('install_tasks')
+      .set({ updated_at: now })
+      .where('id', '=', task.id)
+      .where('finished_at', 'is', null)
+      .where('updated_at', '<', before)
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) continue;
+    recovered += 1;
     if (task.kind === 'marketplace' && task.serviceId !== null) {
       const row = await repo.byId(task.serviceId);
       if (row && row.enabled === 0 && row.health_status === 'installing') {
@@ -29,6 +42,6 @@ export async function recoverInterruptedTasks(ctx: AppContext, tasks: InstallTas
     if (task.kind !== 'batch') await tasks.log(task.id, INTERRUPTED_REASON);
     await tasks.finish(task.id, 'failed', INTERRUPTED_REASON);
   }
-  if (stale.length > 0) ctx.logger.warn({ count: stale.length }, 'install tasks interrupted by a stopped server were marked failed');
-  return stale.length;
+  if (recovered > 0) ctx.logger.warn({ count: recovered }, 'install tasks interrupted by a stopped server were marked failed');
+  return recovered;
 }

@@ -8,6 +8,7 @@ import { ServicesRepo } from '../services/repo.js';
 import { MarketInstaller } from './install.js';
 import { InstallJobs } from './install-job.js';
 import { recoverInterruptedTasks, SWEEP_INTERVAL_MS } from './install-recovery.js';
+import { ReplicaInstalls } from './install-replica.js';
 import type { MarketService } from './service.js';
 
 const tags = ['market'];
@@ -30,15 +31,25 @@ export function createInstallKit(ctx: AppContext, market: MarketService): Instal
 /** `install_or_add_service`, and the sweep that fails tasks a stopped server left unfinished. */
 export async function installRoutes(api: ZodApi, ctx: AppContext, market: MarketService): Promise<InstallKit> {
   const kit = createInstallKit(ctx, market);
-  const sweep = () =>
-    recoverInterruptedTasks(ctx, kit.tasks, kit.repo).catch((err) =>
+  // One replica sweeps (the leader; nobody while Redis is away): each interrupted task is noticed once.
+  const sweep = async () => {
+    if (!ctx.leader.runs('exclusive')) return;
+    await recoverInterruptedTasks(ctx, kit.tasks, kit.repo).catch((err) =>
       ctx.logger.error({ err }, 'recovering interrupted install tasks failed'),
     );
+  };
   await sweep();
   const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
   timer.unref();
+  // Several replicas, each with its own DATA_DIR: what one installed, each installs for itself.
+  const replicaInstalls = ctx.redis
+    ? new ReplicaInstalls(ctx, market, { npm: () => market.sources.npmRegistryUrl.get(), pypi: ctx.config.registries.pypiIndex })
+    : undefined;
+  ctx.packages = replicaInstalls;
+  void replicaInstalls?.catchUp();
   api.addHook('onClose', async () => {
     clearInterval(timer);
+    await replicaInstalls?.close();
     await kit.jobs.close();
     kit.tasks.close();
   });

@@ -1,4 +1,5 @@
 import { AppError } from '../../http/errors.js';
+import { configuredFetch } from '../../infra/outbound.js';
 import { VERSION } from '../../version.js';
 
 /** Every call to a provider ends within this time: a hung provider must not hold a sign-in open. */
@@ -22,7 +23,8 @@ export async function callProvider(provider: string, url: string, init: RequestI
   let text: string;
   let status: number;
   try {
-    const res = await fetch(url, { ...init, signal, redirect: 'error' });
+    // Provider endpoints never redirect: any redirect is refused (infra/outbound.ts passes 'error' through).
+    const res = await configuredFetch(url, { ...init, signal, redirect: 'error' });
     status = res.status;
     text = await res.text();
   } catch (err) {

@@ -86,6 +86,8 @@ export const definitions: Record<OptionKey, Definition> = {
   InstallLogRetentionDays: { default: '30', normalise: retentionDays },
   TimeZone: { default: 'UTC', normalise: timeZone },
   RegistrationEnabled: { default: 'true', normalise: bool },
+  // Remote services (and their redirects) on loopback, private and link-local addresses: infra/outbound.ts.
+  AllowPrivateNetworkUpstreams: { default: 'true', normalise: bool },
 };
 
 export const isOptionKey = (key: string): key is OptionKey => (optionKeys as readonly string[]).includes(key);

@@ -1,6 +1,7 @@
 import type { CustomServiceRequest, ServiceType } from '@toolport/contract';
 import { AppError, badRequest } from '../../http/errors.js';
 import type { MessageKey } from '../../i18n/index.js';
+import { checkRemoteUrl } from '../../infra/outbound.js';
 import {
   CommandLineError,
   executableBaseName,
@@ -73,6 +74,12 @@ export function checkedUrl(raw: string): URL {
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) throw badRequest('service.url_invalid');
   return url;
+}
+
+/** A remote service URL the address preference allows (infra/outbound.ts), else 400 saying why. */
+export async function checkedRemoteAddress(url: string): Promise<void> {
+  const refused = await checkRemoteUrl(new URL(url));
+  if (refused) throw badRequest(refused.key, refused.params, 'address_refused');
 }
 
 export function checkedDisplayName(raw: string): string {

@@ -9,7 +9,15 @@ import type { Principal } from '../../http/principals.js';
 import { dayIn } from '../../infra/day.js';
 import { resolveInstallDir } from '../../infra/install-dir.js';
 import { SECRET_MASK } from '../options/definitions.js';
-import { type CustomDraft, checkedDisplayName, checkedEnv, checkedHeaders, checkedUrl, draftCustomService } from './custom.js';
+import {
+  type CustomDraft,
+  checkedDisplayName,
+  checkedEnv,
+  checkedHeaders,
+  checkedRemoteAddress,
+  checkedUrl,
+  draftCustomService,
+} from './custom.js';
 import type { HealthChecks } from './health.js';
 import type { InstallTasks } from './install-tasks.js';
 import { presentService } from './presenter.js';
@@ -85,6 +93,7 @@ export class ServicesService {
 
   async createCustom(caller: Principal, req: CustomServiceRequest): Promise<CustomServiceResult> {
     const draft = draftCustomService(req);
+    if (draft.type !== 'stdio') await checkedRemoteAddress(draft.command);
     const name = await this.freeName(draft);
     const row = await this.insert(name, draft);
     this.ctx.events.emit({ type: 'service.changed', serviceId: row.id });
@@ -211,6 +220,8 @@ export class ServicesService {
     let announce = req.rpd_limit !== undefined;
     if (row.type !== 'stdio' && req.command !== undefined) {
       const url = checkedUrl(req.command).toString();
+      // A new address must pass the address preference; the stored one is checked again at connect.
+      if (url !== row.command) await checkedRemoteAddress(url);
       announce ||= url !== row.command;
       patch.command = url;
     }

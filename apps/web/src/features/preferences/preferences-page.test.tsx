@@ -17,6 +17,7 @@ const defaults: Values = {
   GitHubOAuthEnabled: 'false',
   GoogleOAuthEnabled: 'false',
   StdioServiceStartupStrategy: 'boot',
+  AllowPrivateNetworkUpstreams: 'true',
 };
 
 const entries = (values: Values): OptionEntry[] =>
@@ -254,6 +255,40 @@ describe('preferences', () => {
     });
   });
 
+  describe('remote services on private networks', () => {
+    const name = 'Allow remote services on private networks';
+
+    it('is on by default, with its hint, and saved as soon as it is flipped', async () => {
+      const { server, user } = await openPreferences();
+      const allow = await screen.findByRole('switch', { name });
+      expect(allow).toBeChecked();
+      expect(allow).toHaveAccessibleDescription(
+        'Turn off to refuse loopback, private and link-local addresses for remote services and their redirects.',
+      );
+
+      await user.click(allow);
+      await toastWith('Preference saved', 'Remote services on loopback, private and link-local addresses are now refused.');
+      expect(allow).not.toBeChecked();
+      await user.click(allow);
+      await toastWith('Preference saved', 'Remote services may use private network addresses again.');
+      expect(allow).toBeChecked();
+      expect(puts(server)).toEqual([
+        { key: 'AllowPrivateNetworkUpstreams', value: 'false' },
+        { key: 'AllowPrivateNetworkUpstreams', value: 'true' },
+      ]);
+    });
+
+    it('shows the saved value, and goes back when the server refuses', async () => {
+      const refused = optionRoutes({ AllowPrivateNetworkUpstreams: 'false' }, () => fail(503, 'the database is read-only'));
+      const { user } = await openPreferences({ AllowPrivateNetworkUpstreams: 'false' }, refused);
+      const allow = await screen.findByRole('switch', { name });
+      expect(allow).not.toBeChecked();
+      await user.click(allow);
+      await toastWith('Could not save the preference', 'the database is read-only');
+      expect(allow).not.toBeChecked();
+    });
+  });
+
   describe('client credentials', () => {
     const github = () => card('GitHub sign-in');
 
@@ -365,6 +400,9 @@ describe('preferences', () => {
     expect(await screen.findByRole('radio', { name: '按需（demand）' })).toBeInTheDocument();
     expect(screen.getByRole('switch', { name: '启用 GitHub 登录' })).toBeInTheDocument();
     expect(screen.getAllByLabelText('授权回调地址')).toHaveLength(2);
+    expect(screen.getByRole('switch', { name: '允许内网远程服务' })).toHaveAccessibleDescription(
+      '关闭后，远程服务及其重定向不得指向回环、内网和链路本地地址。',
+    );
     await user.click(screen.getByRole('switch', { name: '启用 Google 登录' }));
     await toastWith('保存设置失败', '启用 Google 登录前，请先保存其 Client ID。');
     await user.type(screen.getByRole('textbox', { name: '服务器地址' }), 'ftp://gw.example.com');

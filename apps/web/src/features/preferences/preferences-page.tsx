@@ -8,6 +8,7 @@ import { notify } from '../../lib/notify';
 import { useErrorToast } from '../../lib/use-error-toast';
 import { isStartupStrategy } from './preference-rules';
 import { ProviderCard } from './provider-card';
+import { RemoteServicesCard } from './remote-services-card';
 import { ServerAddressCard } from './server-address-card';
 import { StartupStrategyCard } from './startup-strategy-card';
 import { usePreferences } from './use-preferences';
@@ -29,8 +30,8 @@ function CardSkeleton({ rows }: { rows: number }) {
 }
 
 /**
- * Preferences (console spec §2.13, admin): the server address, the stdio startup strategy and the two
- * sign-in providers, each saved on its own through PUT /api/option/.
+ * Preferences (console spec §2.13, admin): the server address, the stdio startup strategy, the two sign-in
+ * providers and whether remote services may use private networks, each saved on its own through PUT /api/option/.
  */
 export function PreferencesPage() {
   const { t } = useTranslation('preferences');
@@ -49,6 +50,7 @@ export function PreferencesPage() {
           <CardSkeleton rows={2} />
           <CardSkeleton rows={4} />
           <CardSkeleton rows={4} />
+          <CardSkeleton rows={1} />
         </div>
       )}
       {prefs && (
@@ -57,6 +59,7 @@ export function PreferencesPage() {
           <StartupStrategyCard saved={isStartupStrategy(prefs.StdioServiceStartupStrategy) ? prefs.StdioServiceStartupStrategy : 'boot'} />
           <ProviderCard provider="github" prefs={prefs} />
           <ProviderCard provider="google" prefs={prefs} />
+          <RemoteServicesCard saved={prefs.AllowPrivateNetworkUpstreams !== 'false'} />
         </div>
       )}
     </section>

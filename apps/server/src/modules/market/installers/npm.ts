@@ -44,6 +44,25 @@ function runsWithNode(file: string): boolean {
  * is then started with `node <its bin>`, never through npx at request time (architecture §3).
  */
 export async function installNpm(plan: PackagePlan, opts: InstallerOptions): Promise<InstalledPackage> {
+  const { pkgDir, pkg } = await npmInstallFiles(plan, opts);
+  const bin = path.resolve(pkgDir, pickBin(pkg, plan.identifier, plan.entry));
+  if (!bin.startsWith(`${pkgDir}${path.sep}`) || !existsSync(bin))
+    throw new InstallError(`the executable of ${plan.identifier} is missing: ${bin}`);
+  const version = typeof pkg.version === 'string' ? pkg.version : plan.version;
+  const node = runsWithNode(bin);
+  return {
+    command: node ? 'node' : bin,
+    args: node ? [bin, ...plan.args] : plan.args,
+    version,
+    manifest: { kind: 'npm', identifier: plan.identifier, version, entry: plan.entry || '', args: plan.args },
+  };
+}
+
+/** The installed package's directory and package.json, after `npm install --prefix` of the pinned package. */
+export async function npmInstallFiles(
+  plan: Pick<PackagePlan, 'identifier' | 'version'>,
+  opts: InstallerOptions,
+): Promise<{ pkgDir: string; pkg: { name?: unknown; version?: unknown; bin?: unknown } }> {
   mkdirSync(opts.dir, { recursive: true });
   // A package.json of its own keeps npm from looking for a project in the directories above.
   writeFileSync(path.join(opts.dir, 'package.json'), `${JSON.stringify({ name: 'toolport-installed-package', private: true }, null, 2)}\n`);
@@ -59,15 +78,5 @@ export async function installNpm(plan: PackagePlan, opts: InstallerOptions): Pro
   } catch {
     throw new InstallError(`npm finished but ${plan.identifier} is not in ${pkgDir}`);
   }
-  const bin = path.resolve(pkgDir, pickBin(pkg, plan.identifier, plan.entry));
-  if (!bin.startsWith(`${pkgDir}${path.sep}`) || !existsSync(bin))
-    throw new InstallError(`the executable of ${plan.identifier} is missing: ${bin}`);
-  const version = typeof pkg.version === 'string' ? pkg.version : plan.version;
-  const node = runsWithNode(bin);
-  return {
-    command: node ? 'node' : bin,
-    args: node ? [bin, ...plan.args] : plan.args,
-    version,
-    manifest: { kind: 'npm', identifier: plan.identifier, version, entry: plan.entry || '', args: plan.args },
-  };
+  return { pkgDir, pkg };
 }

@@ -61,6 +61,31 @@ function trustedHostArgs(indexUrl: string): string[] {
  * is what runs.
  */
 export async function installPypi(plan: PackagePlan, opts: InstallerOptions): Promise<InstalledPackage> {
+  const { venv, python, distInfo } = await pipInstallFiles(plan, opts);
+  const metadata = readFileSync(path.join(distInfo, 'METADATA'), 'utf8');
+  const version = /^Version:\s*(\S+)/m.exec(metadata)?.[1] ?? plan.version;
+  const entryPoints = path.join(distInfo, 'entry_points.txt');
+  const scripts = consoleScripts(existsSync(entryPoints) ? readFileSync(entryPoints, 'utf8') : '');
+  const script = pickScript(scripts, plan.identifier, plan.entry);
+  const command = path.join(venv, BIN, script);
+  if (!isExecutableFile(command)) throw new InstallError(`the command ${script} of ${plan.identifier} is missing: ${command}`);
+  // The script's first line names the venv's Python by its absolute path, which a DATA_DIR mounted
+  // elsewhere does not have: the venv's Python runs it instead (the venv is found from where that
+  // Python is, so the pair works at any path).
+  const direct = process.platform === 'win32';
+  return {
+    command: direct ? command : python,
+    args: direct ? plan.args : [command, ...plan.args],
+    version,
+    manifest: { kind: 'pypi', identifier: plan.identifier, version, entry: script, args: plan.args },
+  };
+}
+
+/** A venv in `<dir>/venv` with the pinned package installed; its Python and the package's `.dist-info`. */
+export async function pipInstallFiles(
+  plan: Pick<PackagePlan, 'identifier' | 'version'>,
+  opts: InstallerOptions,
+): Promise<{ venv: string; python: string; distInfo: string }> {
   mkdirSync(opts.dir, { recursive: true });
   const venv = path.join(opts.dir, 'venv');
   const python = path.join(venv, BIN, process.platform === 'win32' ? 'python.exe' : 'python');
@@ -86,22 +111,5 @@ export async function installPypi(plan: PackagePlan, opts: InstallerOptions): Pr
     await run(python, ['-m', 'pip', 'install', '--index-url', opts.registry, ...trustedHostArgs(opts.registry), spec]);
   }
 
-  const distInfo = distInfoOf(venv, plan.identifier);
-  const metadata = readFileSync(path.join(distInfo, 'METADATA'), 'utf8');
-  const version = /^Version:\s*(\S+)/m.exec(metadata)?.[1] ?? plan.version;
-  const entryPoints = path.join(distInfo, 'entry_points.txt');
-  const scripts = consoleScripts(existsSync(entryPoints) ? readFileSync(entryPoints, 'utf8') : '');
-  const script = pickScript(scripts, plan.identifier, plan.entry);
-  const command = path.join(venv, BIN, script);
-  if (!isExecutableFile(command)) throw new InstallError(`the command ${script} of ${plan.identifier} is missing: ${command}`);
-  // The script's first line names the venv's Python by its absolute path, which a DATA_DIR mounted
-  // elsewhere does not have: the venv's Python runs it instead (the venv is found from where that
-  // Python is, so the pair works at any path).
-  const direct = process.platform === 'win32';
-  return {
-    command: direct ? command : python,
-    args: direct ? plan.args : [command, ...plan.args],
-    version,
-    manifest: { kind: 'pypi', identifier: plan.identifier, version, entry: script, args: plan.args },
-  };
+  return { venv, python, distInfo: distInfoOf(venv, plan.identifier) };
 }

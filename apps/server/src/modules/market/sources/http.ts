@@ -1,3 +1,4 @@
+import { configuredFetch } from '../../../infra/outbound.js';
 import { VERSION } from '../../../version.js';
 
 /** Registries and GitHub ask API clients to name themselves. */
@@ -29,7 +30,8 @@ export async function getJson(url: string, opts: GetJsonOptions): Promise<unknow
   const signal = AbortSignal.timeout(opts.timeoutMs);
   let res: Response;
   try {
-    res = await fetch(url, { headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...opts.headers }, signal });
+    // Redirects within the registry's origin only (infra/outbound.ts); the base URL is the operator's.
+    res = await configuredFetch(url, { headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...opts.headers }, signal });
   } catch (err) {
     throw new SourceError(describe(err, opts.timeoutMs));
   }
