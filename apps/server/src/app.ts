@@ -73,7 +73,9 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   // With REDIS_URL the daily limits are counted in Redis so every replica sees the same count.
   const redisAdmission = config.redisUrl ? await RedisAdmission.connect(config.redisUrl, `${config.redisPrefix}rpd:`) : undefined;
   // …and configuration events, revocations, legacy SSE POSTs and login limits are shared (architecture §7).
-  const redis = config.redisUrl ? await RedisHub.connect({ url: config.redisUrl, namespace: config.redisPrefix, logger }) : undefined;
+  const redis = config.redisUrl
+    ? await RedisHub.connect({ url: config.redisUrl, namespace: config.redisPrefix, logger, signingKey: secrets.replicaKey })
+    : undefined;
   // A preference another replica changed is read again before its listeners hear of it.
   events.beforeReceive((event) => (event.type === 'option.changed' ? options.load() : undefined));
   const catalog: ServiceCatalog = new ServicesCatalog(new ServicesRepo(database.db), usersRepo, secrets, events);

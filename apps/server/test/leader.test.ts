@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LEADER_TTL_MS, Leader } from '../src/infra/leader.js';
 import { createLogger } from '../src/infra/logger.js';
 import { RedisHub } from '../src/infra/redis.js';
+import { Secrets } from '../src/infra/secrets.js';
 import { HistoryRetention } from '../src/modules/history/retention.js';
 import { freePort, startEverythingHttp } from './fixtures/upstream-kit.js';
 import { addService } from './gateway/gateway-harness.js';
@@ -12,6 +13,7 @@ import { bearer, createPgDatabase, createTestApp, type TestApp } from './harness
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const logger = createLogger('silent');
+const SIGNING_KEY = new Secrets('leader-test-secret-key-0123456789abcdef').replicaKey;
 const prefix = () => `toolport-test:${process.pid}:${Math.random().toString(36).slice(2, 10)}:`;
 
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
@@ -58,7 +60,7 @@ describe('leader election over Redis', () => {
   const hubs: RedisHub[] = [];
   const leaders: Leader[] = [];
   const hub = async (namespace: string, url = REDIS_URL) => {
-    const h = await RedisHub.connect({ url, namespace, logger });
+    const h = await RedisHub.connect({ url, namespace, logger, signingKey: SIGNING_KEY });
     hubs.push(h);
     return h;
   };

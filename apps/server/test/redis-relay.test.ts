@@ -5,10 +5,12 @@ import { EventRelay, parseConfigEvent } from '../src/infra/event-relay.js';
 import { type ConfigEvent, ConfigEvents } from '../src/infra/events.js';
 import { createLogger } from '../src/infra/logger.js';
 import { RedisHub } from '../src/infra/redis.js';
+import { Secrets } from '../src/infra/secrets.js';
 import { until } from './gateway/clients.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const logger = createLogger('silent');
+const SIGNING_KEY = new Secrets('relay-test-secret-key-0123456789abcdef').replicaKey;
 const namespace = () => `toolport-test:${process.pid}:${Math.random().toString(36).slice(2, 10)}:`;
 
 describe('ConfigEvents between replicas', () => {
@@ -69,7 +71,7 @@ describe('ConfigEvents between replicas', () => {
 describe('RedisHub', () => {
   const hubs: RedisHub[] = [];
   const hub = async (ns: string) => {
-    const h = await RedisHub.connect({ url: REDIS_URL, namespace: ns, logger });
+    const h = await RedisHub.connect({ url: REDIS_URL, namespace: ns, logger, signingKey: SIGNING_KEY });
     hubs.push(h);
     return h;
   };
@@ -78,7 +80,9 @@ describe('RedisHub', () => {
   });
 
   it('refuses to start when Redis cannot be reached', async () => {
-    await expect(RedisHub.connect({ url: 'redis://127.0.0.1:1', namespace: 'x:', logger })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(RedisHub.connect({ url: 'redis://127.0.0.1:1', namespace: 'x:', logger, signingKey: SIGNING_KEY })).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
   });
 
   it('relays events to the replicas of its namespace only, never back to their origin', async () => {
@@ -106,6 +110,43 @@ describe('RedisHub', () => {
     ]);
     // Redis wrote each event to every subscriber of its channel before B read it: another namespace got none.
     expect(heard.stranger).toEqual([]);
+  });
+
+  it('hears only messages signed with the deployment’s key for that channel, fresh and once', async () => {
+    const ns = namespace();
+    const [a, b] = [await hub(ns), await hub(ns)];
+    const channel = a.key('test');
+    const heard: unknown[] = [];
+    await b.subscribe(channel, (m) => heard.push(m));
+    // A writer without the key (anyone with access to Redis): a bare message, one signed with another key,
+    // a signed one moved to another channel, a stale one, and an exact replay of a good one.
+    const intruder = await RedisHub.connect({
+      url: REDIS_URL,
+      namespace: ns,
+      logger,
+      signingKey: new Secrets('another-deployment-key-0123456789abcdef').replicaKey,
+    });
+    hubs.push(intruder);
+    const raw: string[] = [];
+    const tap = a.client.duplicate();
+    await tap.connect();
+    await tap.subscribe(channel, (m) => void raw.push(m));
+    await a.publish(channel, { n: 1 });
+    await until(() => heard.length === 1 && raw.length === 1, 'the signed message');
+    const good = raw[0] as string;
+    const [at = '', mac = ''] = good.split('.');
+    await a.client.publish(channel, JSON.stringify({ n: 2 }));
+    await intruder.publish(channel, { n: 3 });
+    await a.client.publish(a.key('elsewhere'), good);
+    await b.subscribe(a.key('elsewhere'), (m) => heard.push(m));
+    await a.client.publish(a.key('elsewhere'), good);
+    await a.client.publish(channel, `${Number(at) - 120_000}.${mac}.${JSON.stringify({ n: 1 })}`);
+    await a.client.publish(channel, good);
+    // A last good one: once it is heard, everything before it was read and dropped.
+    await a.publish(channel, { n: 4 });
+    await until(() => heard.length >= 2, 'the last signed message');
+    expect(heard).toEqual([{ n: 1 }, { n: 4 }]);
+    await tap.quit();
   });
 
   it('tells the replica holding a legacy stream from the session id', async () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createClient } from 'redis';
 
@@ -9,7 +9,15 @@ export interface RedisHubOptions {
   /** Prefix of every key and channel: replicas of one deployment share it (REDIS_PREFIX). */
   namespace: string;
   logger: Logger;
+  /**
+   * Signs every message this replica publishes, and checks every one it receives: replicas of one
+   * deployment derive it from their shared SECRET_KEY (`Secrets.replicaKey`).
+   */
+  signingKey: Buffer;
 }
+
+/** A signed message older than this (or from a clock this far ahead) is refused, and an exact replay within it. */
+const MESSAGE_MAX_AGE_MS = 60_000;
 
 /** How long close() waits for a graceful QUIT before dropping the connections. */
 const CLOSE_MS = 2000;
@@ -33,6 +41,10 @@ export class RedisHub {
   private downSince: number | undefined;
   private readonly reconnectListeners = new Set<(downSince: number) => void>();
   private lastPublishWarning = 0;
+  /** Signatures of the messages received within MESSAGE_MAX_AGE_MS, with when each may be forgotten. */
+  private readonly seen = new Map<string, number>();
+  private readonly listeners = new Map<string, Set<(message: unknown) => void>>();
+  private lastRefusalWarning = 0;
 
   private constructor(private readonly opts: RedisHubOptions) {
     this.client = createClient({
@@ -87,7 +99,7 @@ export class RedisHub {
   async publish(channel: string, message: unknown): Promise<number> {
     if (this.closed) return -1;
     try {
-      return await this.client.publish(channel, JSON.stringify(message));
+      return await this.client.publish(channel, this.seal(channel, JSON.stringify(message)));
     } catch (err) {
       const now = Date.now();
       if (now - this.lastPublishWarning > 60_000) {
@@ -98,21 +110,77 @@ export class RedisHub {
     }
   }
 
-  /** Calls `listener` with each JSON message on `channel` (malformed ones are dropped). */
+  /**
+   * Calls `listener` with each JSON message on `channel`. Malformed messages, and any not signed with
+   * this deployment's key for this channel within the last minute (or seen before), are dropped: whoever
+   * can write to Redis without the SECRET_KEY cannot restart services, end sessions or inject client
+   * messages through it.
+   */
   async subscribe(channel: string, listener: (message: unknown) => void): Promise<void> {
+    // One Redis subscription per channel, so each message is checked (and remembered) once.
+    const known = this.listeners.get(channel);
+    if (known) {
+      known.add(listener);
+      return;
+    }
+    const listeners = new Set([listener]);
+    this.listeners.set(channel, listeners);
     await this.subscriber.subscribe(channel, (raw: string) => {
+      const body = this.open(channel, raw);
+      if (body === undefined) return;
       let message: unknown;
       try {
-        message = JSON.parse(raw);
+        message = JSON.parse(body);
       } catch {
         return;
       }
-      try {
-        listener(message);
-      } catch (err) {
-        this.opts.logger.error({ err, channel }, 'handling a message from another replica failed');
+      for (const each of listeners) {
+        try {
+          each(message);
+        } catch (err) {
+          this.opts.logger.error({ err, channel }, 'handling a message from another replica failed');
+        }
       }
     });
+  }
+
+  /** `<time>.<mac>.<json>`: the MAC covers the channel, the time and the body. */
+  private seal(channel: string, body: string): string {
+    const at = String(Date.now());
+    return `${at}.${this.mac(channel, at, body)}.${body}`;
+  }
+
+  private mac(channel: string, at: string, body: string): string {
+    return createHmac('sha256', this.opts.signingKey).update(`${channel}\n${at}\n`).update(body).digest('base64url');
+  }
+
+  /** The body of a message signed for `channel`, fresh and not seen before; undefined otherwise. */
+  private open(channel: string, raw: string): string | undefined {
+    const first = raw.indexOf('.');
+    const second = raw.indexOf('.', first + 1);
+    const at = raw.slice(0, first);
+    const mac = raw.slice(first + 1, second);
+    const body = raw.slice(second + 1);
+    const now = Date.now();
+    const expected = first > 0 && second > first ? this.mac(channel, at, body) : '';
+    const signed = expected.length > 0 && mac.length === expected.length && timingSafeEqual(Buffer.from(mac), Buffer.from(expected));
+    const age = now - Number(at);
+    if (!signed || !(Math.abs(age) <= MESSAGE_MAX_AGE_MS) || this.seen.has(mac)) {
+      if (now - this.lastRefusalWarning > 60_000) {
+        this.lastRefusalWarning = now;
+        this.opts.logger.warn(
+          { channel, reason: !signed ? 'bad signature' : this.seen.has(mac) ? 'replayed' : 'stale' },
+          'a message on Redis was refused: not signed by a replica of this deployment (same SECRET_KEY), stale or replayed',
+        );
+      }
+      return undefined;
+    }
+    for (const [seenMac, until] of this.seen) {
+      if (until > now) break;
+      this.seen.delete(seenMac);
+    }
+    this.seen.set(mac, now + 2 * MESSAGE_MAX_AGE_MS);
+    return body;
   }
 
   /** Called after the subscriber came back from an outage, with the time the outage began. */

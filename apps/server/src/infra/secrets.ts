@@ -4,19 +4,22 @@ import path from 'node:path';
 
 /**
  * Keys derived from the one master secret (architecture §1): an AES-256-GCM key for values at rest,
- * an HMAC key for access tokens and one for gateway session ids. Separate keys so that one use can
- * never be mistaken for another.
+ * an HMAC key for access tokens, one for gateway session ids and one for the messages replicas send each
+ * other. Separate keys so that one use can never be mistaken for another.
  */
 export class Secrets {
   private readonly encKey: Buffer;
   readonly jwtKey: Uint8Array;
   private readonly sessionKey: Buffer;
+  /** Signs the messages replicas send each other over Redis (infra/redis.ts). */
+  readonly replicaKey: Buffer;
 
   constructor(master: string) {
     const derive = (info: string) => Buffer.from(hkdfSync('sha256', master, 'toolport', info, 32));
     this.encKey = derive('encryption');
     this.jwtKey = new Uint8Array(derive('jwt'));
     this.sessionKey = derive('session');
+    this.replicaKey = derive('replica-messages');
   }
 
   /** `v1.<iv>.<tag>.<ciphertext>`, base64url parts. */
