@@ -188,6 +188,33 @@ describe('three replicas behind a round-robin balancer', () => {
     await until(() => cluster.replicas.every((r) => upstreamsOf(r, serviceId).length > 0), 'a process of it on every replica');
   });
 
+  it('streams on replica C the whole progress of a batch import started on replica A', async () => {
+    const mcpServers = Object.fromEntries(
+      ['batch-one', 'batch-two', 'batch-three'].map((name) => [name, { command: process.execPath, args: [everythingEntry, 'stdio'] }]),
+    );
+    const started = await cluster.call<{ task_id: string; total: number }>('POST', '/api/mcp_market/batch-import', {
+      on: a,
+      token,
+      body: { mcpServers },
+    });
+    expect(started.total).toBe(3);
+    const res = await fetch(`${c.url}/api/mcp_market/batch-import/progress/${started.task_id}?token=${encodeURIComponent(token)}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    // The stream ends after `done`: everything A wrote, read from PostgreSQL by C.
+    const events = (await res.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { name?: string; status: string; summary?: Record<string, number> });
+    const finals = events.filter((e) => e.name && ['success', 'skipped', 'failed'].includes(e.status));
+    expect(finals.map((e) => [e.name, e.status]).sort()).toEqual([
+      ['batch-one', 'success'],
+      ['batch-three', 'success'],
+      ['batch-two', 'success'],
+    ]);
+    expect(events.at(-1)).toMatchObject({ status: 'done', summary: { success: 3, skipped: 0, failed: 0 } });
+  });
+
   it('stops the stdio process on B and C when the service is disabled through A', async () => {
     const serviceId = services.get('installed-on-a') as number;
     for (const r of cluster.replicas) expect(upstreamsOf(r, serviceId).length).toBeGreaterThan(0);
