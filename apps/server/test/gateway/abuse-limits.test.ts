@@ -182,6 +182,12 @@ describe('abuse limits of the proxy (SQLite)', () => {
     // Another address is not affected, with the same key.
     expect((await post(mcp, erin.key, initializeBody(), from('198.51.100.8'))).status).toBe(200);
     expect(await refusals(gw.url, 'proxy_auth_ip')).toBe(3);
+
+    // IPv6: one /64 is one address (its owner could pick a fresh one of 2^64 for every try); the next /64 is not.
+    for (const ip of ['2001:db8:7:1::1', '2001:db8:7:1:ffff::2', '2001:db8:7:1:0:0:0:3'])
+      expect((await post(mcp, 'not-a-key', initializeBody(), from(ip))).status).toBe(401);
+    expect((await post(mcp, erin.key, initializeBody(), from('2001:db8:7:1:abcd::9'))).status).toBe(429);
+    expect((await post(mcp, erin.key, initializeBody(), from('2001:db8:7:2::1'))).status).toBe(200);
   }, 60_000);
 
   it('limits sign-in attempts per address (30 a minute) with a localised 429 and Retry-After', async () => {

@@ -6,7 +6,7 @@ import type { AbuseLimits } from '../../config.js';
 import { type MessageKey, type MessageParams, translate } from '../../i18n/index.js';
 import type { AbuseLimit, Metrics } from '../../infra/metrics.js';
 import type { RedisHub } from '../../infra/redis.js';
-import { FailureLimiter, limiter } from '../../modules/auth/rate-limit.js';
+import { addressKey, FailureLimiter, limiter } from '../../modules/auth/rate-limit.js';
 import { type BufferBound, localeOf } from './http-io.js';
 import { type ParsedPost, readMessages } from './messages.js';
 import { type ProxyFailure, RpcCode } from './rpc-errors.js';
@@ -111,7 +111,7 @@ export class AbuseGuard {
 
   /** 429 without looking at the request when its address had too many refused authentications. */
   blockedAddress(req: IncomingMessage, ip: string): ProxyFailure | undefined {
-    const seconds = this.authFailures.retryAfter(ip);
+    const seconds = this.authFailures.retryAfter(addressKey(ip));
     if (seconds === undefined) return undefined;
     this.refused('proxy_auth_ip', ip, { ip, perMinute: this.limits.authFailuresPerMinute });
     return tooMany(text(req, 'proxy.too_many_failures', { seconds }), seconds);
@@ -119,7 +119,7 @@ export class AbuseGuard {
 
   /** A refused authentication (401, 403, 404) from `ip`. */
   async authFailed(ip: string): Promise<void> {
-    await this.authFailures.failed(ip);
+    await this.authFailures.failed(addressKey(ip));
   }
 
   /** The body of a proxy POST, within half of HTTP_REQUEST_TIMEOUT_MS (a trickled body is cut off). */

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { tooMany } from '../../http/errors.js';
 import type { AbuseLimit } from '../../infra/metrics.js';
@@ -29,6 +30,27 @@ export function limiter(limit: Limit, redis: RedisHub | undefined): RateLimiterA
   });
 }
 
+/**
+ * What per-address limits count: an IPv4 address (also when written IPv4-mapped, `::ffff:a.b.c.d`),
+ * or an IPv6 address's /64 network — one subscriber, one LAN or one host usually holds a whole /64,
+ * and counting its 2^64 addresses one by one would let it choose a fresh one per attempt.
+ */
+export function addressKey(ip: string): string {
+  if (isIP(ip) !== 6) return ip;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped?.[1]) return mapped[1];
+  const [head = '', tail = ''] = ip.split('::');
+  const left = head ? head.split(':') : [];
+  const right = ip.includes('::') ? (tail ? tail.split(':') : []) : [];
+  // An embedded IPv4 tail (…:1.2.3.4) takes two groups; it never reaches the first four.
+  const width = (groups: string[]) => groups.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0);
+  const groups = ip.includes('::') ? [...left, ...Array(8 - width(left) - width(right)).fill('0'), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g || '0', 16).toString(16))
+    .join(':')}::/64`;
+}
+
 /** Seconds to wait, rounded up, never 0 (a Retry-After of 0 invites an immediate retry). */
 const secondsOf = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
@@ -49,7 +71,7 @@ export class LoginLimiter {
   }
 
   async beforeAttempt(ip: string, username: string): Promise<void> {
-    await this.consume(this.perIp, ip);
+    await this.consume(this.perIp, addressKey(ip));
     const state = await this.failuresPerUser.get(username.toLowerCase());
     if (state && state.remainingPoints <= 0) {
       this.refused('login_user');

@@ -11,7 +11,7 @@ import type { AppContext } from '../../context.js';
 import type { UserRow } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../http/errors.js';
 import { randomToken, sha256 } from '../../infra/secrets.js';
-import { limiter } from '../auth/rate-limit.js';
+import { addressKey, limiter } from '../auth/rate-limit.js';
 import { issueApiKey } from '../users/api-keys.js';
 import { toPublicUser } from '../users/presenter.js';
 import { codeChallengeOf, createCodeVerifier } from './pkce.js';
@@ -219,7 +219,7 @@ export class OAuthService {
 
   private async limitStarts(ip: string): Promise<void> {
     try {
-      await this.starts.consume(ip);
+      await this.starts.consume(addressKey(ip));
     } catch (res) {
       if (res instanceof RateLimiterRes) throw tooMany('auth.login_rate_limited', Math.ceil(res.msBeforeNext / 1000));
       throw res;
