@@ -91,15 +91,27 @@ async function watch(body: ReadableStream<Uint8Array>, asked: Set<RequestId>, de
   };
   const reader = body.getReader();
   let broken: string | undefined;
+  const lineEnd = /\r\n|\r|\n/g;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      for (let nl = buffer.search(/\r\n|\r|\n/); nl !== -1; nl = buffer.search(/\r\n|\r|\n/)) {
-        line(buffer.slice(0, nl));
-        buffer = buffer.slice(nl + (buffer.startsWith('\r\n', nl) ? 2 : 1));
+      if (done) {
+        // The CR held back in case an LF followed ends its line after all.
+        if (buffer.endsWith('\r')) line(buffer.slice(0, -1));
+        break;
       }
+      // Only the new text is searched for line ends: a large event arriving in many chunks costs one pass.
+      // A CR at the very end may be the first half of a CRLF, so it is looked at again with what follows.
+      const scanned = Math.max(0, buffer.length - 1);
+      buffer += decoder.decode(value, { stream: true });
+      lineEnd.lastIndex = scanned;
+      let start = 0;
+      for (let m = lineEnd.exec(buffer); m !== null; m = lineEnd.exec(buffer)) {
+        if (m[0] === '\r' && m.index === buffer.length - 1) break;
+        line(buffer.slice(start, m.index));
+        start = m.index + m[0].length;
+      }
+      if (start > 0) buffer = buffer.slice(start);
       // A line without its end that keeps growing is the SDK's problem as much as ours: bounded here.
       if (buffer.length > 16 * 1024 * 1024) buffer = buffer.slice(0, 1024);
     }
