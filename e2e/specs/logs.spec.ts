@@ -44,6 +44,21 @@ const showing = (page: Page) => page.getByTestId('logs-showing');
 const pager = (page: Page) => page.getByRole('navigation', { name: 'Pages' });
 const pageButtons = (page: Page) => pager(page).getByRole('button', { name: /^Page \d+$/ });
 
+/**
+ * The rows once every one of them satisfies `shown` (there is at least one): the rows of the previous search
+ * stay on the screen until the new answer arrives, and its "Showing …" line may read the same.
+ */
+async function rowsWhere(page: Page, shown: (row: ShownRow) => boolean): Promise<ShownRow[]> {
+  let rows: ShownRow[] = [];
+  await expect
+    .poll(async () => {
+      rows = await shownRows(page);
+      return rows.length > 0 && rows.every(shown);
+    })
+    .toBe(true);
+  return rows;
+}
+
 async function search(page: Page, filters: { id?: string; name?: string; phase?: string; level?: string }): Promise<void> {
   await page.getByLabel('Service ID').fill(filters.id ?? '');
   await page.getByLabel('Service name').fill(filters.name ?? '');
@@ -129,9 +144,9 @@ test.describe('logs: the history the gateway wrote, filtered and paged', () => {
     await search(page, { id: String(broken.id), level: 'error' });
     await expect(page).toHaveURL(new RegExp(`\\?service_id=${broken.id}&level=error$`));
     await expect(showing(page)).toHaveText(/^Showing 1 to \d+ of \d+$/);
-    const errors = await shownRows(page);
-    expect(errors.every((r) => r.service === broken.name && r.serviceId === `#${broken.id}`)).toBe(true);
-    expect(errors.every((r) => r.level === 'error' && r.levelLabel === 'Error' && r.levelHasIcon)).toBe(true);
+    const errors = await rowsWhere(page, (r) => r.serviceId === `#${broken.id}` && r.level === 'error');
+    expect(errors.every((r) => r.service === broken.name)).toBe(true);
+    expect(errors.every((r) => r.levelLabel === 'Error' && r.levelHasIcon)).toBe(true);
     // The failed first check (install) and the process's exit seen by the gateway (run).
     expect(errors.filter((r) => r.phase === 'install').map((r) => r.message)).toEqual([expect.stringMatching(/^Health check failed: /)]);
     expect(errors.filter((r) => r.phase === 'run').map((r) => r.message)).toContainEqual(expect.stringMatching(/exited with code 1/));
@@ -139,7 +154,7 @@ test.describe('logs: the history the gateway wrote, filtered and paged', () => {
 
     await search(page, { name: `${history.prefix}-bad`, phase: 'run', level: 'warn' });
     await expect(showing(page)).toHaveText(/^Showing 1 to \d+ of \d+$/);
-    const warnings = await shownRows(page);
+    const warnings = await rowsWhere(page, (r) => r.level === 'warn' && r.service.startsWith(`${history.prefix}-bad-`));
     expect(warnings.length).toBeGreaterThanOrEqual(4);
     for (const row of warnings) {
       expect([row.phase, row.level, row.levelLabel, row.levelHasIcon]).toEqual(['run', 'warn', 'Warn', true]);
