@@ -34,6 +34,8 @@ export interface RecordedRequest {
 export interface FakeRegistriesOptions {
   /** Files (wheels, sdists) the PEP 503 simple index serves; read on every request. */
   pypiFilesDir?: string;
+  /** MCP Registry entries served besides the fixture files' (a test's own, e.g. a remote at a given address). */
+  extraMcpServers?: Fixtures['mcpServers'];
 }
 
 export interface FakeRegistries {
@@ -220,6 +222,7 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 
 export async function startFakeRegistries(options: FakeRegistriesOptions = {}): Promise<FakeRegistries> {
   const fixtures = loadFixtures();
+  fixtures.mcpServers.push(...(options.extraMcpServers ?? []));
   const faults = new Map<FakeRegistry, Fault>();
   const requests: RecordedRequest[] = [];
 

@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AddressKind, classifyAddress, configuredFetch, MAX_REDIRECTS, remoteFetch, setAddressPolicy } from '../src/infra/outbound.js';
+import { startFakeRegistries } from './fake-registries.js';
 import { connect, type McpClient, textOf, until } from './gateway/clients.js';
 import { addService, addUser, everythingEntry, type LiveGateway, startGateway } from './gateway/gateway-harness.js';
 import { ADMIN_PASSWORD, engines } from './harness.js';
@@ -364,5 +365,69 @@ describe.each(engines)('remote service addresses and redirects (%s)', (engine) =
   it('connects again once the preference is back on', async () => {
     const c = await client('direct');
     expect(textOf(await c.callTool('echo', { message: 'again' }))).toBe('Echo: again');
+  });
+});
+
+describe('a remote MCP Registry entry installed from the marketplace', () => {
+  const loopbackEntry = {
+    server: {
+      name: 'io.github.acme/loopback-remote',
+      description: 'A remote server on the gateway’s own host',
+      version: '1.0.0',
+      remotes: [{ type: 'streamable-http', url: 'http://127.0.0.1:9/mcp' }],
+    },
+    _meta: { 'io.modelcontextprotocol.registry/official': { status: 'active', isLatest: true } },
+  };
+  let registries: Awaited<ReturnType<typeof startFakeRegistries>>;
+  let gw: LiveGateway;
+  let token: string;
+
+  beforeAll(async () => {
+    registries = await startFakeRegistries({ extraMcpServers: [loopbackEntry] });
+    gw = await startGateway('sqlite', registries.env);
+    const login = await gw.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: ADMIN_PASSWORD } });
+    token = login.json().data.access_token;
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await registries?.close();
+  });
+
+  const headers = (lang = 'en') => ({ authorization: `Bearer ${token}`, 'accept-language': lang });
+  const setPreference = async (value: boolean) => {
+    const res = await gw.app.inject({
+      method: 'PUT',
+      url: '/api/option/',
+      headers: headers(),
+      payload: { key: 'AllowPrivateNetworkUpstreams', value },
+    });
+    expect(res.statusCode).toBe(200);
+  };
+  const install = (lang = 'en') =>
+    gw.app.inject({
+      method: 'POST',
+      url: '/api/mcp_market/install_or_add_service',
+      headers: headers(lang),
+      payload: { package_name: 'io.github.acme/loopback-remote', package_manager: 'mcp_registry' },
+    });
+  const installed = () => gw.ctx.db.selectFrom('services').select('name').where('command', '=', 'http://127.0.0.1:9/mcp').execute();
+
+  it('is held to the address preference like a URL an admin types in', async () => {
+    await setPreference(false);
+    try {
+      const refused = await install();
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().message).toContain('127.0.0.1 is not allowed: 127.0.0.1 is a loopback address');
+      const zh = await install('zh-CN');
+      expect(zh.statusCode).toBe(400);
+      expect(zh.json().message).toContain('127.0.0.1 是回环地址');
+      expect(await installed()).toEqual([]);
+    } finally {
+      await setPreference(true);
+    }
+    // Allowed again (the default): the install starts (its first check then finds nobody listening on port 9).
+    const allowed = await install();
+    expect(allowed.statusCode, allowed.body).toBe(200);
+    expect(allowed.json().data).toMatchObject({ task_id: expect.any(String), status: expect.stringMatching(/^(pending|installing)$/) });
   });
 });

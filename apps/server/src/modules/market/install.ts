@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { ServiceRow } from '../../db/schema.js';
 import { AppError, badRequest, conflict } from '../../http/errors.js';
 import { storedInstallDir } from '../../infra/install-dir.js';
-import { checkedEnv, checkedHeaders } from '../services/custom.js';
+import { checkedEnv, checkedHeaders, checkedRemoteAddress } from '../services/custom.js';
 import type { InstallTasks } from '../services/install-tasks.js';
 import { PersonalEnvs } from '../services/personal-env.js';
 import type { ServicesRepo } from '../services/repo.js';
@@ -181,6 +181,8 @@ export class MarketInstaller {
   ): Promise<{ row: ServiceRow; taskId: string }> {
     const values = initialValues(target.envVars, provided);
     const remote = target.plan.kind === 'remote' ? target.plan : undefined;
+    // A registry's remote URL is held to the address preference as one typed in by an admin.
+    if (remote) await checkedRemoteAddress(remote.url);
     const headers = remote ? headersOf(remote, values) : {};
     const env = remote ? {} : checkedEnv(values);
     const name = target.name ?? (await this.freeName(serviceNameFor(target.nameSeed)));
