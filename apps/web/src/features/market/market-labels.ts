@@ -1,8 +1,7 @@
 import type { TFunction } from 'i18next';
 
-const KNOWN_SOURCES = new Set<string>(['npm', 'pypi', 'mcp_registry', 'custom']);
-type KnownSource = 'npm' | 'pypi' | 'mcp_registry' | 'custom';
-const isKnownSource = (source: string): source is KnownSource => KNOWN_SOURCES.has(source);
+const KNOWN_SOURCES = ['npm', 'pypi', 'mcp_registry', 'custom'] as const;
+const isKnownSource = (source: string): source is (typeof KNOWN_SOURCES)[number] => (KNOWN_SOURCES as readonly string[]).includes(source);
 
 /** How a source is named: npm, PyPI, MCP Registry, Custom; another one as it is; '' when there is none. */
 export function sourceLabel(source: string, t: TFunction<'market'>): string {
