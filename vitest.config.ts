@@ -21,7 +21,16 @@ export default defineConfig({
           root: './packages/contract',
           include: ['src/**/*.test.ts'],
           environment: 'node',
-          // Vitest refuses projects with different maxWorkers in one group: all three share the setting.
+          // Vitest refuses projects with different maxWorkers in one group: all of them share the setting.
+          maxWorkers: 2,
+        },
+      },
+      {
+        test: {
+          name: 'scripts',
+          root: './scripts',
+          include: ['**/*.test.mjs'],
+          environment: 'node',
           maxWorkers: 2,
         },
       },

@@ -1,9 +1,9 @@
+import type { ParseKeys } from 'i18next';
 import { ChartColumn, LayoutDashboard, type LucideIcon, ScrollText, Server, Settings, Store, User, Users } from 'lucide-react';
 
 export interface NavItem {
   to: string;
-  /** Key in the common namespace. */
-  label: string;
+  label: ParseKeys<'common'>;
   icon: LucideIcon;
   /** Shown only to role >= 10 (console spec §2.2). */
   adminOnly: boolean;

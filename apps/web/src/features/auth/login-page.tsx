@@ -7,7 +7,7 @@ import { SignInForm } from './sign-in-form';
 
 /** /login: signing in here returns the user to the page they were sent away from (console spec §2.1). */
 export function LoginPage() {
-  const { t } = useTranslation('auth');
+  const { t } = useTranslation(['auth', 'common']);
   const location = useLocation();
   const navigate = useNavigate();
   const { token } = useSession();

@@ -6,7 +6,7 @@ import { SignInForm } from './sign-in-form';
 
 /** The sign-in form in the top bar's dialog; success goes to the dashboard (console spec §2.3). */
 export default function SignInDialog({ onClose, onCloseAutoFocus }: LazyDialogProps) {
-  const { t } = useTranslation('auth');
+  const { t } = useTranslation(['auth', 'common']);
   const navigate = useNavigate();
   return (
     <Dialog open onOpenChange={(open) => !open && onClose()}>

@@ -1,3 +1,4 @@
+import type { ParseKeys } from 'i18next';
 import { ChartColumn, type LucideIcon, PackagePlus, Server, UserRound } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -6,7 +7,7 @@ import { isAdmin, useSession } from '../../lib/session';
 
 interface QuickAction {
   to: string;
-  label: string;
+  label: ParseKeys<'dashboard'>;
   icon: LucideIcon;
   adminOnly: boolean;
 }

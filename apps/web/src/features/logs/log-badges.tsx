@@ -24,7 +24,7 @@ export function PhaseBadge({ phase }: { phase: string }) {
   return (
     <Badge tone={tone} data-phase={phase}>
       <Icon aria-hidden="true" />
-      {t(`phase.${phase}`)}
+      {t(`phase.${phase as LogPhase}`)}
     </Badge>
   );
 }
@@ -37,7 +37,7 @@ export function LevelBadge({ level }: { level: string }) {
   return (
     <Badge tone={tone} data-level={level}>
       <Icon aria-hidden="true" />
-      {t(`level.${level}`)}
+      {t(`level.${level as LogLevel}`)}
     </Badge>
   );
 }

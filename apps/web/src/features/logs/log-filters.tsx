@@ -21,7 +21,7 @@ export function LogFiltersForm({ applied, onSearch }: LogFiltersFormProps) {
   const { t } = useTranslation('logs');
   const id = useId();
   const [draft, setDraft] = useState<LogFilters>(applied);
-  const [idError, setIdError] = useState<string>();
+  const [idError, setIdError] = useState<ReturnType<typeof serviceIdError>>();
   const appliedSearch = writeLogSearch(applied, 1).toString();
   const [followed, setFollowed] = useState(appliedSearch);
   if (followed !== appliedSearch) {

@@ -1,4 +1,5 @@
 import type { OAuthProvider } from '@toolport/contract';
+import type { ParseKeys } from 'i18next';
 import { type FormEvent, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
@@ -23,7 +24,7 @@ export function CredentialsForm({ provider, prefs }: { provider: OAuthProvider; 
   const savedSecret = prefs[keys.clientSecret] ?? '';
   const [clientId, setClientId] = useState(prefs[keys.clientId] ?? '');
   const [clientSecret, setClientSecret] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
+  const [problem, setProblem] = useState<ParseKeys<'preferences'> | null>(null);
   const save = useSaveOptions();
   const plan = planCredentials(prefs, provider, { clientId, clientSecret });
   const unchanged = !plan.ok && plan.problem === 'credentials.errors.nothingChanged';

@@ -1,4 +1,5 @@
 import { type OAuthProvider, type OptionEntry, type OptionKey, StartupStrategy } from '@toolport/contract';
+import type { ParseKeys } from 'i18next';
 
 /** The preferences this screen shows, as the server lists them (secrets already masked by the server). */
 export type Preferences = Partial<Record<OptionKey, string>>;
@@ -29,7 +30,7 @@ export const normaliseServerAddress = (raw: string): string => raw.trim().replac
  * Why a server address cannot be saved, as a key of the preferences namespace; undefined when it can.
  * Empty is allowed: the server then uses the address the browser reached it by.
  */
-export function serverAddressProblem(address: string): string | undefined {
+export function serverAddressProblem(address: string): ParseKeys<'preferences'> | undefined {
   if (address === '') return undefined;
   let url: URL;
   try {
@@ -60,7 +61,7 @@ export interface CredentialsDraft {
   clientSecret: string;
 }
 
-export type CredentialsPlan = { ok: true; updates: { key: OptionKey; value: string }[] } | { ok: false; problem: string };
+export type CredentialsPlan = { ok: true; updates: { key: OptionKey; value: string }[] } | { ok: false; problem: ParseKeys<'preferences'> };
 
 /**
  * The updates that save a credentials form, or why it cannot be saved (a key of the preferences namespace).

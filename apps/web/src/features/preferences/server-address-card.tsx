@@ -1,3 +1,4 @@
+import type { ParseKeys } from 'i18next';
 import { CircleCheck, CircleX } from 'lucide-react';
 import { type FormEvent, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -11,7 +12,7 @@ import { normaliseServerAddress, serverAddressProblem } from './preference-rules
 import { useSaveOptions } from './use-preferences';
 
 /** The outcome of the last Save, kept as data so a language switch re-translates it. */
-type Outcome = { ok: true } | { ok: false; problem: string } | { ok: false; error: unknown };
+type Outcome = { ok: true } | { ok: false; problem: ParseKeys<'preferences'> } | { ok: false; error: unknown };
 
 function OutcomeText({ id, outcome }: { id: string; outcome: Outcome }) {
   const { t } = useTranslation('preferences');
@@ -37,7 +38,7 @@ function OutcomeText({ id, outcome }: { id: string; outcome: Outcome }) {
  * result shows below the field rather than as a toast (§8). Saved without its trailing slash (§9).
  */
 export function ServerAddressCard({ saved }: { saved: string }) {
-  const { t } = useTranslation('preferences');
+  const { t } = useTranslation(['preferences', 'common']);
   const id = useId();
   const [value, setValue] = useState(saved);
   const [outcome, setOutcome] = useState<Outcome | null>(null);

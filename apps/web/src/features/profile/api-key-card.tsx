@@ -17,7 +17,7 @@ const NOTES = ['apiKey.notes.usage', 'apiKey.notes.secret', 'apiKey.notes.refres
 
 /** The user's API key, masked unless shown, with a refresh that replaces it (console spec §2.12). */
 export function ApiKeyCard({ apiKey }: { apiKey: string }) {
-  const { t } = useTranslation('profile');
+  const { t } = useTranslation(['profile', 'common']);
   const queryClient = useQueryClient();
   const [visible, setVisible] = useState(false);
   const [confirming, setConfirming] = useState(false);

@@ -1,3 +1,4 @@
+import type { ParseKeys } from 'i18next';
 import { ApiError } from '../../lib/api';
 
 export interface PasswordChangeFields {
@@ -23,12 +24,12 @@ export function passwordChangeProblem({ next, confirm }: PasswordChangeFields): 
 }
 
 /** Server codes with their own message (console spec §8); anything else shows the server's message. */
-const codeMessages: Record<string, string> = {
+const codeMessages: Record<string, ParseKeys<'profile'>> = {
   current_password_incorrect: 'password.errors.currentPasswordIncorrect',
   oauth_user_cannot_change_password: 'password.errors.oauthCannotChange',
 };
 
 /** The translation key for a refused change, or null when the server's own message should show. */
-export function passwordChangeErrorKey(err: unknown): string | null {
+export function passwordChangeErrorKey(err: unknown): ParseKeys<'profile'> | null {
   return err instanceof ApiError && err.code ? (codeMessages[err.code] ?? null) : null;
 }

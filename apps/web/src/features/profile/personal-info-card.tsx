@@ -23,7 +23,7 @@ const fieldsOf = (user: SelfUser): InfoFields => ({ username: user.username, ema
 
 /** Username, email and display name with Save and Cancel; password users only (console spec §2.12). */
 export function PersonalInfoCard({ user }: { user: SelfUser }) {
-  const { t } = useTranslation('profile');
+  const { t } = useTranslation(['profile', 'common']);
   const queryClient = useQueryClient();
   const id = useId();
   const saved = fieldsOf(user);

@@ -120,7 +120,7 @@ function ProviderRow(props: {
  * /oauth/{provider}; Unbind asks first, and the last way to sign in cannot be unbound.
  */
 export function SignInMethodsCard({ user }: { user: SelfUser }) {
-  const { t } = useTranslation('profile');
+  const { t } = useTranslation(['profile', 'common']);
   const queryClient = useQueryClient();
   const titleId = useId();
   const { data: status } = useServerStatus();

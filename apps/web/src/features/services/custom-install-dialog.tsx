@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import type { CustomServiceResult, ServiceType } from '@toolport/contract';
+import type { ParseKeys } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
@@ -37,7 +38,10 @@ interface CustomInstallDialogProps {
 export default function CustomInstallDialog({ open, onOpenChange, onInstallStarted }: CustomInstallDialogProps) {
   const { t } = useTranslation('services');
   const queryClient = useQueryClient();
-  const { form, setForm, errors, setErrors, edit } = useDialogForm<CustomServiceForm>(open, () => emptyCustomServiceForm);
+  const { form, setForm, errors, setErrors, edit } = useDialogForm<CustomServiceForm, ParseKeys<'services'>>(
+    open,
+    () => emptyCustomServiceForm,
+  );
   const { phase, busy, run } = useSubmitPhases();
 
   const create = async () => {

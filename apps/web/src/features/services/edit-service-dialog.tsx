@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import type { InstalledService } from '@toolport/contract';
+import type { ParseKeys } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
@@ -47,7 +48,7 @@ interface EditServiceDialogProps {
 export default function EditServiceDialog({ service, open, onOpenChange }: EditServiceDialogProps) {
   const { t } = useTranslation('services');
   const queryClient = useQueryClient();
-  const { form, errors, setErrors, edit } = useDialogForm<EditServiceForm>(open, () => editFormOf(service));
+  const { form, errors, setErrors, edit } = useDialogForm<EditServiceForm, ParseKeys<'services'>>(open, () => editFormOf(service));
   const { phase, busy, run } = useSubmitPhases();
   const name = service.display_name || service.name;
 

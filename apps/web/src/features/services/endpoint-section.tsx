@@ -1,3 +1,4 @@
+import type { ParseKeys } from 'i18next';
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
@@ -7,7 +8,7 @@ import { CopyButton } from './copy-button';
 import { authorizationHeaderText, type EndpointType, mcpServersConfig } from './endpoint-config';
 
 export interface CopyProps {
-  copy(id: string, text: string, successKey: string): Promise<void>;
+  copy(id: string, text: string, successKey: ParseKeys<'services'>): Promise<void>;
   copiedId: string | null;
 }
 

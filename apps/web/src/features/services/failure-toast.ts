@@ -1,15 +1,19 @@
-import type { TFunction } from 'i18next';
+import type { ParseKeys, TFunction } from 'i18next';
 import { ApiError } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { LocalCheckError } from './service-ids';
 
-export interface FailureTitles {
+/** The screens whose actions this toast reports: services, and the market's install and uninstall. */
+type ActionNamespace = 'services' | 'market';
+
+/** Keys of the caller's namespace. */
+export interface FailureTitles<Ns extends ActionNamespace> {
   /** Title when the server refused (its message follows) or a local check failed. */
-  failed: string;
+  failed: ParseKeys<Ns>;
   /** Title when something unexpected broke before an answer was read. */
-  error: string;
+  error: ParseKeys<Ns>;
   /** Description when neither the server nor the check gave one. */
-  fallback: string;
+  fallback: ParseKeys<Ns>;
 }
 
 /**
@@ -18,7 +22,9 @@ export interface FailureTitles {
  * permission, server and network failures get the console's usual texts (console spec §8); a 401 has
  * already sent the user to sign in.
  */
-export function showFailure(err: unknown, t: TFunction<'services'>, titles: FailureTitles): void {
+export function showFailure<Ns extends ActionNamespace>(err: unknown, t: TFunction<Ns>, titles: FailureTitles<Ns>): void;
+// The signature above holds each caller to its own namespace's keys; the body, written once for both, reads either.
+export function showFailure(err: unknown, t: TFunction<ActionNamespace>, titles: FailureTitles<ActionNamespace>): void {
   if (err instanceof LocalCheckError) {
     notify.error(t(titles.failed), t(err.messageKey));
     return;
@@ -29,7 +35,7 @@ export function showFailure(err: unknown, t: TFunction<'services'>, titles: Fail
       notify.error(t(titles.failed), err.serverMessage || t(titles.fallback));
       return;
     }
-    notify.error(t(`common:errors.${err.kind}.title`), t(`common:errors.${err.kind}.description`));
+    notify.error(t(`errors.${err.kind}.title`, { ns: 'common' }), t(`errors.${err.kind}.description`, { ns: 'common' }));
     return;
   }
   // A browser's own error text would not be in the user's language.

@@ -1,3 +1,4 @@
+import type { ParseKeys } from 'i18next';
 import { cloneElement, type ReactElement, useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Label } from '../../components/ui/label';
@@ -9,8 +10,9 @@ interface ControlProps {
 }
 
 /**
- * A labelled control with an optional hint and error. The error is a key of the services namespace
- * (translated here, so it follows a language change) and is tied to the control with aria-describedby.
+ * A labelled control with an optional hint and error. The error is a key of the services namespace, or a
+ * `users:` key from the users dialog (translated here, so it follows a language change), and is tied to the
+ * control with aria-describedby.
  */
 export function FormField({
   label,
@@ -20,10 +22,10 @@ export function FormField({
 }: {
   label: string;
   hint?: string;
-  error?: string;
+  error?: ParseKeys<['services', 'users']>;
   children: ReactElement<ControlProps>;
 }) {
-  const { t } = useTranslation('services');
+  const { t } = useTranslation(['services', 'users']);
   const id = useId();
   const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
   return (

@@ -6,4 +6,4 @@ export function healthStateOf(status: string | null | undefined): HealthState {
   return s === 'healthy' || s === 'unhealthy' || s === 'stopped' ? s : 'unknown';
 }
 
-export const healthLabelKey = (status: string | null | undefined): string => `health.${healthStateOf(status)}`;
+export const healthLabelKey = (status: string | null | undefined): `health.${HealthState}` => `health.${healthStateOf(status)}`;

@@ -1,4 +1,5 @@
 import type { ServiceType } from '@toolport/contract';
+import type { ParseKeys } from 'i18next';
 import { checkStdioCommand } from './stdio-command';
 
 /** The custom install dialog's fields (console spec §3 "Custom service form"). */
@@ -31,10 +32,10 @@ export interface EditServiceForm {
 }
 
 /** Field errors as keys of the services namespace, so they follow a language change while shown. */
-export type FieldErrors<F> = Partial<Record<keyof F, string>>;
+export type FieldErrors<F> = Partial<Record<keyof F, ParseKeys<'services'>>>;
 
 /** 'URL cannot be empty' / 'Please enter a valid URL' (console spec §5): an http or https address. */
-export function urlError(raw: string): string | undefined {
+export function urlError(raw: string): ParseKeys<'services'> | undefined {
   const text = raw.trim();
   if (!text) return 'form.errors.urlRequired';
   try {

@@ -1,8 +1,11 @@
 import type { InstalledService } from '@toolport/contract';
 
-/** A local check failed before any request was sent; `messageKey` is in the services namespace. */
+/**
+ * A local check failed before any request was sent. `messageKey` is in the services namespace; the market's
+ * uninstall has the same texts for the ones it can meet (invalidId, uninstallIdMissing).
+ */
 export class LocalCheckError extends Error {
-  constructor(readonly messageKey: string) {
+  constructor(readonly messageKey: 'errors.invalidId' | 'errors.notInLocalStore' | 'errors.uninstallIdMissing') {
     super(messageKey);
     this.name = 'LocalCheckError';
   }

@@ -1,3 +1,4 @@
+import type { ParseKeys } from 'i18next';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { notify } from '../../lib/notify';
@@ -18,7 +19,7 @@ export function useCopy() {
   useEffect(() => () => clearTimeout(timer.current), []);
 
   const copy = useCallback(
-    async (id: string, text: string, successKey: string) => {
+    async (id: string, text: string, successKey: ParseKeys<'services'>) => {
       const result = await copyText(text);
       if (!result.ok) {
         notify.error(t('copy.failed'), t(`copy.reasons.${result.reason}`));

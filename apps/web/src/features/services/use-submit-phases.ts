@@ -61,16 +61,16 @@ export function useResetAfterClose(open: boolean, reset: () => void): void {
  * A dialog's form values and field errors: editing a field clears its error (console spec §5), and both
  * go back to `initial()` 300 ms after the dialog closed.
  */
-export function useDialogForm<F extends object>(open: boolean, initial: () => F) {
+export function useDialogForm<F extends object, ErrorKey extends string>(open: boolean, initial: () => F) {
   const [form, setForm] = useState<F>(initial);
-  const [errors, setErrors] = useState<Partial<Record<keyof F, string>>>({});
+  const [errors, setErrors] = useState<Partial<Record<keyof F, ErrorKey>>>({});
   useResetAfterClose(open, () => {
     setForm(initial());
     setErrors({});
   });
   const edit = (field: keyof F) => (value: string) => {
     setForm((f) => ({ ...f, [field]: value }));
-    setErrors(({ [field]: _cleared, ...rest }) => rest as Partial<Record<keyof F, string>>);
+    setErrors(({ [field]: _cleared, ...rest }) => rest as Partial<Record<keyof F, ErrorKey>>);
   };
   return { form, setForm, errors, setErrors, edit };
 }

@@ -8,7 +8,7 @@ import { notify } from '../../lib/notify';
  * the network error or the unknown-error text (console spec §8 "users"). A 403 and a 5xx keep the console's
  * permission-denied and server-error toasts; a 401 has already sent the user to sign in.
  */
-export function showUsersFailure(err: unknown, t: TFunction<'users'>, title: string): void {
+export function showUsersFailure(err: unknown, t: TFunction<['users', 'common']>, title: string): void {
   if (err instanceof ApiError) {
     if (err.kind === 'unauthorized' || err.kind === 'aborted') return;
     if (err.kind === 'forbidden' || err.kind === 'server') {

@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import type { PublicUser } from '@toolport/contract';
+import type { ParseKeys } from 'i18next';
 import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api';
@@ -13,12 +14,12 @@ import type { ManageAction } from './user-rules';
 export type UserBusy = ManageAction | 'delete';
 
 /** The success toast of each action: a title and a line naming the user. */
-const doneKeys: Record<ManageAction, string> = {
+const doneKeys = {
   enable: 'toasts.enabled',
   disable: 'toasts.disabled',
   promote: 'toasts.promoted',
   demote: 'toasts.demoted',
-};
+} as const satisfies Record<ManageAction, ParseKeys<'users'>>;
 
 /**
  * Enable, disable, promote, demote (POST /user/manage) and delete (DELETE /user/{id}) of the Users page.

@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import type { PublicUser } from '@toolport/contract';
+import type { ParseKeys } from 'i18next';
 import { useLayoutEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
@@ -41,11 +42,11 @@ interface UserDialogProps {
  * validating, validation-success and submitting phases; the dialog cannot be closed meanwhile.
  */
 export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProps) {
-  const { t } = useTranslation('users');
+  const { t } = useTranslation(['users', 'common']);
   const queryClient = useQueryClient();
   const mode = user ? 'edit' : 'create';
   const initial = user ? userFormOf(user) : emptyUserForm;
-  const { form, errors, setErrors, edit } = useDialogForm<UserForm>(open, () => initial);
+  const { form, errors, setErrors, edit } = useDialogForm<UserForm, ParseKeys<'users'>>(open, () => initial);
   const { phase, busy, run } = useSubmitPhases();
   // Opened from state rather than a radix Trigger: remember what had the focus and give it back on close.
   const opener = useRef<HTMLElement | null>(null);
@@ -74,7 +75,10 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
       return !hasErrors(found);
     }, save);
 
-  const error = (field: keyof UserForm) => errors[field] && `users:${errors[field]}`;
+  const error = (field: keyof UserForm) => {
+    const key = errors[field];
+    return key && (`users:${key}` as const);
+  };
   return (
     <Dialog open={open} onOpenChange={(next) => (busy && !next ? undefined : onOpenChange(next))}>
       <DialogContent

@@ -1,4 +1,5 @@
 import type { PublicUser } from '@toolport/contract';
+import type { ParseKeys } from 'i18next';
 import { ADMIN_ROLE, SUPER_ADMIN_ROLE } from '../../lib/roles';
 
 /**
@@ -86,13 +87,13 @@ export const userFormOf = (user: PublicUser): UserForm => ({
 export type UserDialogMode = 'create' | 'edit';
 
 /** Field errors as keys of the users namespace, so they follow a language change while shown. */
-export type UserFormErrors = Partial<Record<keyof UserForm, string>>;
+export type UserFormErrors = Partial<Record<keyof UserForm, ParseKeys<'users'>>>;
 
 const USERNAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 // What the server's email check (zod) accepts: dot-separated local words, host labels, a top-level domain of 2+ letters.
 const EMAIL_PATTERN = /^[A-Za-z0-9_'+-]+(?:\.[A-Za-z0-9_'+-]+)*@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
 
-function passwordError(password: string, required: boolean): string | undefined {
+function passwordError(password: string, required: boolean): ParseKeys<'users'> | undefined {
   if (!password) return required ? 'form.errors.passwordRequired' : undefined;
   if (password.length < MIN_PASSWORD_LENGTH) return 'form.errors.passwordTooShort';
   if (password.length > MAX_PASSWORD_LENGTH) return 'form.errors.passwordTooLong';

@@ -92,7 +92,7 @@ function Pager({ view, count, onPage }: { view: UsersView; count: number; onPage
 
 /** Users (console spec §2.14): search, the table, paging, add and edit, and the role and status actions. */
 export function UsersPage() {
-  const { t } = useTranslation('users');
+  const { t } = useTranslation(['users', 'common']);
   const me = useSession().user;
   const [view, setView] = useState<UsersView>({ kind: 'page', page: 0 });
   const users = useUsers(view);

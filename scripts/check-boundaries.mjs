@@ -1,0 +1,275 @@
+// `npm run check:boundaries`: the server's module boundaries, checked on its import graph.
+//
+//   gateway       gateway/ never imports modules/ or context.ts: the proxy path stands without the API.
+//   module-door   a file of modules/<a>/ reaches another module only through modules/<b>/index.ts.
+//   infra         infra/ never imports modules/ or gateway/.
+//   cycle         no import cycle among the server's source files.
+//   test-code     code that is not a test (*.test.ts) imports neither vitest nor apps/server/test/.
+//
+// Every import counts: `import type`, `export … from`, `import('…')` and `import('…').Type`.
+// Violations in test files are listed apart, but fail the check too.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
+
+const RULES = ['gateway', 'module-door', 'infra', 'cycle', 'test-code'];
+
+/** Enough to show the shape of a tangled graph without flooding the terminal. */
+const MAX_CYCLES = 200;
+
+const toPosix = (p) => p.split(path.sep).join('/');
+const isTestFile = (rel) => rel.endsWith('.test.ts');
+
+function listTsFiles(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules') out.push(...listTsFiles(full));
+    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
+      out.push(full);
+    }
+  }
+  return out;
+}
+
+/** Every module specifier of a file, with its 1-based line. */
+function importsOf(file) {
+  const text = readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const found = [];
+  const add = (literal) => {
+    const line = source.getLineAndCharacterOfPosition(literal.getStart(source)).line + 1;
+    found.push({ specifier: literal.text, line });
+  };
+  const visit = (node) => {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      add(node.moduleSpecifier);
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
+      add(node.moduleReference.expression);
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments.length > 0 &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
+      add(node.arguments[0]);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      add(node.argument.literal);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The file a relative specifier names, as the compiler finds it (`./x.js` is `./x.ts`), or undefined. */
+function resolveRelative(fromFile, specifier) {
+  const base = path.resolve(path.dirname(fromFile), specifier);
+  const candidates = [];
+  const ext = path.extname(base);
+  if (ext === '.js' || ext === '.mjs' || ext === '.cjs') {
+    const stem = base.slice(0, -ext.length);
+    candidates.push(`${stem}${ext.replace('js', 'ts')}`, base);
+  } else if (ext === '.ts') {
+    candidates.push(base);
+  } else {
+    candidates.push(`${base}.ts`, base);
+  }
+  candidates.push(path.join(base, 'index.ts'));
+  return candidates.find((c) => existsSync(c) && statSync(c).isFile());
+}
+
+/** Where a file sits: which layer, and which module for a file under modules/<name>/. */
+function placeOf(rel) {
+  const parts = rel.split('/');
+  if (parts[0] === 'test') return { area: 'test' };
+  if (parts[0] !== 'src') return { area: 'other' };
+  if (parts[1] === 'modules' && parts.length > 3) return { area: 'modules', module: parts[2] };
+  if (parts[1] === 'modules') return { area: 'modules-root' };
+  if (parts[1] === 'gateway' || parts[1] === 'infra') return { area: parts[1] };
+  return { area: 'src' };
+}
+
+/**
+ * Every elementary cycle of the graph once, as the list of its files starting at the smallest one
+ * (Johnson's algorithm), up to MAX_CYCLES.
+ */
+function findCycles(graph) {
+  const nodes = [...graph.keys()].sort();
+  const order = new Map(nodes.map((n, i) => [n, i]));
+  const cycles = [];
+  for (let s = 0; s < nodes.length && cycles.length < MAX_CYCLES; s++) {
+    const start = nodes[s];
+    // Only files after `start` take part, so that each cycle is found from its smallest file alone.
+    const inPlay = (n) => (order.get(n) ?? -1) >= s;
+    const blocked = new Set();
+    const blockedBy = new Map();
+    const stack = [];
+    const unblock = (n) => {
+      blocked.delete(n);
+      const waiting = blockedBy.get(n) ?? new Set();
+      blockedBy.delete(n);
+      for (const m of waiting) if (blocked.has(m)) unblock(m);
+    };
+    const circuit = (v) => {
+      let closed = false;
+      stack.push(v);
+      blocked.add(v);
+      for (const w of graph.get(v) ?? []) {
+        if (!inPlay(w) || cycles.length >= MAX_CYCLES) continue;
+        if (w === start) {
+          cycles.push([...stack]);
+          closed = true;
+        } else if (!blocked.has(w) && circuit(w)) {
+          closed = true;
+        }
+      }
+      if (closed) unblock(v);
+      else {
+        for (const w of graph.get(v) ?? []) {
+          if (!inPlay(w)) continue;
+          if (!blockedBy.has(w)) blockedBy.set(w, new Set());
+          blockedBy.get(w).add(v);
+        }
+      }
+      stack.pop();
+      return closed;
+    };
+    circuit(start);
+  }
+  return cycles;
+}
+
+/** How many tangles (groups of files joined by cycles) the cycles make: cycles sharing a file are one tangle. */
+function countTangles(cycles) {
+  const parent = new Map();
+  const root = (n) => {
+    while (parent.get(n) !== n) n = parent.get(n);
+    return n;
+  };
+  for (const cycle of cycles) {
+    for (const file of cycle) if (!parent.has(file)) parent.set(file, file);
+    for (const file of cycle.slice(1)) parent.set(root(file), root(cycle[0]));
+  }
+  return new Set([...parent.keys()].map(root)).size;
+}
+
+/**
+ * Checks the server app at `serverDir` (the folder holding `src/` and `test/`). Paths in the answer are
+ * relative to `serverDir`, with forward slashes. A violation is `{ rule, file, line, test, target }`, or for a
+ * cycle `{ rule: 'cycle', file, line: 0, test, cycle }` with the cycle's files in import order.
+ */
+export function checkBoundaries(serverDir) {
+  const files = listTsFiles(path.join(serverDir, 'src')).sort();
+  const rel = (file) => toPosix(path.relative(serverDir, file));
+  const graph = new Map();
+  const violations = [];
+  let importCount = 0;
+  const report = (rule, file, line, more) => violations.push({ rule, file, line, test: isTestFile(file), ...more });
+
+  for (const file of files) {
+    const from = rel(file);
+    const fromPlace = placeOf(from);
+    const edges = new Set();
+    graph.set(from, edges);
+    for (const { specifier, line } of importsOf(file)) {
+      importCount++;
+      if (specifier === 'vitest' || specifier.startsWith('vitest/')) {
+        if (!isTestFile(from)) report('test-code', from, line, { target: specifier });
+        continue;
+      }
+      if (!specifier.startsWith('.')) continue;
+      const target = resolveRelative(file, specifier);
+      if (!target) continue;
+      const to = rel(target);
+      const toPlace = placeOf(to);
+      if (toPlace.area !== 'test' && toPlace.area !== 'other' && to.endsWith('.ts')) edges.add(to);
+
+      const intoModules = toPlace.area === 'modules' || toPlace.area === 'modules-root';
+      if (toPlace.area === 'test' && !isTestFile(from)) report('test-code', from, line, { target: to });
+      if (fromPlace.area === 'gateway' && (intoModules || to === 'src/context.ts')) report('gateway', from, line, { target: to });
+      if (fromPlace.area === 'infra' && (intoModules || toPlace.area === 'gateway')) report('infra', from, line, { target: to });
+      if (
+        fromPlace.area === 'modules' &&
+        toPlace.area === 'modules' &&
+        toPlace.module !== fromPlace.module &&
+        to !== `src/modules/${toPlace.module}/index.ts`
+      ) {
+        report('module-door', from, line, { target: to });
+      }
+    }
+  }
+
+  const cycles = findCycles(graph);
+  for (const cycle of cycles) report('cycle', cycle[0], 0, { cycle });
+  return {
+    files: files.length,
+    testFiles: files.filter((f) => isTestFile(rel(f))).length,
+    imports: importCount,
+    violations,
+    tangles: countTangles(cycles),
+    cyclesCapped: cycles.length >= MAX_CYCLES,
+  };
+}
+
+/** One line for a violation; `prefix` is put before every path (the CLI prints them from the repository root). */
+export function describeViolation(v, prefix = '') {
+  const at = `${prefix}${v.file}${v.line ? `:${v.line}` : ''}`;
+  const target = v.target?.startsWith('src/') || v.target?.startsWith('test/') ? `${prefix}${v.target}` : v.target;
+  switch (v.rule) {
+    case 'gateway':
+      return `gateway: ${at} imports ${target}; the gateway must not depend on modules/ or context.ts`;
+    case 'module-door': {
+      const [, , owner] = v.target.split('/');
+      const from = v.file.split('/')[2];
+      return `module-door: ${at} (module ${from}) imports ${target}; use ${prefix}src/modules/${owner}/index.ts`;
+    }
+    case 'infra':
+      return `infra: ${at} imports ${target}; infra must not depend on modules/ or gateway/`;
+    case 'cycle':
+      return `cycle: ${[...v.cycle, v.cycle[0]].map((f) => `${prefix}${f}`).join(' -> ')}`;
+    case 'test-code':
+      return `test-code: ${at} imports ${target}, but is not a test file (*.test.ts)`;
+    default:
+      return `${v.rule}: ${at}`;
+  }
+}
+
+/** The lines to print for a result: the violations (source files first, then tests), or a one-line summary. */
+export function formatReport(result, prefix = '') {
+  if (result.violations.length === 0) {
+    return [
+      `Boundaries ok: ${result.files} files (${result.testFiles} tests), ${result.imports} imports; ` +
+        'gateway, module doors, infra, import cycles and test code checked.',
+    ];
+  }
+  const source = result.violations.filter((v) => !v.test);
+  const tests = result.violations.filter((v) => v.test);
+  const counts = RULES.map((rule) => [rule, result.violations.filter((v) => v.rule === rule).length])
+    .filter(([, n]) => n > 0)
+    .map(([rule, n]) => (rule === 'cycle' ? `cycle ${n} in ${result.tangles} tangles` : `${rule} ${n}`));
+  return [
+    ...source.map((v) => describeViolation(v, prefix)),
+    ...(tests.length ? ['', 'In test files:', ...tests.map((v) => describeViolation(v, prefix))] : []),
+    ...(result.cyclesCapped ? [`(only the first ${MAX_CYCLES} cycles are listed)`] : []),
+    '',
+    `Boundary check failed: ${source.length} in source files, ${tests.length} in test files (${counts.join(', ')}).`,
+  ];
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const serverDir = fileURLToPath(new URL('../apps/server', import.meta.url));
+  const result = checkBoundaries(serverDir);
+  for (const text of formatReport(result, 'apps/server/')) process.stdout.write(`${text}\n`);
+  process.exit(result.violations.length === 0 ? 0 : 1);
+}

@@ -1,0 +1,161 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkBoundaries, formatReport } from './check-boundaries.mjs';
+
+const dirs = [];
+
+/** A server app folder holding `files` (path relative to it → source text). */
+function tree(files) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'boundaries-'));
+  dirs.push(dir);
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** What every tree here starts from: a layout that keeps every rule. */
+const clean = {
+  'src/context.ts': "import { users } from './modules/a/index.js';\nexport const ctx = { users };\n",
+  'src/app.ts': "import { ctx } from './context.js';\nimport { proxy } from './gateway/proxy.js';\nexport const app = { ctx, proxy };\n",
+  'src/gateway/proxy.ts':
+    "import { log } from '../infra/log.js';\nimport type { Meter } from './meter.js';\nexport const proxy = (m: Meter) => log(m);\n",
+  'src/gateway/meter.ts': 'export interface Meter { n: number }\n',
+  'src/infra/log.ts': 'export const log = (x: unknown) => String(x);\n',
+  'src/modules/index.ts': "export * from './a/index.js';\nexport * from './b/index.js';\n",
+  'src/modules/a/index.ts': "export { users } from './service.js';\n",
+  'src/modules/a/service.ts': "import { log } from '../../infra/log.js';\nexport const users = [log('a')];\n",
+  'src/modules/b/index.ts': "export * from './x.js';\n",
+  'src/modules/b/x.ts':
+    "import { users } from '../a/index.js';\nimport type { Meter } from '../../gateway/meter.js';\nimport * as a from '../a';\nexport const x: Meter = { n: users.length + Object.keys(a).length };\n",
+  'src/modules/b/x.test.ts':
+    "import { expect, it } from 'vitest';\nimport { harness } from '../../../test/harness.js';\nimport { x } from './x.js';\nit('x', () => expect(x.n + harness).toBe(1));\n",
+  'test/harness.ts': 'export const harness = 0;\n',
+};
+
+describe('checkBoundaries', () => {
+  it('passes a tree that keeps every rule, and says what it checked', () => {
+    const result = checkBoundaries(tree(clean));
+    expect(result.violations).toEqual([]);
+    expect(result).toMatchObject({ files: 11, testFiles: 1 });
+    const report = formatReport(result);
+    expect(report).toHaveLength(1);
+    expect(report[0]).toMatch(/^Boundaries ok: 11 files \(1 tests\), \d+ imports; /);
+  });
+
+  it('reports the gateway importing a module (import type and import() too) or context.ts', () => {
+    const result = checkBoundaries(
+      tree({
+        ...clean,
+        'src/gateway/proxy.ts':
+          "import type { users } from '../modules/a/service.js';\nimport { ctx } from '../context.js';\nexport const p = [ctx];\n",
+        'src/gateway/lazy.ts': "export const load = () => import('../modules/index.js');\n",
+      }),
+    );
+    expect(result.violations.filter((v) => v.rule === 'gateway')).toEqual([
+      { rule: 'gateway', file: 'src/gateway/lazy.ts', line: 1, test: false, target: 'src/modules/index.ts' },
+      { rule: 'gateway', file: 'src/gateway/proxy.ts', line: 1, test: false, target: 'src/modules/a/service.ts' },
+      { rule: 'gateway', file: 'src/gateway/proxy.ts', line: 2, test: false, target: 'src/context.ts' },
+    ]);
+    expect(formatReport(result, 'apps/server/')).toContain(
+      'gateway: apps/server/src/gateway/proxy.ts:2 imports apps/server/src/context.ts; the gateway must not depend on modules/ or context.ts',
+    );
+  });
+
+  it('reports a module reaching past another module’s index.ts, and names the door', () => {
+    const result = checkBoundaries(
+      tree({
+        ...clean,
+        'src/modules/b/x.ts': "import { users } from '../a/service.js';\nexport const x = users;\n",
+        'src/modules/b/deep/y.ts': "export type { Thing } from '../../a/deep/thing.js';\n",
+        'src/modules/a/deep/thing.ts': 'export type Thing = 1;\n',
+      }),
+    );
+    const doors = result.violations.filter((v) => v.rule === 'module-door');
+    expect(doors.map((v) => [v.file, v.target])).toEqual([
+      ['src/modules/b/deep/y.ts', 'src/modules/a/deep/thing.ts'],
+      ['src/modules/b/x.ts', 'src/modules/a/service.ts'],
+    ]);
+    expect(formatReport(result)).toContain(
+      'module-door: src/modules/b/x.ts:1 (module b) imports src/modules/a/service.ts; use src/modules/a/index.ts',
+    );
+  });
+
+  it('reports infra importing a module or the gateway', () => {
+    const result = checkBoundaries(
+      tree({
+        ...clean,
+        'src/infra/log.ts':
+          "import type { Meter } from '../gateway/meter.js';\nimport '../modules/a/index.js';\nexport const log = (m: Meter) => m;\n",
+      }),
+    );
+    expect(result.violations.filter((v) => v.rule === 'infra').map((v) => v.target)).toEqual([
+      'src/gateway/meter.ts',
+      'src/modules/a/index.ts',
+    ]);
+  });
+
+  it('reports each import cycle once, as a path from its first file', () => {
+    const result = checkBoundaries(
+      tree({
+        ...clean,
+        'src/p.ts': "import { q } from './q.js';\nexport const p = () => q;\n",
+        'src/q.ts': "import type { p } from './p';\nexport const q = 1 as unknown as typeof p;\n",
+        'src/r.ts': "export { s } from './s.js';\n",
+        'src/s.ts': "import { t } from './t.js';\nexport const s = t;\n",
+        'src/t.ts': "import './r.js';\nexport const t = 1;\n",
+      }),
+    );
+    const cycles = result.violations.filter((v) => v.rule === 'cycle');
+    expect(cycles.map((v) => v.cycle)).toEqual([
+      ['src/p.ts', 'src/q.ts'],
+      ['src/r.ts', 'src/s.ts', 'src/t.ts'],
+    ]);
+    expect(result.tangles).toBe(2);
+    const report = formatReport(result);
+    expect(report).toContain('cycle: src/r.ts -> src/s.ts -> src/t.ts -> src/r.ts');
+    expect(report.at(-1)).toBe('Boundary check failed: 2 in source files, 0 in test files (cycle 2 in 2 tangles).');
+  });
+
+  it('reports code that is not a test importing vitest or apps/server/test/', () => {
+    const result = checkBoundaries(
+      tree({
+        ...clean,
+        'src/modules/a/test-helpers.ts':
+          "import { vi } from 'vitest';\nimport { harness } from '../../../test/harness.js';\nexport const h = [vi, harness];\n",
+      }),
+    );
+    expect(result.violations).toEqual([
+      { rule: 'test-code', file: 'src/modules/a/test-helpers.ts', line: 1, test: false, target: 'vitest' },
+      { rule: 'test-code', file: 'src/modules/a/test-helpers.ts', line: 2, test: false, target: 'test/harness.ts' },
+    ]);
+    expect(formatReport(result, 'apps/server/')).toContain(
+      'test-code: apps/server/src/modules/a/test-helpers.ts:2 imports apps/server/test/harness.ts, but is not a test file (*.test.ts)',
+    );
+  });
+
+  it('lists violations of test files apart from those of source files', () => {
+    const result = checkBoundaries(
+      tree({
+        ...clean,
+        'src/modules/b/x.test.ts': "import { users } from '../a/service.js';\nexport const n = users.length;\n",
+        'src/infra/log.ts': "import type { Meter } from '../gateway/meter.js';\nexport const log = (x: Meter) => x;\n",
+      }),
+    );
+    expect(result.violations.map((v) => [v.rule, v.test])).toEqual([
+      ['infra', false],
+      ['module-door', true],
+    ]);
+    const report = formatReport(result);
+    expect(report.indexOf('In test files:')).toBeGreaterThan(report.findIndex((l) => l.startsWith('infra:')));
+    expect(report.indexOf('In test files:')).toBeLessThan(report.findIndex((l) => l.startsWith('module-door:')));
+    expect(report.at(-1)).toBe('Boundary check failed: 1 in source files, 1 in test files (module-door 1, infra 1).');
+  });
+});
