@@ -2,10 +2,10 @@ import { type TokenPair, UserStatus } from '@toolport/contract';
 import type { AppContext } from '../../context.js';
 import type { UserRow } from '../../db/schema.js';
 import { AppError, unauthorized } from '../../http/errors.js';
+import { LoginLimiter } from '../../infra/rate-limit.js';
 import { randomToken, sha256 } from '../../infra/secrets.js';
 import { toPublicUser } from '../users/presenter.js';
 import { burnPasswordCheck, verifyPassword } from './passwords.js';
-import { LoginLimiter } from './rate-limit.js';
 import { RefreshTokensRepo } from './repo.js';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_MS, signAccessToken } from './tokens.js';
 

@@ -10,12 +10,13 @@ import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible'
 import type { AppContext } from '../../context.js';
 import type { UserRow } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../http/errors.js';
+import { addressKey, limiter } from '../../infra/rate-limit.js';
 import { randomToken, sha256 } from '../../infra/secrets.js';
-import { addressKey, limiter } from '../auth/rate-limit.js';
 import { issueApiKey } from '../users/api-keys.js';
 import { toPublicUser } from '../users/presenter.js';
 import { codeChallengeOf, createCodeVerifier } from './pkce.js';
-import { type ProviderClient, type ProviderProfile, providerClients, providerLabels } from './providers.js';
+import type { ProviderClient, ProviderProfile } from './provider-client.js';
+import { providerClients, providerLabels } from './providers.js';
 import { OAuthRepo, type OAuthStateRow } from './repo.js';
 import { usernameBase, usernameCandidates } from './usernames.js';
 

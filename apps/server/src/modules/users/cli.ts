@@ -1,6 +1,6 @@
 import { CreateUserRequest, Role } from '@toolport/contract';
 import { z } from 'zod';
-import { CliUsageError, parseCommand } from '../../cli.js';
+import { CliUsageError, parseCommand } from '../../cli/args.js';
 import { migrateToLatest } from '../../db/db.js';
 import { AppError } from '../../http/errors.js';
 import { translate } from '../../i18n/index.js';
