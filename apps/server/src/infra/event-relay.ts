@@ -1,6 +1,6 @@
-import { optionKeys } from '@toolport/contract';
+import { type OptionKey, optionKeys } from '@toolport/contract';
 import type { Logger } from 'pino';
-import type { AppContext } from '../context.js';
+import type { Db } from '../db/db.js';
 import type { ConfigEvent, ConfigEvents } from './events.js';
 import type { RedisHub } from './redis.js';
 
@@ -93,11 +93,18 @@ export class EventRelay {
  * now or before (a service event is idempotent: a link whose configuration did not change is left
  * running; one whose service is gone is stopped), and the users changed since the outage began.
  */
+export interface ResyncDeps {
+  db: Db;
+  /** The preferences held in memory, read again from the database. */
+  options: { get(key: OptionKey): string; load(): Promise<void> };
+  events: ConfigEvents;
+}
+
 export class ConfigResync {
   /** Services this replica may run: those stored at the last look, and every one an event named since. */
   private known = new Set<number>();
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: ResyncDeps) {
     ctx.events.on((event) => {
       if (event.type === 'service.changed' || event.type === 'service.removed') this.known.add(event.serviceId);
     });

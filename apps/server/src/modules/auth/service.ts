@@ -1,22 +1,33 @@
 import { type TokenPair, UserStatus } from '@toolport/contract';
-import type { AppContext } from '../../context.js';
 import type { UserRow } from '../../db/schema.js';
 import { AppError, unauthorized } from '../../http/errors.js';
+import type { Metrics } from '../../infra/metrics.js';
+import { burnPasswordCheck, verifyPassword } from '../../infra/passwords.js';
 import { LoginLimiter } from '../../infra/rate-limit.js';
+import type { RedisHub } from '../../infra/redis.js';
+import type { Secrets } from '../../infra/secrets.js';
 import { randomToken, sha256 } from '../../infra/secrets.js';
-import { toPublicUser } from '../users/presenter.js';
-import { burnPasswordCheck, verifyPassword } from './passwords.js';
-import { RefreshTokensRepo } from './repo.js';
+import { toPublicUser, type UsersRepo } from '../users/index.js';
+import type { RefreshTokensRepo } from './repo.js';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_MS, signAccessToken } from './tokens.js';
+
+/** What password sign-in and the tokens read and write. */
+export interface AuthDeps {
+  refreshTokens: RefreshTokensRepo;
+  usersRepo: Pick<UsersRepo, 'byUsername' | 'byId' | 'identitiesOf'>;
+  secrets: Pick<Secrets, 'jwtKey'>;
+  /** Shares the sign-in limits between replicas when REDIS_URL is set. */
+  redis?: RedisHub;
+  metrics: Pick<Metrics, 'abuseRefused'>;
+}
 
 /** Password sign-in, token refresh with rotation, and sign-out. */
 export class AuthService {
   readonly refreshTokens: RefreshTokensRepo;
   private readonly limiter: LoginLimiter;
 
-  constructor(private readonly ctx: AppContext) {
-    this.refreshTokens = new RefreshTokensRepo(ctx.db);
-    // Shared by every replica when REDIS_URL is set.
+  constructor(private readonly ctx: AuthDeps) {
+    this.refreshTokens = ctx.refreshTokens;
     this.limiter = new LoginLimiter(ctx.redis, (limit) => ctx.metrics.abuseRefused(limit));
   }
 

@@ -7,7 +7,7 @@ import type { RequestRecordsTable } from '../../db/schema.js';
 import type { ServiceSpec } from '../../gateway/catalog.js';
 import type { Admission, Meter, RequestOutcome } from '../../gateway/meter.js';
 import { dayIn } from '../../infra/day.js';
-import { storeRecords } from '../history/rollups.js';
+import { storeRecords } from '../history/index.js';
 
 const FLUSH_MS = 1000;
 /** Records kept in memory at most while the database is unreachable; beyond it they are dropped and logged. */

@@ -7,17 +7,20 @@ import {
   UserStatus,
 } from '@toolport/contract';
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
-import type { AppContext } from '../../context.js';
+import type { Config } from '../../config.js';
 import type { UserRow } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../http/errors.js';
+import type { ConfigEvents } from '../../infra/events.js';
 import { addressKey, limiter } from '../../infra/rate-limit.js';
-import { randomToken, sha256 } from '../../infra/secrets.js';
-import { issueApiKey } from '../users/api-keys.js';
-import { toPublicUser } from '../users/presenter.js';
+import type { RedisHub } from '../../infra/redis.js';
+import { randomToken, type Secrets, sha256 } from '../../infra/secrets.js';
+import type { AuthService } from '../auth/index.js';
+import type { OptionsService } from '../options/index.js';
+import { issueApiKey, toPublicUser, type UsersRepo } from '../users/index.js';
 import { codeChallengeOf, createCodeVerifier } from './pkce.js';
 import type { ProviderClient, ProviderProfile } from './provider-client.js';
 import { providerClients, providerLabels } from './providers.js';
-import { OAuthRepo, type OAuthStateRow } from './repo.js';
+import type { OAuthRepo, OAuthStateRow } from './repo.js';
 import { usernameBase, usernameCandidates } from './usernames.js';
 
 /** How long a user has on the provider's page before the sign-in must start again. */
@@ -35,19 +38,33 @@ export interface StartedSignIn {
   browserNonce: string;
 }
 
+/** What provider sign-in reads and writes besides its own table. */
+export interface OAuthDeps {
+  config: Pick<Config, 'oauth'>;
+  options: Pick<OptionsService, 'get' | 'bool' | 'providerUsable'>;
+  secrets: Secrets;
+  usersRepo: UsersRepo;
+  /** Issues the token pair once the provider vouched for the user. */
+  auth: Pick<AuthService, 'issue'>;
+  events: ConfigEvents;
+  /** Shares the start limit between replicas when REDIS_URL is set. */
+  redis?: RedisHub;
+}
+
 /**
  * Sign-in with GitHub and Google: the redirect with state and PKCE, the return, finding or
  * creating the account, and linking or unlinking providers on an existing account.
  */
 export class OAuthService {
-  private readonly repo: OAuthRepo;
   private readonly clients: Record<OAuthProvider, ProviderClient>;
   // Every start writes a row before anyone is signed in: bounded per address, across replicas with Redis.
   private readonly starts: RateLimiterAbstract;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(
+    private readonly ctx: OAuthDeps,
+    private readonly repo: OAuthRepo,
+  ) {
     this.starts = limiter({ keyPrefix: 'oauth_start', points: 60, duration: 60 }, ctx.redis);
-    this.repo = new OAuthRepo(ctx.db);
     this.clients = providerClients(ctx.config.oauth);
   }
 

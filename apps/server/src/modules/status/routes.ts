@@ -1,14 +1,23 @@
 import { envelope, StatusData } from '@toolport/contract';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
-import { migrationsApplied } from '../../db/db.js';
+import { type Db, migrationsApplied } from '../../db/db.js';
+import type { ZodApi } from '../../http/api.js';
 import { ok } from '../../http/locale.js';
-import type { ZodApi } from '../index.js';
+import type { OptionsService } from '../options/index.js';
 
 const Probe = envelope(z.object({ status: z.string(), reason: z.string().optional() }));
 
-export async function statusRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
+/** What the status and probe routes read. */
+export interface StatusDeps {
+  db: Db;
+  options: Pick<OptionsService, 'get' | 'bool' | 'providerUsable'>;
+  version: string;
+  /** When this process started (epoch milliseconds). */
+  startedAt: number;
+}
+
+export async function statusRoutes(api: ZodApi, ctx: StatusDeps): Promise<void> {
   api.get(
     '/status',
     {

@@ -1,10 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Role, UserStatus } from '@toolport/contract';
-import type { AppContext } from '../../context.js';
-import { randomToken } from '../../infra/secrets.js';
-import { hashPassword } from '../auth/passwords.js';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import { hashPassword } from '../../infra/passwords.js';
+import { randomToken, type Secrets } from '../../infra/secrets.js';
 import { issueApiKey } from './api-keys.js';
+import type { UsersRepo } from './repo.js';
 
 export const SUPER_ADMIN_USERNAME = 'root';
 
@@ -13,7 +15,15 @@ export const SUPER_ADMIN_USERNAME = 'root';
  * one printed once and written to DATA_DIR/initial-admin-password (mode 600). Safe when several
  * replicas start at once: the unique username decides, the losers do nothing.
  */
-export async function ensureSuperAdmin(ctx: AppContext, print: (line: string) => void = console.log): Promise<void> {
+/** What creating the first super admin reads and writes. */
+export interface BootstrapDeps {
+  usersRepo: UsersRepo;
+  config: Pick<Config, 'adminPassword' | 'dataDir'>;
+  secrets: Secrets;
+  logger: Logger;
+}
+
+export async function ensureSuperAdmin(ctx: BootstrapDeps, print: (line: string) => void = console.log): Promise<void> {
   if (await ctx.usersRepo.byUsername(SUPER_ADMIN_USERNAME)) return;
   const generated = ctx.config.adminPassword ? undefined : randomToken(15);
   const password = ctx.config.adminPassword ?? generated ?? '';
