@@ -126,6 +126,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const refreshTokens = createRefreshTokens(db);
   const users = createUsersModule({ db, refreshTokens, secrets, events, config, logger });
   const principals = new Principals(users.repo, events);
+  // Transitional, like `legacyModuleContext` below: the services module has no factory yet.
   const catalog: ServiceCatalog = new ServicesCatalog(new ServicesRepo(db), users.repo, secrets, events);
   const relay = redis
     ? await EventRelay.start(redis, events, logger, new ConfigResync({ db, options: options.service, events }))
@@ -151,8 +152,9 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   });
   await users.ensureSuperAdmin(opts.print);
 
-  // The gateway is built after the API routes; the services and marketplace modules reach its health check through this.
-  let gateway: Gateway | undefined;
+  // The gateway comes after the API routes (its hooks and proxy routes last); the services and marketplace
+  // modules call its health check only while serving a request, by when it is built.
+  let builtGateway: Gateway | undefined;
   const legacyModuleContext: AppContext = {
     config,
     db,
@@ -168,8 +170,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     metrics,
     gateway: {
       checkHealth: (serviceId) => {
-        if (!gateway) throw new Error('the gateway is not built yet');
-        return gateway.checkHealth(serviceId);
+        if (!builtGateway) throw new Error('the gateway is not built yet');
+        return builtGateway.checkHealth(serviceId);
       },
     },
   };
@@ -200,6 +202,9 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   // The retention purge runs in the background once the app is up and stops between two batches on close.
   app.addHook('onReady', async () => history.start());
   app.addHook('onClose', async () => history.close());
+  app.addHook('onClose', async () => {
+    for (const module of [oauth, logs, analytics, options, users, auth, status]) await module.close();
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -269,7 +274,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   // The data plane after the modules: /proxy/* routes, the upstream pool. On close, the proxied calls in
   // flight may finish (SHUTDOWN_GRACE_MS), then its sessions' open streams end and its processes stop.
   const meter = metering.meter;
-  const proxy = await createGateway(
+  const gateway = await createGateway(
     {
       config,
       db,
@@ -289,10 +294,10 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     },
     app,
   );
-  gateway = proxy;
+  builtGateway = gateway;
   // Leadership is given up first, so another replica takes the periodic jobs over while this one drains.
   app.addHook('preClose', async () => leader.close());
-  app.addHook('preClose', async () => proxy.close(config.shutdownGraceMs));
+  app.addHook('preClose', async () => gateway.close(config.shutdownGraceMs));
   await serveConsole(app, config.webDistDir);
   const parts: AppParts = {
     config,
@@ -315,7 +320,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     meter,
     retention: history.retention,
     packages,
-    gateway: proxy,
+    gateway,
     startedAt,
     version: VERSION,
   };
