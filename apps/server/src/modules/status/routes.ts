@@ -17,7 +17,7 @@ export interface StatusDeps {
   startedAt: number;
 }
 
-export async function statusRoutes(api: ZodApi, ctx: StatusDeps): Promise<void> {
+export async function statusRoutes(api: ZodApi, deps: StatusDeps): Promise<void> {
   api.get(
     '/status',
     {
@@ -31,14 +31,14 @@ export async function statusRoutes(api: ZodApi, ctx: StatusDeps): Promise<void> 
     async (_req, reply) =>
       ok(reply, {
         system_name: 'Toolport',
-        version: ctx.version,
-        start_time: Math.floor(ctx.startedAt / 1000),
-        server_address: ctx.options.get('ServerAddress'),
-        github_oauth: ctx.options.providerUsable('github'),
-        github_client_id: ctx.options.get('GitHubClientId'),
-        google_oauth: ctx.options.providerUsable('google'),
-        google_client_id: ctx.options.get('GoogleClientId'),
-        registration_enabled: ctx.options.bool('RegistrationEnabled'),
+        version: deps.version,
+        start_time: Math.floor(deps.startedAt / 1000),
+        server_address: deps.options.get('ServerAddress'),
+        github_oauth: deps.options.providerUsable('github'),
+        github_client_id: deps.options.get('GitHubClientId'),
+        google_oauth: deps.options.providerUsable('google'),
+        google_client_id: deps.options.get('GoogleClientId'),
+        registration_enabled: deps.options.bool('RegistrationEnabled'),
       }),
   );
 
@@ -64,8 +64,8 @@ export async function statusRoutes(api: ZodApi, ctx: StatusDeps): Promise<void> 
         return { success: false, message: req.t(`status.${reason}`), data: { status: 'not_ready', reason } };
       };
       try {
-        await sql`select 1`.execute(ctx.db);
-        if (!(await migrationsApplied(ctx.db))) return notReady('migrations_pending');
+        await sql`select 1`.execute(deps.db);
+        if (!(await migrationsApplied(deps.db))) return notReady('migrations_pending');
         return ok(reply, { status: 'ready' });
       } catch {
         return notReady('database_unreachable');

@@ -23,14 +23,14 @@ export interface BootstrapDeps {
   logger: Logger;
 }
 
-export async function ensureSuperAdmin(ctx: BootstrapDeps, print: (line: string) => void = console.log): Promise<void> {
-  if (await ctx.usersRepo.byUsername(SUPER_ADMIN_USERNAME)) return;
-  const generated = ctx.config.adminPassword ? undefined : randomToken(15);
-  const password = ctx.config.adminPassword ?? generated ?? '';
-  const key = issueApiKey(ctx.secrets);
+export async function ensureSuperAdmin(deps: BootstrapDeps, print: (line: string) => void = console.log): Promise<void> {
+  if (await deps.usersRepo.byUsername(SUPER_ADMIN_USERNAME)) return;
+  const generated = deps.config.adminPassword ? undefined : randomToken(15);
+  const password = deps.config.adminPassword ?? generated ?? '';
+  const key = issueApiKey(deps.secrets);
   const now = Date.now();
   try {
-    await ctx.usersRepo.insert({
+    await deps.usersRepo.insert({
       username: SUPER_ADMIN_USERNAME,
       display_name: 'Root',
       email: '',
@@ -43,15 +43,15 @@ export async function ensureSuperAdmin(ctx: BootstrapDeps, print: (line: string)
       updated_at: now,
     });
   } catch (err) {
-    if (await ctx.usersRepo.byUsername(SUPER_ADMIN_USERNAME)) return;
+    if (await deps.usersRepo.byUsername(SUPER_ADMIN_USERNAME)) return;
     throw err;
   }
   if (generated) {
-    const file = path.join(ctx.config.dataDir, 'initial-admin-password');
+    const file = path.join(deps.config.dataDir, 'initial-admin-password');
     writeFileSync(file, `${generated}\n`, { mode: 0o600 });
     print(`Created the super admin "root" with password: ${generated}`);
     print(`(also written to ${file}; change it after signing in)`);
   } else {
-    ctx.logger.info('created the super admin "root" with ADMIN_PASSWORD');
+    deps.logger.info('created the super admin "root" with ADMIN_PASSWORD');
   }
 }
