@@ -19,7 +19,7 @@
  */
 import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
-import { RedisAdmission } from '../apps/server/src/gateway/metering.js';
+import { RedisAdmission } from '../apps/server/src/modules/metering/meter.js';
 import { type Cluster, dropRedisKeys, REDIS_URL, startCluster, upstreamsOf } from '../apps/server/test/cluster/cluster-kit.js';
 import { everythingEntry } from '../apps/server/test/gateway/gateway-harness.js';
 import { type LeanSession, openLeanSession } from './lean-client.js';

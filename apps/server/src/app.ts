@@ -5,18 +5,19 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { type DbHandle, migrateToLatest } from './db/db.js';
+import { type Db, type DbHandle, type Engine, migrateToLatest } from './db/db.js';
 import type { ServiceCatalog } from './gateway/catalog.js';
-import { createGateway } from './gateway/index.js';
+import { createGateway, type Gateway } from './gateway/index.js';
 import type { Meter } from './gateway/meter.js';
-import { DbMeter, RedisAdmission } from './gateway/metering.js';
 import { reapLeftoversAndRecordRun } from './gateway/upstream/leftovers.js';
 import { memoryWatch } from './gateway/upstream/memory-watch.js';
+import type { LocalPackages } from './gateway/upstream/pool.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './http/error-handler.js';
 import { installGuard } from './http/guard.js';
 import { attachLocale } from './http/locale.js';
 import { refuseNulInput } from './http/nul-guard.js';
 import { Principals } from './http/principals.js';
+import { httpServerOptions } from './http/server-options.js';
 import { serveConsole } from './http/static.js';
 import { ConfigResync, EventRelay } from './infra/event-relay.js';
 import { ConfigEvents } from './infra/events.js';
@@ -28,17 +29,19 @@ import { RedisHub } from './infra/redis.js';
 import { resolveMasterSecret, Secrets } from './infra/secrets.js';
 import { ServiceLog } from './infra/service-log.js';
 import { Tracing, traceHttp } from './infra/tracing.js';
-import { AuthService } from './modules/auth/service.js';
-import { HistoryRetention } from './modules/history/retention.js';
-import { registerModules } from './modules/index.js';
-import { OptionsRepo } from './modules/options/repo.js';
-import { OptionsService } from './modules/options/service.js';
+import { createAnalyticsModule } from './modules/analytics/index.js';
+import { type AuthService, createAuthModule, createRefreshTokens } from './modules/auth/index.js';
+import { createHistoryModule, type HistoryRetention } from './modules/history/index.js';
+import { createLogsModule } from './modules/logs/index.js';
+import { marketRoutes } from './modules/market/routes.js';
+import { createMeteringModule } from './modules/metering/index.js';
+import { createOAuthModule } from './modules/oauth/index.js';
+import { createOptionsModule, type OptionsService } from './modules/options/index.js';
 import { ServicesCatalog } from './modules/services/catalog.js';
 import { ServicesRepo } from './modules/services/repo.js';
-import { ensureSuperAdmin } from './modules/users/bootstrap.js';
-import { UsersRepo } from './modules/users/repo.js';
-import { UsersService } from './modules/users/service.js';
-import { httpServerOptions } from './server.js';
+import { serviceRoutes } from './modules/services/routes.js';
+import { createStatusModule } from './modules/status/index.js';
+import { createUsersModule, type UsersRepo, type UsersService } from './modules/users/index.js';
 import { VERSION } from './version.js';
 
 export type App = FastifyInstance;
@@ -51,69 +54,134 @@ export interface BuildOptions {
   print?: (line: string) => void;
 }
 
+/** Every part of the server, built once by `buildApp` (tests read them). */
+export interface AppParts {
+  config: Config;
+  db: Db;
+  engine: Engine;
+  logger: Logger;
+  secrets: Secrets;
+  events: ConfigEvents;
+  /** The Redis all replicas share, when REDIS_URL is set (infra/redis.ts); undefined for one instance. */
+  redis?: RedisHub;
+  /** Whether this replica runs the cluster-wide periodic jobs (infra/leader.ts); always leads without Redis. */
+  leader: Leader;
+  metrics: Metrics;
+  /** OpenTelemetry spans, when OTEL_EXPORTER_OTLP_ENDPOINT is set (infra/tracing.ts). */
+  tracing: Tracing;
+  serviceLog: ServiceLog;
+  principals: Principals;
+  options: OptionsService;
+  usersRepo: UsersRepo;
+  users: UsersService;
+  auth: AuthService;
+  /** Configuration as the gateway reads it (modules/services/catalog.ts). */
+  catalog: ServiceCatalog;
+  /** Daily limits, counters and request records (modules/metering). */
+  meter: Meter;
+  /** The retention purge of request records, service logs and install logs (modules/history). */
+  retention: HistoryRetention;
+  /** Several replicas: local installs of the packages installed through another one (modules/market/install-replica.ts). */
+  packages?: LocalPackages;
+  /** The MCP data plane: proxy routes, sessions, upstream pool (gateway/index.ts). */
+  gateway: Gateway;
+  startedAt: number;
+  version: string;
+}
+
 export interface BuiltApp {
   app: FastifyInstance;
-  ctx: AppContext;
+  ctx: AppParts;
   /** Every route registered, for the route-table tests. */
   routes: { method: string; url: string; auth: string }[];
 }
 
-/** Builds the whole server without listening: main.ts listens, tests use `app.inject()`. */
+/**
+ * The composition root: builds every part of the server once, in dependency order, without
+ * listening (main.ts listens, tests use `app.inject()`).
+ */
 export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const { config, database, logger } = opts;
-  await migrateToLatest(database.db);
+  const { db } = database;
+  await migrateToLatest(db);
+  const startedAt = Date.now();
 
   const events = new ConfigEvents();
-  const usersRepo = new UsersRepo(database.db);
   const secrets = new Secrets(resolveMasterSecret(config.secretKey, config.dataDir));
-  const options = new OptionsService(new OptionsRepo(database.db), secrets, events);
-  await options.load();
+  const options = createOptionsModule({ db, secrets, events });
+  await options.service.load();
   // Remote services may reach loopback, private and link-local addresses only while this is on (infra/outbound.ts).
-  setAddressPolicy(() => options.bool('AllowPrivateNetworkUpstreams'));
-  // With REDIS_URL the daily limits are counted in Redis so every replica sees the same count.
-  const redisAdmission = config.redisUrl ? await RedisAdmission.connect(config.redisUrl, `${config.redisPrefix}rpd:`) : undefined;
-  // …and configuration events, revocations, legacy SSE POSTs and login limits are shared (architecture §7).
+  setAddressPolicy(() => options.service.bool('AllowPrivateNetworkUpstreams'));
+  const metering = await createMeteringModule({ db, logger, config, timeZone: () => options.service.get('TimeZone') });
+  // With REDIS_URL, configuration events, revocations, legacy SSE POSTs and login limits are shared too.
   const redis = config.redisUrl
     ? await RedisHub.connect({ url: config.redisUrl, namespace: config.redisPrefix, logger, signingKey: secrets.replicaKey })
     : undefined;
   // A preference another replica changed is read again before its listeners hear of it.
-  events.beforeReceive((event) => (event.type === 'option.changed' ? options.load() : undefined));
-  const catalog: ServiceCatalog = new ServicesCatalog(new ServicesRepo(database.db), usersRepo, secrets, events);
-  const meter: Meter = new DbMeter({ db: database.db, logger, timeZone: () => options.get('TimeZone'), redis: redisAdmission });
-  const ctx = {
+  events.beforeReceive((event) => (event.type === 'option.changed' ? options.service.load() : undefined));
+  const metrics = new Metrics();
+  const tracing = Tracing.create(config.tracing, VERSION, logger);
+  const serviceLog = new ServiceLog(db, logger);
+  // Sign-in issues refresh tokens, the users module revokes them: the store comes before both.
+  const refreshTokens = createRefreshTokens(db);
+  const users = createUsersModule({ db, refreshTokens, secrets, events, config, logger });
+  const principals = new Principals(users.repo, events);
+  // Transitional, like `legacyModuleContext` below: the services module has no factory yet.
+  const catalog: ServiceCatalog = new ServicesCatalog(new ServicesRepo(db), users.repo, secrets, events);
+  const relay = redis
+    ? await EventRelay.start(redis, events, logger, new ConfigResync({ db, options: options.service, events }))
+    : undefined;
+  // Cluster-wide periodic jobs run on one replica (docs/decisions/0017-leader-election.md).
+  const report = (leading: boolean) => metrics.leaderChanged(leading);
+  const leader = redis ? await Leader.start(redis, { logger, report }) : Leader.solo({ logger, report });
+  const history = createHistoryModule({ db, options: options.service, logger, leader });
+  const auth = createAuthModule({ refreshTokens, usersRepo: users.repo, secrets, redis, metrics });
+  const status = createStatusModule({ db, options: options.service, version: VERSION, startedAt });
+  const analytics = createAnalyticsModule({ db, options: options.service });
+  const logs = createLogsModule({ db, serviceLog, options: options.service });
+  const oauth = createOAuthModule({
+    db,
     config,
-    db: database.db,
-    engine: database.engine,
+    options: options.service,
+    secrets,
+    usersRepo: users.repo,
+    auth: auth.service,
+    events,
+    redis,
+    principals,
+  });
+  await users.ensureSuperAdmin(opts.print);
+
+  // The gateway comes after the API routes (its hooks and proxy routes last); the services and marketplace
+  // modules call its health check only while serving a request, by when it is built.
+  let builtGateway: Gateway | undefined;
+  const legacyModuleContext: AppContext = {
+    config,
+    db,
     logger,
     secrets,
     events,
     redis,
-    usersRepo,
-    principals: new Principals(usersRepo, events),
-    options,
-    serviceLog: new ServiceLog(database.db, logger),
+    leader,
+    principals,
+    options: options.service,
+    serviceLog,
     catalog,
-    meter,
-    metrics: new Metrics(),
-    tracing: Tracing.create(config.tracing, VERSION, logger),
-    startedAt: Date.now(),
-    version: VERSION,
-  } as AppContext;
-  const relay = redis ? await EventRelay.start(redis, events, logger, new ConfigResync(ctx)) : undefined;
-  // Cluster-wide periodic jobs run on one replica (docs/decisions/0017-leader-election.md).
-  const report = (leading: boolean) => ctx.metrics.leaderChanged(leading);
-  ctx.leader = redis ? await Leader.start(redis, { logger, report }) : Leader.solo({ logger, report });
-  ctx.retention = new HistoryRetention(database.db, options, logger, { leader: ctx.leader });
-  ctx.auth = new AuthService(ctx);
-  ctx.users = new UsersService({ usersRepo, refreshTokens: ctx.auth.refreshTokens, secrets, events });
-  await ensureSuperAdmin(ctx, opts.print);
+    metrics,
+    gateway: {
+      checkHealth: (serviceId) => {
+        if (!builtGateway) throw new Error('the gateway is not built yet');
+        return builtGateway.checkHealth(serviceId);
+      },
+    },
+  };
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request is written by the onResponse hook below, with the URL redacted.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 4 * 1024 * 1024,
-    // Headers and request timeouts against slow clients (server.ts, docs/operations.md "Abuse limits").
+    // Headers and request timeouts against slow clients (http/server-options.ts, docs/operations.md "Abuse limits").
     ...httpServerOptions(config.abuse),
     // A number of hops becomes the function Fastify's types take for it: the nearest n proxies are believed.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
@@ -125,16 +193,18 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   });
   app.addHook('onClose', async () => {
     // Pending counters, request records and log lines reach the database before the process ends.
-    await ctx.meter.flush();
-    await ctx.serviceLog.flush();
-    await redisAdmission?.close();
-    await ctx.leader.close();
+    await metering.close();
+    await serviceLog.flush();
+    await leader.close();
     relay?.stop();
     await redis?.close();
   });
   // The retention purge runs in the background once the app is up and stops between two batches on close.
-  app.addHook('onReady', async () => ctx.retention.start());
-  app.addHook('onClose', async () => ctx.retention.close());
+  app.addHook('onReady', async () => history.start());
+  app.addHook('onClose', async () => history.close());
+  app.addHook('onClose', async () => {
+    for (const module of [oauth, logs, analytics, options, users, auth, status]) await module.close();
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -159,12 +229,12 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   installErrorHandling(app);
   refuseNulInput(app);
   // API spans start before the guard, so refused requests are traced too.
-  traceHttp(app, ctx.tracing);
-  installGuard(app, ctx);
-  instrumentHttp(app, ctx.metrics);
+  traceHttp(app, tracing);
+  installGuard(app, { secrets, principals });
+  instrumentHttp(app, metrics);
   // Spans still buffered reach the collector before the process ends.
-  app.addHook('onClose', async () => ctx.tracing.shutdown());
-  registerMetricsRoute(app, ctx.metrics, config.metricsToken);
+  app.addHook('onClose', async () => tracing.shutdown());
+  registerMetricsRoute(app, metrics, config.metricsToken);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -179,19 +249,82 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   // The conventional name for client generators, beside the plugin's own /api/docs/json.
   app.get('/api/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(async (api) => registerModules(api.withTypeProvider<ZodTypeProvider>(), ctx), { prefix: '/api' });
+  // Every API module under /api; a new module adds one line here.
+  await app.register(
+    async (plain) => {
+      const api = plain.withTypeProvider<ZodTypeProvider>();
+      await status.routes(api);
+      await auth.routes(api);
+      await users.routes(api);
+      await options.routes(api);
+      await serviceRoutes(api, legacyModuleContext);
+      await analytics.routes(api);
+      await logs.routes(api);
+      await marketRoutes(api, legacyModuleContext);
+      await oauth.routes(api);
+    },
+    { prefix: '/api' },
+  );
+  // Set by the marketplace's install routes when this replica installs packages installed through another one.
+  const packages = legacyModuleContext.packages;
   // Processes a killed earlier run left behind go first; this run's are marked, and watched for memory.
-  const run = reapLeftoversAndRecordRun(config.dataDir, ctx.logger);
+  const run = reapLeftoversAndRecordRun(config.dataDir, logger);
   app.addHook('onClose', async () => run.release());
   memoryWatch.configure({ maxRssMb: config.stdioMaxRssMb });
   // The data plane after the modules: /proxy/* routes, the upstream pool. On close, the proxied calls in
   // flight may finish (SHUTDOWN_GRACE_MS), then its sessions' open streams end and its processes stop.
-  ctx.gateway = await createGateway(ctx, app);
+  const meter = metering.meter;
+  const gateway = await createGateway(
+    {
+      config,
+      db,
+      catalog,
+      meter,
+      options: options.service,
+      principals,
+      events,
+      serviceLog,
+      secrets,
+      logger,
+      metrics,
+      tracing,
+      leader,
+      redis,
+      packages,
+    },
+    app,
+  );
+  builtGateway = gateway;
   // Leadership is given up first, so another replica takes the periodic jobs over while this one drains.
-  app.addHook('preClose', async () => ctx.leader.close());
-  app.addHook('preClose', async () => ctx.gateway.close(config.shutdownGraceMs));
+  app.addHook('preClose', async () => leader.close());
+  app.addHook('preClose', async () => gateway.close(config.shutdownGraceMs));
   await serveConsole(app, config.webDistDir);
-  return { app, ctx, routes };
+  const parts: AppParts = {
+    config,
+    db,
+    engine: database.engine,
+    logger,
+    secrets,
+    events,
+    redis,
+    leader,
+    metrics,
+    tracing,
+    serviceLog,
+    principals,
+    options: options.service,
+    usersRepo: users.repo,
+    users: users.service,
+    auth: auth.service,
+    catalog,
+    meter,
+    retention: history.retention,
+    packages,
+    gateway,
+    startedAt,
+    version: VERSION,
+  };
+  return { app, ctx: parts, routes };
 }
 
 function trustHops(hops: number): (address: string, hop: number) => boolean {

@@ -1,8 +1,11 @@
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { CliCommandError, CliUsageError } from './cli/args.js';
 import { migrateToLatest } from './db/db.js';
 import { exitOnStartupError, openRuntime } from './runtime.js';
 import { startServer } from './server.js';
 import { VERSION } from './version.js';
+
+// A marketplace test still imports the usage error from here.
+export { CliUsageError } from './cli/args.js';
 
 const usage = `Toolport ${VERSION}: a gateway for MCP tool servers
 
@@ -99,19 +102,5 @@ export async function runCli(argv: string[]): Promise<void> {
       process.exit(1);
     }
     exitOnStartupError(err);
-  }
-}
-
-export class CliUsageError extends Error {}
-
-/** A command that could not do its work for a reason the operator can act on: the message alone, exit code 1. */
-export class CliCommandError extends Error {}
-
-/** parseArgs with the CLI's conventions: unknown flags are a usage error. */
-export function parseCommand<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new CliUsageError(err instanceof Error ? err.message : String(err));
   }
 }

@@ -1,7 +1,7 @@
 import { Role, UserStatus } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../src/infra/passwords.js';
 import { randomToken, sha256 } from '../src/infra/secrets.js';
-import { hashPassword } from '../src/modules/auth/passwords.js';
 import { signAccessToken } from '../src/modules/auth/tokens.js';
 import { OAuthRepo } from '../src/modules/oauth/repo.js';
 import { ServicesRepo } from '../src/modules/services/repo.js';

@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { type BuiltApp, buildApp } from '../src/app.js';
+import { type AppParts, type BuiltApp, buildApp } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
-import type { AppContext } from '../src/context.js';
 import { type Engine, openDatabase } from '../src/db/db.js';
 import { createLogger } from '../src/infra/logger.js';
 
@@ -40,7 +39,8 @@ export async function createPgDatabase(): Promise<{ url: string; drop: () => Pro
 export interface TestApp {
   engine: Engine;
   app: FastifyInstance;
-  ctx: AppContext;
+  /** Every part the app was built from. */
+  ctx: AppParts;
   routes: BuiltApp['routes'];
   config: Config;
   dataDir: string;

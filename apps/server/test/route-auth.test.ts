@@ -1,6 +1,6 @@
 import { Role, UserStatus } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../src/modules/auth/passwords.js';
+import { hashPassword } from '../src/infra/passwords.js';
 import { issueApiKey } from '../src/modules/users/api-keys.js';
 import { bearer, createTestApp, engines, type TestApp } from './harness.js';
 import { apiRoutes as apiRoutesOf, fillParams, isPublicApiRoute } from './route-table.js';

@@ -5,9 +5,9 @@ import { Role } from '@toolport/contract';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppParts } from '../src/app.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import type { AppContext } from '../src/context.js';
 import { type Engine, openDatabase } from '../src/db/db.js';
 import { createLogger } from '../src/infra/logger.js';
 import { Secrets, sha256 } from '../src/infra/secrets.js';
@@ -45,7 +45,7 @@ const VALUES = {
 
 interface Running {
   app: FastifyInstance;
-  ctx: AppContext;
+  ctx: AppParts;
   close(): Promise<void>;
 }
 

@@ -7,7 +7,7 @@ import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addService } from '../../test/gateway/gateway-harness.js';
 import { createTestApp, type TestApp } from '../../test/harness.js';
-import { CliCommandError, CliUsageError } from '../cli.js';
+import { CliCommandError, CliUsageError } from '../cli/args.js';
 import { resolveMasterSecret, Secrets } from '../infra/secrets.js';
 import { keyFileOf, runBackupCommand, runRestoreCommand } from './cli.js';
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CliCommandError, CliUsageError, parseCommand } from '../cli.js';
+import { CliCommandError, CliUsageError, parseCommand } from '../cli/args.js';
 import { type Config, loadConfig, prepareDataDir } from '../config.js';
 import { migrations } from '../db/migrations/index.js';
 import { resolveInstallDir } from '../infra/install-dir.js';

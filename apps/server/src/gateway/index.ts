@@ -1,6 +1,15 @@
 import { UserStatus } from '@toolport/contract';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Db } from '../db/db.js';
+import type { ConfigEvents } from '../infra/events.js';
+import type { Leadership } from '../infra/leader.js';
+import type { Metrics } from '../infra/metrics.js';
+import type { RedisHub } from '../infra/redis.js';
+import type { Secrets } from '../infra/secrets.js';
+import type { Tracing } from '../infra/tracing.js';
+import type { ServiceCatalog } from './catalog.js';
 import { AbuseGuard } from './downstream/abuse.js';
 import { CallTelemetry } from './downstream/call-telemetry.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
@@ -11,7 +20,10 @@ import { SessionAccess } from './downstream/session-access.js';
 import { DEFAULT_LIMITS, type SessionLimits, SessionRegistry } from './downstream/session-registry.js';
 import { DrainingDispatcher, ProxyWork } from './drain.js';
 import type { HealthResult, UpstreamPool } from './link-api.js';
+import type { Meter } from './meter.js';
 import { createUpstreamPool } from './upstream/index.js';
+import type { LocalPackages } from './upstream/pool.js';
+import type { OptionsReader, ServiceLogWriter } from './upstream/types.js';
 
 /** The MCP data plane as the rest of the app sees it. */
 export interface Gateway {
@@ -28,6 +40,36 @@ export interface Gateway {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Who a user is now, as far as the gateway cares: sessions of a disabled or deleted user are ended. */
+export interface UserStatusLookup {
+  byId(userId: number): Promise<{ status: number } | null>;
+}
+
+/**
+ * Everything the gateway is built from, and all it may touch outside gateway/. The ports (catalog,
+ * meter, options, principals, packages) are declared here; the modules implement them.
+ */
+export interface GatewayDeps {
+  config: Pick<Config, 'dataDir' | 'registries' | 'abuse'>;
+  /** The revoked streamable sessions' table (downstream/revocations.ts). */
+  db: Db;
+  catalog: ServiceCatalog;
+  meter: Meter;
+  options: OptionsReader;
+  principals: UserStatusLookup;
+  events: ConfigEvents;
+  serviceLog: ServiceLogWriter;
+  secrets: Secrets;
+  logger: Logger;
+  metrics: Metrics;
+  tracing: Tracing;
+  leader: Pick<Leadership, 'runs'>;
+  /** The Redis all replicas share, when REDIS_URL is set. */
+  redis?: RedisHub;
+  /** Several replicas: installs a service's package into this replica's DATA_DIR before it starts here. */
+  packages?: LocalPackages;
+}
+
 export interface GatewayOptions {
   /** Session limits (tests shorten them). */
   limits?: SessionLimits;
@@ -40,52 +82,52 @@ const PURGE_MS = 60 * 60_000;
  * the reactions to configuration events that concern sessions (a disabled or removed service, a
  * disabled user). The pool itself reacts to the same events for its processes.
  */
-export async function createGateway(ctx: AppContext, app: FastifyInstance, opts: GatewayOptions = {}): Promise<Gateway> {
-  const pool = createUpstreamPool(ctx);
-  const sessions = new SessionRegistry(pool, opts.limits ?? { ...DEFAULT_LIMITS, perUserCap: ctx.config.abuse.sessionsPerUser });
-  const abuse = new AbuseGuard(ctx.config.abuse, { metrics: ctx.metrics, logger: ctx.logger, redis: ctx.redis });
+export async function createGateway(deps: GatewayDeps, app: FastifyInstance, opts: GatewayOptions = {}): Promise<Gateway> {
+  const pool = createUpstreamPool(deps);
+  const sessions = new SessionRegistry(pool, opts.limits ?? { ...DEFAULT_LIMITS, perUserCap: deps.config.abuse.sessionsPerUser });
+  const abuse = new AbuseGuard(deps.config.abuse, { metrics: deps.metrics, logger: deps.logger, redis: deps.redis });
   await abuse.start();
-  const revocations = new Revocations(ctx.db, ctx.redis);
+  const revocations = new Revocations(deps.db, deps.redis);
   // Several replicas (REDIS_URL): a session DELETEd on another replica is dropped here at once, and
   // legacy SSE POSTs are passed on to the replica holding the stream (architecture §7).
   await revocations.listen((hash) =>
     sessions.removeWhere((s) => s.transport === 'streamable' && Revocations.hashOf(s.key) === hash, 'deleted by the client'),
   );
-  const legacyRelay = ctx.redis ? new LegacyRelay(ctx.redis, ctx.catalog, ctx.logger) : undefined;
+  const legacyRelay = deps.redis ? new LegacyRelay(deps.redis, deps.catalog, deps.logger) : undefined;
   await legacyRelay?.start();
   const work = new ProxyWork(() => pool.links().reduce((n, link) => n + link.inFlight, 0));
   // Registered before the proxy routes so that they inherit it.
   app.addHook('onRequest', async (req, reply) => {
     if (req.method === 'POST' && req.url.startsWith('/proxy/')) work.track(reply.raw);
   });
-  const deps = {
-    auth: new ProxyAuth(ctx.catalog, ctx.options, ctx.events, abuse),
-    access: new SessionAccess(ctx.secrets, sessions, revocations),
+  const routeDeps = {
+    auth: new ProxyAuth(deps.catalog, deps.options, deps.events, abuse),
+    access: new SessionAccess(deps.secrets, sessions, revocations),
     sessions,
     dispatcher: new DrainingDispatcher(work, {
       pool,
-      meter: ctx.meter,
-      logger: ctx.logger,
-      telemetry: new CallTelemetry(ctx.metrics, ctx.tracing),
+      meter: deps.meter,
+      logger: deps.logger,
+      telemetry: new CallTelemetry(deps.metrics, deps.tracing),
       abuse,
     }),
-    secrets: ctx.secrets,
+    secrets: deps.secrets,
     abuse,
     legacyRelay,
   };
-  await registerProxyRoutes(app, deps, ctx.logger);
-  ctx.metrics.countSessions(() => sessions.countByTransport());
+  await registerProxyRoutes(app, routeDeps, deps.logger);
+  deps.metrics.countSessions(() => sessions.countByTransport());
 
-  const stopListening = ctx.events.on((event) => {
+  const stopListening = deps.events.on((event) => {
     if (event.type === 'service.removed') sessions.removeWhere((s) => s.serviceId === event.serviceId, 'service removed');
     if (event.type === 'service.changed') {
-      void ctx.catalog.byId(event.serviceId).then((service) => {
+      void deps.catalog.byId(event.serviceId).then((service) => {
         if (!service?.enabled)
           sessions.removeWhere((s) => s.serviceId === event.serviceId, service ? 'service disabled' : 'service removed');
       });
     }
     if (event.type === 'user.changed') {
-      void ctx.principals.byId(event.userId).then((user) => {
+      void deps.principals.byId(event.userId).then((user) => {
         if (user?.status !== UserStatus.Enabled)
           sessions.removeWhere((s) => s.userId === event.userId, user ? 'user disabled' : 'user deleted');
       });
@@ -94,8 +136,8 @@ export async function createGateway(ctx: AppContext, app: FastifyInstance, opts:
   // One DELETE of expired rows for the whole cluster: the leader's (idempotent, so every replica
   // runs it while Redis is away and nobody leads).
   const purge = setInterval(() => {
-    if (!ctx.leader.runs('guarded')) return;
-    void revocations.purgeExpired().catch((err) => ctx.logger.warn({ err }, 'revocation purge failed'));
+    if (!deps.leader.runs('guarded')) return;
+    void revocations.purgeExpired().catch((err) => deps.logger.warn({ err }, 'revocation purge failed'));
   }, PURGE_MS);
   purge.unref();
 
@@ -107,9 +149,9 @@ export async function createGateway(ctx: AppContext, app: FastifyInstance, opts:
     async close(graceMs = 0) {
       const pending = work.pending;
       if (pending > 0) {
-        ctx.logger.info({ pending, graceMs }, 'waiting for proxied calls in flight to finish');
+        deps.logger.info({ pending, graceMs }, 'waiting for proxied calls in flight to finish');
         const left = await work.settle(graceMs);
-        if (left > 0) ctx.logger.warn({ left, graceMs }, 'shutdown grace period over: ending the calls still in flight');
+        if (left > 0) deps.logger.warn({ left, graceMs }, 'shutdown grace period over: ending the calls still in flight');
       }
       stopListening();
       legacyRelay?.close();

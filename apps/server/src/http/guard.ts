@@ -1,9 +1,9 @@
 import { isAdminRole, UserStatus } from '@toolport/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { Secrets } from '../infra/secrets.js';
 import { verifyAccessToken } from '../modules/auth/tokens.js';
 import { AppError, forbidden, unauthorized } from './errors.js';
-import type { Principal } from './principals.js';
+import type { Principal, Principals } from './principals.js';
 
 /** Who may call a route. Every /api route declares one in `config.auth`; a route that does not is 'user'. */
 export type AuthLevel = 'public' | 'user' | 'admin';
@@ -24,26 +24,32 @@ export function bearerToken(req: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
+/** What checking a console request's caller reads: the token signing key and the current principals. */
+export interface GuardDeps {
+  secrets: Pick<Secrets, 'jwtKey'>;
+  principals: Pick<Principals, 'byId'>;
+}
+
 /** The signed-in user of a console request, or an AppError (401 / 403). */
-export async function authenticate(ctx: AppContext, req: FastifyRequest): Promise<Principal> {
+export async function authenticate(deps: GuardDeps, req: FastifyRequest): Promise<Principal> {
   const token = bearerToken(req);
   if (!token) throw unauthorized('auth.token_missing');
-  const claims = await verifyAccessToken(ctx.secrets.jwtKey, token);
+  const claims = await verifyAccessToken(deps.secrets.jwtKey, token);
   if (!claims) throw unauthorized();
-  const principal = await ctx.principals.byId(claims.userId);
+  const principal = await deps.principals.byId(claims.userId);
   if (!principal || principal.authVersion !== claims.authVersion) throw unauthorized();
   if (principal.status !== UserStatus.Enabled) throw new AppError(401, 'auth.user_disabled');
   return principal;
 }
 
-export function installGuard(app: FastifyInstance, ctx: AppContext): void {
+export function installGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (req) => {
     // Unknown routes fall through to the JSON 404; non-API paths (console, proxy) authenticate themselves.
     if (req.routeOptions.url === undefined) return;
     const level = req.routeOptions.config?.auth ?? (req.routeOptions.url.startsWith('/api/') ? 'user' : 'public');
     if (level === 'public') return;
-    req.principal = await authenticate(ctx, req);
+    req.principal = await authenticate(deps, req);
     if (level === 'admin' && !isAdminRole(req.principal.role)) throw forbidden();
   });
 }

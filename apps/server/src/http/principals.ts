@@ -1,6 +1,5 @@
 import type { UserRow } from '../db/schema.js';
 import type { ConfigEvents } from '../infra/events.js';
-import type { UsersRepo } from '../modules/users/repo.js';
 
 /** The signed-in caller as a route sees it. */
 export interface Principal {
@@ -9,6 +8,11 @@ export interface Principal {
   role: number;
   status: number;
   authVersion: number;
+}
+
+/** Where a user's row is read from; the users module's repository provides it. */
+export interface UserRowLookup {
+  byId(id: number): Promise<UserRow | undefined>;
 }
 
 const CACHE_MS = 2000;
@@ -22,7 +26,7 @@ export class Principals {
   private readonly cache = new Map<number, { at: number; row: Principal | null }>();
 
   constructor(
-    private readonly repo: UsersRepo,
+    private readonly repo: UserRowLookup,
     events: ConfigEvents,
   ) {
     events.on((e) => {

@@ -1,6 +1,6 @@
-import { optionKeys } from '@toolport/contract';
+import { type OptionKey, optionKeys } from '@toolport/contract';
 import type { Logger } from 'pino';
-import type { AppContext } from '../context.js';
+import type { Db } from '../db/db.js';
 import type { ConfigEvent, ConfigEvents } from './events.js';
 import type { RedisHub } from './redis.js';
 
@@ -93,12 +93,19 @@ export class EventRelay {
  * now or before (a service event is idempotent: a link whose configuration did not change is left
  * running; one whose service is gone is stopped), and the users changed since the outage began.
  */
+export interface ResyncDeps {
+  db: Db;
+  /** The preferences held in memory, read again from the database. */
+  options: { get(key: OptionKey): string; load(): Promise<void> };
+  events: ConfigEvents;
+}
+
 export class ConfigResync {
   /** Services this replica may run: those stored at the last look, and every one an event named since. */
   private known = new Set<number>();
 
-  constructor(private readonly ctx: AppContext) {
-    ctx.events.on((event) => {
+  constructor(private readonly deps: ResyncDeps) {
+    deps.events.on((event) => {
       if (event.type === 'service.changed' || event.type === 'service.removed') this.known.add(event.serviceId);
     });
     void this.stored()
@@ -109,25 +116,25 @@ export class ConfigResync {
   }
 
   private async stored(): Promise<number[]> {
-    return (await this.ctx.db.selectFrom('services').select('id').execute()).map((s) => s.id);
+    return (await this.deps.db.selectFrom('services').select('id').execute()).map((s) => s.id);
   }
 
   async run(since: number): Promise<void> {
-    const { ctx } = this;
-    const before = new Map(optionKeys.map((key) => [key, ctx.options.get(key)]));
-    await ctx.options.load();
+    const { deps } = this;
+    const before = new Map(optionKeys.map((key) => [key, deps.options.get(key)]));
+    await deps.options.load();
     const pending: Promise<void>[] = [];
     for (const key of optionKeys)
-      if (ctx.options.get(key) !== before.get(key)) pending.push(ctx.events.receive({ type: 'option.changed', key }));
+      if (deps.options.get(key) !== before.get(key)) pending.push(deps.events.receive({ type: 'option.changed', key }));
 
     const stored = await this.stored();
-    for (const serviceId of new Set([...this.known, ...stored])) pending.push(ctx.events.receive({ type: 'service.changed', serviceId }));
-    const users = await ctx.db
+    for (const serviceId of new Set([...this.known, ...stored])) pending.push(deps.events.receive({ type: 'service.changed', serviceId }));
+    const users = await deps.db
       .selectFrom('users')
       .select('id')
       .where('updated_at', '>=', since - CLOCK_MARGIN_MS)
       .execute();
-    for (const user of users) pending.push(ctx.events.receive({ type: 'user.changed', userId: user.id }));
+    for (const user of users) pending.push(deps.events.receive({ type: 'user.changed', userId: user.id }));
     await Promise.all(pending);
     // Services gone by now need no further look.
     this.known = new Set(stored);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { CliCommandError, CliUsageError, parseCommand } from '../cli.js';
+import { CliCommandError, CliUsageError, parseCommand } from '../cli/args.js';
 import { type Config, loadConfig } from '../config.js';
 import { migrations } from '../db/migrations/index.js';
 import type { Database } from '../db/schema.js';

@@ -7,7 +7,7 @@ import { ensureBuiltCli, exitOf, runCli } from '../../test/built-cli.js';
 import { type FakeOAuth, startFakeOAuth } from '../../test/fake-oauth.js';
 import { openSession, post } from '../../test/gateway/raw-http.js';
 import { bearer, createPgDatabase, createTestApp, type TestApp } from '../../test/harness.js';
-import { CliCommandError, CliUsageError } from '../cli.js';
+import { CliCommandError, CliUsageError } from '../cli/args.js';
 import { type Db, type Engine, openDatabase } from '../db/db.js';
 import { Secrets } from '../infra/secrets.js';
 import { callToolThroughGateway, FIXTURE_SERVER, firstText } from '../modules/market/install-test-kit.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { UserRow } from '../../src/db/schema.js';
 import { en } from '../../src/i18n/en.js';
 import { zhCN } from '../../src/i18n/zh-CN.js';
-import { hashPassword } from '../../src/modules/auth/passwords.js';
+import { hashPassword } from '../../src/infra/passwords.js';
 import { issueApiKey } from '../../src/modules/users/api-keys.js';
 import { type FakeRegistries, startFakeRegistries } from '../fake-registries.js';
 import { ADMIN_PASSWORD, createTestApp, engines, type TestApp } from '../harness.js';

@@ -2,8 +2,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppParts } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import type { AppContext } from '../../src/context.js';
 import { createPgDatabase, createTestApp, type TestApp } from '../harness.js';
 import { connect, type McpClient, until } from './clients.js';
 import { addService, addUser, type LiveGateway, startGateway } from './gateway-harness.js';
@@ -27,7 +27,7 @@ async function refusals(base: string, limit: string): Promise<number> {
 }
 
 /** Sessions a user holds on this replica (the registry's own walk, removing nothing). */
-function sessionsOf(ctx: AppContext, userId: number): number {
+function sessionsOf(ctx: AppParts, userId: number): number {
   let n = 0;
   ctx.gateway.sessions.removeWhere((s) => {
     if (s.userId === userId) n += 1;

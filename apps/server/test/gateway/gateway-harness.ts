@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Role, UserStatus } from '@toolport/contract';
 import type { FastifyInstance } from 'fastify';
+import type { AppParts } from '../../src/app.js';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import type { AppContext } from '../../src/context.js';
 import { type DbHandle, type Engine, openDatabase } from '../../src/db/db.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { issueApiKey } from '../../src/modules/users/api-keys.js';
@@ -28,7 +28,7 @@ export interface LiveGateway {
   engine: Engine;
   url: string;
   app: FastifyInstance;
-  ctx: AppContext;
+  ctx: AppParts;
   config: Config;
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -84,7 +84,7 @@ export async function startGateway(engine: Engine, env: Record<string, string> =
 }
 
 /** A user with an API key, inserted directly so these suites depend on the gateway only. */
-export async function addUser(ctx: AppContext, name: string): Promise<{ id: number; key: string }> {
+export async function addUser(ctx: AppParts, name: string): Promise<{ id: number; key: string }> {
   const key = issueApiKey(ctx.secrets);
   const now = Date.now();
   const row = await ctx.usersRepo.insert({
@@ -102,7 +102,7 @@ export async function addUser(ctx: AppContext, name: string): Promise<{ id: numb
   return { id: row.id, key: key.plain };
 }
 
-export async function setUserEnabled(ctx: AppContext, userId: number, enabled: boolean): Promise<void> {
+export async function setUserEnabled(ctx: AppParts, userId: number, enabled: boolean): Promise<void> {
   await ctx.usersRepo.update(userId, { status: enabled ? UserStatus.Enabled : UserStatus.Disabled, updated_at: Date.now() });
   ctx.events.emit({ type: 'user.changed', userId });
 }
@@ -120,7 +120,7 @@ export interface ServiceInput {
 }
 
 /** A service row as the admin API would store it (secrets encrypted), announced to the gateway. */
-export async function addService(ctx: AppContext, input: ServiceInput): Promise<number> {
+export async function addService(ctx: AppParts, input: ServiceInput): Promise<number> {
   const now = Date.now();
   const row = await ctx.db
     .insertInto('services')
@@ -155,7 +155,7 @@ export async function addService(ctx: AppContext, input: ServiceInput): Promise<
   return row.id;
 }
 
-export async function setServiceEnabled(ctx: AppContext, serviceId: number, enabled: boolean): Promise<void> {
+export async function setServiceEnabled(ctx: AppParts, serviceId: number, enabled: boolean): Promise<void> {
   await ctx.db
     .updateTable('services')
     .set({ enabled: enabled ? 1 : 0, updated_at: Date.now() })

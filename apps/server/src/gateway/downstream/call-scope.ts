@@ -1,6 +1,5 @@
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { UpstreamLink } from '../link-api.js';
-import type { DownstreamSession } from './session.js';
+import type { SessionPeer, UpstreamLink } from '../link-api.js';
 
 /**
  * The requests waiting upstream on behalf of one client connection: a streamable HTTP POST, or a
@@ -13,7 +12,7 @@ export class CallScope {
   private readonly waiting = new Map<RequestId, UpstreamLink>();
   private left = false;
 
-  constructor(private readonly session: DownstreamSession) {}
+  constructor(private readonly session: SessionPeer) {}
 
   get gone(): boolean {
     return this.left;

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { ConfigEvents } from '../../infra/events.js';
 import { sha256 } from '../../infra/secrets.js';
-import type { OptionsService } from '../../modules/options/service.js';
 import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
+import type { OptionsReader } from '../upstream/types.js';
 import type { AbuseGuard } from './abuse.js';
 import { failures, type ProxyFailure } from './rpc-errors.js';
 
@@ -35,7 +35,7 @@ export class ProxyAuth {
 
   constructor(
     private readonly catalog: ServiceCatalog,
-    private readonly options: OptionsService,
+    private readonly options: Pick<OptionsReader, 'get'>,
     events: ConfigEvents,
     /** Refused authentications count per client address; too many and it is answered 429 at once. */
     private readonly guard?: AbuseGuard,

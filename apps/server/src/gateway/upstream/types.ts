@@ -1,13 +1,19 @@
+import type { OptionKey } from '@toolport/contract';
 import type { Logger } from 'pino';
 import type { UpstreamMetrics } from '../../infra/metrics.js';
 import type { ServiceLog } from '../../infra/service-log.js';
-import type { OptionsService } from '../../modules/options/service.js';
 
 /** What the upstream side needs of the service log: the batched, redacting writer. */
 export type ServiceLogWriter = Pick<ServiceLog, 'write' | 'registerSecrets' | 'redact'>;
 
-/** The preferences the upstream side reads (StdioServiceStartupStrategy, timeouts, intervals). */
-export type OptionsReader = Pick<OptionsService, 'get' | 'int'>;
+/**
+ * The preferences the gateway reads (StdioServiceStartupStrategy, timeouts, intervals, ServerAddress),
+ * current on every call: an admin's change applies at once. The options module provides it.
+ */
+export interface OptionsReader {
+  get(key: OptionKey): string;
+  int(key: OptionKey): number;
+}
 
 /**
  * Timings with production defaults; tests shorten them. Nothing here is a preference an admin

@@ -1,19 +1,15 @@
 import { envelope, isAdminRole, ServiceUtilization, SystemOverview } from '@toolport/contract';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
+import type { ZodApi } from '../../http/api.js';
 import { forbidden } from '../../http/errors.js';
 import { principalOf } from '../../http/guard.js';
 import { ok } from '../../http/locale.js';
-import type { ZodApi } from '../index.js';
 import { HistoryQuery, UsageHistory } from './history-schema.js';
-import { AnalyticsRepo } from './repo.js';
-import { AnalyticsService } from './service.js';
+import type { AnalyticsService } from './service.js';
 
 const tags = ['analytics'];
 
-export async function analyticsRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
-  const analytics = new AnalyticsService(new AnalyticsRepo(ctx.db), ctx.options);
-
+export async function analyticsRoutes(api: ZodApi, analytics: AnalyticsService): Promise<void> {
   api.get(
     '/analytics/system/overview',
     {

@@ -1,8 +1,8 @@
 import type { ServiceUtilization, SystemOverview } from '@toolport/contract';
 import { badRequest } from '../../http/errors.js';
 import { dayIn } from '../../infra/day.js';
-import { addDays, daysBetween, isDay } from '../history/days.js';
-import type { OptionsService } from '../options/service.js';
+import { addDays, daysBetween, isDay } from '../history/index.js';
+import type { OptionsService } from '../options/index.js';
 import { HISTORY_DEFAULT_DAYS, HISTORY_MAX_DAYS, HISTORY_MAX_TARGETS, type UsageHistory } from './history-schema.js';
 import { type AnalyticsRepo, noTotals, type Totals } from './repo.js';
 
@@ -30,7 +30,7 @@ const busiestFirst = (a: Totals, b: Totals) => b.requests + b.limited - (a.reque
 export class AnalyticsService {
   constructor(
     private readonly repo: AnalyticsRepo,
-    private readonly options: OptionsService,
+    private readonly options: Pick<OptionsService, 'get'>,
   ) {}
 
   private today(): string {

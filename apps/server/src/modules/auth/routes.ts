@@ -1,12 +1,10 @@
 import { envelope, LoginRequest, LogoutRequest, OkEnvelope, RefreshRequest, TokenPair } from '@toolport/contract';
-import type { AppContext } from '../../context.js';
+import type { ZodApi } from '../../http/api.js';
 import { principalOf } from '../../http/guard.js';
 import { ok } from '../../http/locale.js';
-import type { ZodApi } from '../index.js';
+import type { AuthService } from './service.js';
 
-export async function authRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
-  const auth = ctx.auth;
-
+export async function authRoutes(api: ZodApi, auth: AuthService): Promise<void> {
   api.post(
     '/auth/login',
     {

@@ -1,28 +1,39 @@
 import { type TokenPair, UserStatus } from '@toolport/contract';
-import type { AppContext } from '../../context.js';
 import type { UserRow } from '../../db/schema.js';
 import { AppError, unauthorized } from '../../http/errors.js';
+import type { Metrics } from '../../infra/metrics.js';
+import { burnPasswordCheck, verifyPassword } from '../../infra/passwords.js';
+import { LoginLimiter } from '../../infra/rate-limit.js';
+import type { RedisHub } from '../../infra/redis.js';
+import type { Secrets } from '../../infra/secrets.js';
 import { randomToken, sha256 } from '../../infra/secrets.js';
-import { toPublicUser } from '../users/presenter.js';
-import { burnPasswordCheck, verifyPassword } from './passwords.js';
-import { LoginLimiter } from './rate-limit.js';
-import { RefreshTokensRepo } from './repo.js';
+import { toPublicUser, type UsersRepo } from '../users/index.js';
+import type { RefreshTokensRepo } from './repo.js';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_MS, signAccessToken } from './tokens.js';
+
+/** What password sign-in and the tokens read and write. */
+export interface AuthDeps {
+  refreshTokens: RefreshTokensRepo;
+  usersRepo: Pick<UsersRepo, 'byUsername' | 'byId' | 'identitiesOf'>;
+  secrets: Pick<Secrets, 'jwtKey'>;
+  /** Shares the sign-in limits between replicas when REDIS_URL is set. */
+  redis?: RedisHub;
+  metrics: Pick<Metrics, 'abuseRefused'>;
+}
 
 /** Password sign-in, token refresh with rotation, and sign-out. */
 export class AuthService {
   readonly refreshTokens: RefreshTokensRepo;
   private readonly limiter: LoginLimiter;
 
-  constructor(private readonly ctx: AppContext) {
-    this.refreshTokens = new RefreshTokensRepo(ctx.db);
-    // Shared by every replica when REDIS_URL is set.
-    this.limiter = new LoginLimiter(ctx.redis, (limit) => ctx.metrics.abuseRefused(limit));
+  constructor(private readonly deps: AuthDeps) {
+    this.refreshTokens = deps.refreshTokens;
+    this.limiter = new LoginLimiter(deps.redis, (limit) => deps.metrics.abuseRefused(limit));
   }
 
   async login(username: string, password: string, ip: string): Promise<TokenPair> {
     await this.limiter.beforeAttempt(ip, username);
-    const user = await this.ctx.usersRepo.byUsername(username);
+    const user = await this.deps.usersRepo.byUsername(username);
     if (!user) {
       await burnPasswordCheck(password);
       await this.limiter.failed(username);
@@ -41,9 +52,9 @@ export class AuthService {
   async issue(user: UserRow): Promise<TokenPair> {
     const refresh = randomToken(32);
     await this.refreshTokens.insert(user.id, sha256(refresh), Date.now() + REFRESH_TOKEN_TTL_MS);
-    const identities = await this.ctx.usersRepo.identitiesOf([user.id]);
+    const identities = await this.deps.usersRepo.identitiesOf([user.id]);
     return {
-      access_token: await signAccessToken(this.ctx.secrets.jwtKey, { userId: user.id, authVersion: user.auth_version }),
+      access_token: await signAccessToken(this.deps.secrets.jwtKey, { userId: user.id, authVersion: user.auth_version }),
       refresh_token: refresh,
       expires_in: ACCESS_TOKEN_TTL_SECONDS,
       user: toPublicUser(user, identities),
@@ -62,7 +73,7 @@ export class AuthService {
       throw unauthorized('auth.refresh_invalid');
     }
     if (row.expires_at <= Date.now()) throw unauthorized('auth.refresh_invalid');
-    const user = await this.ctx.usersRepo.byId(row.user_id);
+    const user = await this.deps.usersRepo.byId(row.user_id);
     if (!user) throw unauthorized('auth.refresh_invalid');
     if (user.status !== UserStatus.Enabled) throw new AppError(401, 'auth.user_disabled', undefined, { code: 'user_disabled' });
     if (!(await this.refreshTokens.revoke(row.id))) {

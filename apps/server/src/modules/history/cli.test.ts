@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
-import { CliUsageError } from '../../cli.js';
+import { CliUsageError } from '../../cli/args.js';
 import { runHistoryCommand } from './cli.js';
 import { expectedRollup, figuresOf, makeRecords, serviceDayKey } from './test-data.js';
 

@@ -1,4 +1,4 @@
-import { CliUsageError, parseCommand } from '../../cli.js';
+import { CliUsageError, parseCommand } from '../../cli/args.js';
 import { migrateToLatest } from '../../db/db.js';
 import { openRuntime } from '../../runtime.js';
 import { isDay } from './days.js';

@@ -5,7 +5,7 @@ import { isPostgres } from '../../db/migrations/helpers.js';
 import type { Database } from '../../db/schema.js';
 import { dayIn } from '../../infra/day.js';
 import type { Leadership } from '../../infra/leader.js';
-import type { OptionsService } from '../options/service.js';
+import type { OptionsService } from '../options/index.js';
 
 const DAY_MS = 86_400_000;
 

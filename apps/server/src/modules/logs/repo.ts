@@ -2,7 +2,7 @@ import type { LogEntry } from '@toolport/contract';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/db.js';
 import { isPostgres } from '../../db/migrations/helpers.js';
-import { dayEnd } from '../history/days.js';
+import { dayEnd } from '../history/index.js';
 
 export interface LogFilter {
   serviceId?: number | undefined;

@@ -1,15 +1,13 @@
 import { envelope, LogPage, LogsQuery } from '@toolport/contract';
-import type { AppContext } from '../../context.js';
+import type { ZodApi } from '../../http/api.js';
 import { ok } from '../../http/locale.js';
-import type { ZodApi } from '../index.js';
-import { type LogFilter, LogsRepo } from './repo.js';
+import type { OptionsService } from '../options/index.js';
+import type { LogFilter, LogsRepo } from './repo.js';
 
 /** `all` and empty values of the console's filters mean no filter. */
 const chosen = (v: string | undefined): string | undefined => (v && v !== 'all' ? v : undefined);
 
-export async function logRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
-  const repo = new LogsRepo(ctx.db, (message) => ctx.serviceLog.redact(message));
-
+export async function logRoutes(api: ZodApi, repo: LogsRepo, options: Pick<OptionsService, 'get'>): Promise<void> {
   api.get(
     '/mcp_logs',
     {
@@ -31,7 +29,7 @@ export async function logRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
         phase: chosen(q.phase),
         level: chosen(q.level),
       };
-      const { logs, total } = await repo.page(filter, q.page, q.page_size, ctx.options.get('TimeZone'));
+      const { logs, total } = await repo.page(filter, q.page, q.page_size, options.get('TimeZone'));
       return ok(reply, { logs, total, page: q.page });
     },
   );

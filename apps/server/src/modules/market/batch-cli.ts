@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Role } from '@toolport/contract';
 import { buildApp } from '../../app.js';
-import { CliUsageError, parseCommand } from '../../cli.js';
+import { CliUsageError, parseCommand } from '../../cli/args.js';
 import { AppError } from '../../http/errors.js';
 import { toPrincipal } from '../../http/principals.js';
 import { translate } from '../../i18n/index.js';

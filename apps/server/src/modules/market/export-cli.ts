@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { CliUsageError, parseCommand } from '../../cli.js';
+import { CliUsageError, parseCommand } from '../../cli/args.js';
 import { migrateToLatest } from '../../db/db.js';
 import { resolveMasterSecret, Secrets } from '../../infra/secrets.js';
 import { openRuntime } from '../../runtime.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import type { ProviderClient } from './provider-client.js';
 import { asRecord, badAnswer, callProvider, joinUrl, refused, USER_AGENT } from './provider-http.js';
-import type { ProviderClient } from './providers.js';
 
 const LABEL = 'GitHub';
 

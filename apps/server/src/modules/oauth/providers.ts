@@ -2,40 +2,7 @@ import type { OAuthProvider } from '@toolport/contract';
 import type { Config } from '../../config.js';
 import { githubClient } from './github.js';
 import { googleClient } from './google.js';
-
-/** Who the provider says signed in. `email` is empty unless the provider verified it. */
-export interface ProviderProfile {
-  id: string;
-  /** What a new account's username is derived from. */
-  login: string;
-  displayName: string;
-  email: string;
-}
-
-export interface AuthorizeRequest {
-  clientId: string;
-  redirectUri: string;
-  state: string;
-  codeChallenge: string;
-}
-
-export interface ExchangeRequest {
-  clientId: string;
-  clientSecret: string;
-  code: string;
-  redirectUri: string;
-  codeVerifier: string;
-}
-
-/** One provider's wire format: where to send the browser, how to swap the code, who signed in. */
-export interface ProviderClient {
-  /** The provider's name as people write it, used in messages. */
-  readonly label: string;
-  authorizeUrl(req: AuthorizeRequest): string;
-  /** The access token for a code; a refusal by the provider is a 400 with its error shown. */
-  exchangeCode(req: ExchangeRequest): Promise<string>;
-  fetchProfile(accessToken: string): Promise<ProviderProfile>;
-}
+import type { ProviderClient } from './provider-client.js';
 
 export const providerLabels: Record<OAuthProvider, string> = { github: 'GitHub', google: 'Google' };
 

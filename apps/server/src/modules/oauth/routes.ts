@@ -9,13 +9,12 @@ import {
   PublicUser,
 } from '@toolport/contract';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
-import { authenticate, principalOf } from '../../http/guard.js';
+import type { ZodApi } from '../../http/api.js';
+import { authenticate, type GuardDeps, principalOf } from '../../http/guard.js';
 import { ok } from '../../http/locale.js';
-import type { ZodApi } from '../index.js';
 import { clearBrowserNonce, readBrowserNonce, setBrowserNonce } from './browser-cookie.js';
 import { providerLabels } from './providers.js';
-import { OAuthService, STATE_TTL_SECONDS } from './service.js';
+import { type OAuthService, STATE_TTL_SECONDS } from './service.js';
 
 const tags = ['oauth'];
 const isOn = (flag: string | undefined) => flag === '1' || flag === 'true';
@@ -23,9 +22,7 @@ const isOn = (flag: string | undefined) => flag === '1' || flag === 'true';
 const originOf = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
 
 /** Sign-in with GitHub and Google, and linking providers to the caller's account. */
-export async function oauthRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
-  const oauth = new OAuthService(ctx);
-
+export async function oauthRoutes(api: ZodApi, oauth: OAuthService, guard: GuardDeps): Promise<void> {
   for (const provider of OAuthProvider.options) {
     const label = providerLabels[provider];
 
@@ -43,7 +40,7 @@ export async function oauthRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
       },
       async (req, reply) => {
         // Linking is for the signed-in caller only; plain sign-in needs no token.
-        const bindUserId = isOn(req.query.bind) ? (await authenticate(ctx, req)).id : undefined;
+        const bindUserId = isOn(req.query.bind) ? (await authenticate(guard, req)).id : undefined;
         const started = await oauth.start(provider, { origin: originOf(req), ip: req.ip, bindUserId });
         setBrowserNonce(req, reply, provider, started.browserNonce, STATE_TTL_SECONDS);
         if (isOn(req.query.redirect)) return reply.redirect(started.url, 302);

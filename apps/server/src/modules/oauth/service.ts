@@ -7,16 +7,20 @@ import {
   UserStatus,
 } from '@toolport/contract';
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
-import type { AppContext } from '../../context.js';
+import type { Config } from '../../config.js';
 import type { UserRow } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../http/errors.js';
-import { randomToken, sha256 } from '../../infra/secrets.js';
-import { addressKey, limiter } from '../auth/rate-limit.js';
-import { issueApiKey } from '../users/api-keys.js';
-import { toPublicUser } from '../users/presenter.js';
+import type { ConfigEvents } from '../../infra/events.js';
+import { addressKey, limiter } from '../../infra/rate-limit.js';
+import type { RedisHub } from '../../infra/redis.js';
+import { randomToken, type Secrets, sha256 } from '../../infra/secrets.js';
+import type { AuthService } from '../auth/index.js';
+import type { OptionsService } from '../options/index.js';
+import { issueApiKey, toPublicUser, type UsersRepo } from '../users/index.js';
 import { codeChallengeOf, createCodeVerifier } from './pkce.js';
-import { type ProviderClient, type ProviderProfile, providerClients, providerLabels } from './providers.js';
-import { OAuthRepo, type OAuthStateRow } from './repo.js';
+import type { ProviderClient, ProviderProfile } from './provider-client.js';
+import { providerClients, providerLabels } from './providers.js';
+import type { OAuthRepo, OAuthStateRow } from './repo.js';
 import { usernameBase, usernameCandidates } from './usernames.js';
 
 /** How long a user has on the provider's page before the sign-in must start again. */
@@ -34,20 +38,34 @@ export interface StartedSignIn {
   browserNonce: string;
 }
 
+/** What provider sign-in reads and writes besides its own table. */
+export interface OAuthDeps {
+  config: Pick<Config, 'oauth'>;
+  options: Pick<OptionsService, 'get' | 'bool' | 'providerUsable'>;
+  secrets: Secrets;
+  usersRepo: UsersRepo;
+  /** Issues the token pair once the provider vouched for the user. */
+  auth: Pick<AuthService, 'issue'>;
+  events: ConfigEvents;
+  /** Shares the start limit between replicas when REDIS_URL is set. */
+  redis?: RedisHub;
+}
+
 /**
  * Sign-in with GitHub and Google: the redirect with state and PKCE, the return, finding or
  * creating the account, and linking or unlinking providers on an existing account.
  */
 export class OAuthService {
-  private readonly repo: OAuthRepo;
   private readonly clients: Record<OAuthProvider, ProviderClient>;
   // Every start writes a row before anyone is signed in: bounded per address, across replicas with Redis.
   private readonly starts: RateLimiterAbstract;
 
-  constructor(private readonly ctx: AppContext) {
-    this.starts = limiter({ keyPrefix: 'oauth_start', points: 60, duration: 60 }, ctx.redis);
-    this.repo = new OAuthRepo(ctx.db);
-    this.clients = providerClients(ctx.config.oauth);
+  constructor(
+    private readonly deps: OAuthDeps,
+    private readonly repo: OAuthRepo,
+  ) {
+    this.starts = limiter({ keyPrefix: 'oauth_start', points: 60, duration: 60 }, deps.redis);
+    this.clients = providerClients(deps.config.oauth);
   }
 
   async start(provider: OAuthProvider, opts: { origin: string; ip: string; bindUserId?: number }): Promise<StartedSignIn> {
@@ -57,13 +75,13 @@ export class OAuthService {
     const verifier = createCodeVerifier();
     const browserNonce = randomToken(32);
     // The return address is the console route, which calls the API's callback with code and state.
-    const redirectUri = `${this.ctx.options.get('ServerAddress') || opts.origin}/oauth/${provider}`;
+    const redirectUri = `${this.deps.options.get('ServerAddress') || opts.origin}/oauth/${provider}`;
     const now = Date.now();
     await this.repo.purgeExpiredStates(now);
     await this.repo.insertState({
       state_hash: sha256(state),
       provider,
-      code_verifier_enc: this.ctx.secrets.encrypt(verifier),
+      code_verifier_enc: this.deps.secrets.encrypt(verifier),
       browser_hash: sha256(browserNonce),
       redirect_uri: redirectUri,
       bind_user_id: opts.bindUserId ?? null,
@@ -90,15 +108,15 @@ export class OAuthService {
       ...credentials,
       code: query.code,
       redirectUri: pending.redirect_uri,
-      codeVerifier: this.ctx.secrets.decrypt(pending.code_verifier_enc),
+      codeVerifier: this.deps.secrets.decrypt(pending.code_verifier_enc),
     });
     const profile = await client.fetchProfile(accessToken);
     if (pending.bind_user_id !== null) {
       const user = await this.bind(pending.bind_user_id, provider, profile);
-      return { ...(await this.ctx.auth.issue(user)), mode: 'bind' };
+      return { ...(await this.deps.auth.issue(user)), mode: 'bind' };
     }
     const user = await this.signInOrRegister(provider, profile);
-    return { ...(await this.ctx.auth.issue(user)), mode: 'login' };
+    return { ...(await this.deps.auth.issue(user)), mode: 'login' };
   }
 
   /** Unlinks a provider, unless it is the only way left to sign in. */
@@ -112,19 +130,19 @@ export class OAuthService {
       }
     });
     this.changed(userId);
-    const row = await this.ctx.usersRepo.byId(userId);
+    const row = await this.deps.usersRepo.byId(userId);
     if (!row) throw notFound('user.not_found');
-    return toPublicUser(row, await this.ctx.usersRepo.identitiesOf([userId]));
+    return toPublicUser(row, await this.deps.usersRepo.identitiesOf([userId]));
   }
 
   /** Switched on, with a client id and a secret; anything less cannot finish a sign-in. */
   private credentials(provider: OAuthProvider): { clientId: string; clientSecret: string } {
     const keys = credentialKeys[provider];
-    const clientSecret = this.ctx.options.get(keys.secret);
-    if (!this.ctx.options.providerUsable(provider) || !clientSecret) {
+    const clientSecret = this.deps.options.get(keys.secret);
+    if (!this.deps.options.providerUsable(provider) || !clientSecret) {
       throw badRequest('oauth.not_configured', { provider: providerLabels[provider] }, 'oauth_not_configured');
     }
-    return { clientId: this.ctx.options.get(keys.id), clientSecret };
+    return { clientId: this.deps.options.get(keys.id), clientSecret };
   }
 
   /** The pending sign-in named by `state`, used up whatever happens next. */
@@ -147,13 +165,13 @@ export class OAuthService {
   private async signInOrRegister(provider: OAuthProvider, profile: ProviderProfile): Promise<UserRow> {
     const identity = await this.repo.identity(provider, profile.id);
     if (identity) {
-      const user = await this.ctx.usersRepo.byId(identity.user_id);
+      const user = await this.deps.usersRepo.byId(identity.user_id);
       if (!user) throw notFound('user.not_found');
       assertEnabled(user);
       if (profile.email && profile.email !== identity.email) await this.repo.setIdentityEmail(identity.id, profile.email);
       return user;
     }
-    if (!this.ctx.options.bool('RegistrationEnabled')) {
+    if (!this.deps.options.bool('RegistrationEnabled')) {
       throw new AppError(403, 'oauth.registration_closed', { provider: providerLabels[provider] }, { code: 'registration_closed' });
     }
     return this.register(provider, profile);
@@ -161,8 +179,8 @@ export class OAuthService {
 
   private async register(provider: OAuthProvider, profile: ProviderProfile): Promise<UserRow> {
     for (const username of usernameCandidates(usernameBase(profile.login, provider))) {
-      if (await this.ctx.usersRepo.byUsername(username)) continue;
-      const key = issueApiKey(this.ctx.secrets);
+      if (await this.deps.usersRepo.byUsername(username)) continue;
+      const key = issueApiKey(this.deps.secrets);
       const now = Date.now();
       try {
         return await this.repo.createUserWithIdentity(
@@ -184,7 +202,7 @@ export class OAuthService {
         // A unique index refused: the same person signing in twice at once, or the name just taken.
         const raced = await this.repo.identity(provider, profile.id);
         if (raced) return this.signInOrRegister(provider, profile);
-        if (!(await this.ctx.usersRepo.byUsername(username))) throw err;
+        if (!(await this.deps.usersRepo.byUsername(username))) throw err;
       }
     }
     throw conflict('user.username_taken', { username: usernameBase(profile.login, provider) });
@@ -192,7 +210,7 @@ export class OAuthService {
 
   private async bind(userId: number, provider: OAuthProvider, profile: ProviderProfile): Promise<UserRow> {
     const label = providerLabels[provider];
-    const user = await this.ctx.usersRepo.byId(userId);
+    const user = await this.deps.usersRepo.byId(userId);
     if (!user) throw notFound('user.not_found');
     assertEnabled(user);
     const owner = await this.repo.identity(provider, profile.id);
@@ -227,7 +245,7 @@ export class OAuthService {
   }
 
   private changed(userId: number): void {
-    this.ctx.events.emit({ type: 'user.changed', userId });
+    this.deps.events.emit({ type: 'user.changed', userId });
   }
 }
 

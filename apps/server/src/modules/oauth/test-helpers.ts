@@ -1,14 +1,14 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { FakeOAuth } from '../../../test/fake-oauth.js';
 import { bearer } from '../../../test/harness.js';
-import type { AppContext } from '../../context.js';
+import type { AppParts } from '../../app.js';
 
 export type Provider = 'github' | 'google';
 
 /** The parts of a test app these helpers use: the harness's, or one a suite built itself. */
 export interface AppUnderTest {
   app: FastifyInstance;
-  ctx: AppContext;
+  ctx: AppParts;
 }
 
 /** Switches a provider on with the client the fake has registered, as an admin would in Preferences. */

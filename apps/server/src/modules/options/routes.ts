@@ -1,17 +1,17 @@
 import { envelope, OkEnvelope, OptionEntry, UpdateOptionRequest } from '@toolport/contract';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
+import type { ZodApi } from '../../http/api.js';
 import { ok } from '../../http/locale.js';
-import type { ZodApi } from '../index.js';
+import type { OptionsService } from './service.js';
 
-export async function optionRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
+export async function optionRoutes(api: ZodApi, options: OptionsService): Promise<void> {
   api.get(
     '/option/',
     {
       config: { auth: 'admin' },
       schema: { tags: ['options'], summary: 'Every preference (secrets masked)', response: { 200: envelope(z.array(OptionEntry)) } },
     },
-    async (_req, reply) => ok(reply, ctx.options.list()),
+    async (_req, reply) => ok(reply, options.list()),
   );
 
   const update = {
@@ -19,7 +19,7 @@ export async function optionRoutes(api: ZodApi, ctx: AppContext): Promise<void> 
     schema: { tags: ['options'], summary: 'Set one preference', body: UpdateOptionRequest, response: { 200: OkEnvelope } },
   };
   api.put('/option/', update, async (req, reply) => {
-    await ctx.options.set(req.body.key, req.body.value);
+    await options.set(req.body.key, req.body.value);
     return ok(reply, undefined, req.t('option.saved'));
   });
 }

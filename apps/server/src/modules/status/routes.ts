@@ -1,14 +1,23 @@
 import { envelope, StatusData } from '@toolport/contract';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
-import { migrationsApplied } from '../../db/db.js';
+import { type Db, migrationsApplied } from '../../db/db.js';
+import type { ZodApi } from '../../http/api.js';
 import { ok } from '../../http/locale.js';
-import type { ZodApi } from '../index.js';
+import type { OptionsService } from '../options/index.js';
 
 const Probe = envelope(z.object({ status: z.string(), reason: z.string().optional() }));
 
-export async function statusRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
+/** What the status and probe routes read. */
+export interface StatusDeps {
+  db: Db;
+  options: Pick<OptionsService, 'get' | 'bool' | 'providerUsable'>;
+  version: string;
+  /** When this process started (epoch milliseconds). */
+  startedAt: number;
+}
+
+export async function statusRoutes(api: ZodApi, deps: StatusDeps): Promise<void> {
   api.get(
     '/status',
     {
@@ -22,14 +31,14 @@ export async function statusRoutes(api: ZodApi, ctx: AppContext): Promise<void> 
     async (_req, reply) =>
       ok(reply, {
         system_name: 'Toolport',
-        version: ctx.version,
-        start_time: Math.floor(ctx.startedAt / 1000),
-        server_address: ctx.options.get('ServerAddress'),
-        github_oauth: ctx.options.providerUsable('github'),
-        github_client_id: ctx.options.get('GitHubClientId'),
-        google_oauth: ctx.options.providerUsable('google'),
-        google_client_id: ctx.options.get('GoogleClientId'),
-        registration_enabled: ctx.options.bool('RegistrationEnabled'),
+        version: deps.version,
+        start_time: Math.floor(deps.startedAt / 1000),
+        server_address: deps.options.get('ServerAddress'),
+        github_oauth: deps.options.providerUsable('github'),
+        github_client_id: deps.options.get('GitHubClientId'),
+        google_oauth: deps.options.providerUsable('google'),
+        google_client_id: deps.options.get('GoogleClientId'),
+        registration_enabled: deps.options.bool('RegistrationEnabled'),
       }),
   );
 
@@ -55,8 +64,8 @@ export async function statusRoutes(api: ZodApi, ctx: AppContext): Promise<void> 
         return { success: false, message: req.t(`status.${reason}`), data: { status: 'not_ready', reason } };
       };
       try {
-        await sql`select 1`.execute(ctx.db);
-        if (!(await migrationsApplied(ctx.db))) return notReady('migrations_pending');
+        await sql`select 1`.execute(deps.db);
+        if (!(await migrationsApplied(deps.db))) return notReady('migrations_pending');
         return ok(reply, { status: 'ready' });
       } catch {
         return notReady('database_unreachable');

@@ -1,10 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Role, UserStatus } from '@toolport/contract';
-import type { AppContext } from '../../context.js';
-import { randomToken } from '../../infra/secrets.js';
-import { hashPassword } from '../auth/passwords.js';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import { hashPassword } from '../../infra/passwords.js';
+import { randomToken, type Secrets } from '../../infra/secrets.js';
 import { issueApiKey } from './api-keys.js';
+import type { UsersRepo } from './repo.js';
 
 export const SUPER_ADMIN_USERNAME = 'root';
 
@@ -13,14 +15,22 @@ export const SUPER_ADMIN_USERNAME = 'root';
  * one printed once and written to DATA_DIR/initial-admin-password (mode 600). Safe when several
  * replicas start at once: the unique username decides, the losers do nothing.
  */
-export async function ensureSuperAdmin(ctx: AppContext, print: (line: string) => void = console.log): Promise<void> {
-  if (await ctx.usersRepo.byUsername(SUPER_ADMIN_USERNAME)) return;
-  const generated = ctx.config.adminPassword ? undefined : randomToken(15);
-  const password = ctx.config.adminPassword ?? generated ?? '';
-  const key = issueApiKey(ctx.secrets);
+/** What creating the first super admin reads and writes. */
+export interface BootstrapDeps {
+  usersRepo: UsersRepo;
+  config: Pick<Config, 'adminPassword' | 'dataDir'>;
+  secrets: Secrets;
+  logger: Logger;
+}
+
+export async function ensureSuperAdmin(deps: BootstrapDeps, print: (line: string) => void = console.log): Promise<void> {
+  if (await deps.usersRepo.byUsername(SUPER_ADMIN_USERNAME)) return;
+  const generated = deps.config.adminPassword ? undefined : randomToken(15);
+  const password = deps.config.adminPassword ?? generated ?? '';
+  const key = issueApiKey(deps.secrets);
   const now = Date.now();
   try {
-    await ctx.usersRepo.insert({
+    await deps.usersRepo.insert({
       username: SUPER_ADMIN_USERNAME,
       display_name: 'Root',
       email: '',
@@ -33,15 +43,15 @@ export async function ensureSuperAdmin(ctx: AppContext, print: (line: string) =>
       updated_at: now,
     });
   } catch (err) {
-    if (await ctx.usersRepo.byUsername(SUPER_ADMIN_USERNAME)) return;
+    if (await deps.usersRepo.byUsername(SUPER_ADMIN_USERNAME)) return;
     throw err;
   }
   if (generated) {
-    const file = path.join(ctx.config.dataDir, 'initial-admin-password');
+    const file = path.join(deps.config.dataDir, 'initial-admin-password');
     writeFileSync(file, `${generated}\n`, { mode: 0o600 });
     print(`Created the super admin "root" with password: ${generated}`);
     print(`(also written to ${file}; change it after signing in)`);
   } else {
-    ctx.logger.info('created the super admin "root" with ADMIN_PASSWORD');
+    deps.logger.info('created the super admin "root" with ADMIN_PASSWORD');
   }
 }

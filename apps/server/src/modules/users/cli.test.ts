@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
-import { CliUsageError } from '../../cli.js';
+import { CliUsageError } from '../../cli/args.js';
 import { hashApiKey } from './api-keys.js';
 import { runUserCommand } from './cli.js';
 

@@ -1,15 +1,14 @@
 import { CreateUserRequest, Role } from '@toolport/contract';
 import { z } from 'zod';
-import { CliUsageError, parseCommand } from '../../cli.js';
+import { CliUsageError, parseCommand } from '../../cli/args.js';
 import { migrateToLatest } from '../../db/db.js';
 import { AppError } from '../../http/errors.js';
 import { translate } from '../../i18n/index.js';
 import { ConfigEvents } from '../../infra/events.js';
 import { randomToken, resolveMasterSecret, Secrets } from '../../infra/secrets.js';
 import { openRuntime } from '../../runtime.js';
-import { RefreshTokensRepo } from '../auth/repo.js';
-import { UsersRepo } from './repo.js';
-import { UsersService } from './service.js';
+import { createRefreshTokens } from '../auth/index.js';
+import { createUsersModule, type UsersService } from './index.js';
 
 export interface UserCommandIo {
   /** The environment the configuration is read from (tests pass their own). */
@@ -31,12 +30,15 @@ export async function runUserCommand(args: string[], io: UserCommandIo = {}): Pr
   const rt = await openRuntime(io.env ?? process.env);
   try {
     await migrateToLatest(rt.database.db);
-    const service = new UsersService({
-      usersRepo: new UsersRepo(rt.database.db),
-      refreshTokens: new RefreshTokensRepo(rt.database.db),
-      secrets: new Secrets(resolveMasterSecret(rt.config.secretKey, rt.config.dataDir)),
+    const secrets = new Secrets(resolveMasterSecret(rt.config.secretKey, rt.config.dataDir));
+    const { service } = createUsersModule({
+      db: rt.database.db,
+      refreshTokens: createRefreshTokens(rt.database.db),
+      secrets,
       // A running server learns of the change within its principal cache window (a few seconds).
       events: new ConfigEvents(),
+      config: rt.config,
+      logger: rt.logger,
     });
     await sub(service, rest, print);
   } catch (err) {

@@ -15,17 +15,15 @@ import {
   UserSearchQuery,
 } from '@toolport/contract';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
+import type { ZodApi } from '../../http/api.js';
 import { principalOf } from '../../http/guard.js';
 import { ok } from '../../http/locale.js';
-import type { ZodApi } from '../index.js';
+import type { UsersService } from './service.js';
 
 const tags = ['users'];
 
 /** The caller's own account (any signed-in user) and user administration (admins). */
-export async function userRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
-  const users = ctx.users;
-
+export async function userRoutes(api: ZodApi, users: UsersService): Promise<void> {
   api.get(
     '/user/self',
     {

@@ -14,19 +14,23 @@ import type { UserRow } from '../../db/schema.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
 import type { ConfigEvents } from '../../infra/events.js';
+import { hashPassword, verifyPassword } from '../../infra/passwords.js';
 import type { Secrets } from '../../infra/secrets.js';
-import { hashPassword, verifyPassword } from '../auth/passwords.js';
-import type { RefreshTokensRepo } from '../auth/repo.js';
 import { issueApiKey } from './api-keys.js';
 import { SUPER_ADMIN_USERNAME } from './bootstrap.js';
 import { type ManageAction, manageRule } from './manage-rules.js';
 import { toPublicUser, toSelfUser } from './presenter.js';
 import type { UsersRepo } from './repo.js';
 
+/** Signs a user out everywhere; the auth module's refresh token store provides it. */
+export interface RefreshTokenRevoker {
+  revokeAllOf(userId: number): Promise<void>;
+}
+
 /** What the users service is built from; the API and the CLI both provide it. */
 export interface UsersDeps {
   usersRepo: UsersRepo;
-  refreshTokens: RefreshTokensRepo;
+  refreshTokens: RefreshTokenRevoker;
   secrets: Secrets;
   events: ConfigEvents;
 }

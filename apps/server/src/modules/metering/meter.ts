@@ -2,12 +2,12 @@ import type { Insertable } from 'kysely';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { createClient } from 'redis';
-import type { Db } from '../db/db.js';
-import type { RequestRecordsTable } from '../db/schema.js';
-import { dayIn } from '../infra/day.js';
-import { storeRecords } from '../modules/history/rollups.js';
-import type { ServiceSpec } from './catalog.js';
-import type { Admission, Meter, RequestOutcome } from './meter.js';
+import type { Db } from '../../db/db.js';
+import type { RequestRecordsTable } from '../../db/schema.js';
+import type { ServiceSpec } from '../../gateway/catalog.js';
+import type { Admission, Meter, RequestOutcome } from '../../gateway/meter.js';
+import { dayIn } from '../../infra/day.js';
+import { storeRecords } from '../history/index.js';
 
 const FLUSH_MS = 1000;
 /** Records kept in memory at most while the database is unreachable; beyond it they are dropped and logged. */

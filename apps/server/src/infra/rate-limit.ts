@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { tooMany } from '../../http/errors.js';
-import type { AbuseLimit } from '../../infra/metrics.js';
-import type { RedisHub } from '../../infra/redis.js';
+import { tooMany } from '../http/errors.js';
+import type { AbuseLimit } from './metrics.js';
+import type { RedisHub } from './redis.js';
 
 export interface Limit {
   keyPrefix: string;

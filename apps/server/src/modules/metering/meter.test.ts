@@ -1,11 +1,11 @@
 import net from 'node:net';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../../test/gateway/clients.js';
-import { createTestApp, engines, type TestApp } from '../../test/harness.js';
-import { dayIn } from '../infra/day.js';
-import type { ServiceSpec } from './catalog.js';
-import { DbMeter, RedisAdmission } from './metering.js';
+import { until } from '../../../test/gateway/clients.js';
+import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import type { ServiceSpec } from '../../gateway/catalog.js';
+import { dayIn } from '../../infra/day.js';
+import { DbMeter, RedisAdmission } from './meter.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
