@@ -5,11 +5,11 @@ import { hashPassword } from '../src/modules/auth/passwords.js';
 import { signAccessToken } from '../src/modules/auth/tokens.js';
 import { OAuthRepo } from '../src/modules/oauth/repo.js';
 import { ServicesRepo } from '../src/modules/services/repo.js';
-import { serviceRow } from '../src/modules/services/test-helpers.js';
 import { issueApiKey } from '../src/modules/users/api-keys.js';
 import { type FakeRegistries, startFakeRegistries } from './fake-registries.js';
 import { ACCEPT_BOTH, initializeBody, SseReader } from './gateway/raw-http.js';
 import { ADMIN_PASSWORD, createTestApp, engines, type TestApp } from './harness.js';
+import { serviceRow } from './kits/services.js';
 import { apiRoutes, proxyRoutes, routeKey } from './route-table.js';
 
 /**

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeRegistries, startFakeRegistries } from '../../../test/fake-registries.js';
 import { SseReader } from '../../../test/gateway/raw-http.js';
 import { bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
-import { serviceRow } from '../services/test-helpers.js';
-import { buildNotesWheel, echoPackage, type FakeNpm, FIXTURE_SERVER, startFakeNpm } from './install-test-kit.js';
+import { buildNotesWheel, echoPackage, type FakeNpm, FIXTURE_SERVER, startFakeNpm } from '../../../test/kits/install.js';
+import { serviceRow } from '../../../test/kits/services.js';
 import { findExecutable } from './installers/path-lookup.js';
 
 type Item = Extract<BatchProgressEvent, { name: string }>;

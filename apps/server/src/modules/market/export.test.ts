@@ -5,10 +5,10 @@ import type { McpServersDocument } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeRegistries, startFakeRegistries } from '../../../test/fake-registries.js';
 import { bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import { buildNotesWheel, echoPackage, type FakeNpm, FIXTURE_SERVER, startFakeNpm, waitForTask } from '../../../test/kits/install.js';
 import { CliUsageError } from '../../cli.js';
 import { runImportCommand } from './batch-cli.js';
 import { runExportCommand } from './export-cli.js';
-import { buildNotesWheel, echoPackage, type FakeNpm, FIXTURE_SERVER, startFakeNpm, waitForTask } from './install-test-kit.js';
 import { findExecutable } from './installers/path-lookup.js';
 
 /**

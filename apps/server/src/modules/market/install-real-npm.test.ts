@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type FakeRegistries, startFakeRegistries } from '../../../test/fake-registries.js';
 import { bearer, createTestApp, type TestApp } from '../../../test/harness.js';
-import { callToolThroughGateway, firstText, waitForTask } from './install-test-kit.js';
+import { callToolThroughGateway, firstText, waitForTask } from '../../../test/kits/install.js';
 import { processesIn } from './installers/processes.js';
 
 /**

@@ -2,11 +2,11 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import { serviceRow } from '../../../test/kits/services.js';
 import { buildApp } from '../../app.js';
 import { openDatabase } from '../../db/db.js';
 import { createLogger } from '../../infra/logger.js';
 import { TASK_STALE_MS } from '../services/install-tasks.js';
-import { serviceRow } from '../services/test-helpers.js';
 import { INTERRUPTED_REASON } from './install-recovery.js';
 
 /**

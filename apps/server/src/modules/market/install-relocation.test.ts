@@ -12,7 +12,7 @@ import {
   firstText,
   startFakeNpm,
   waitForTask,
-} from './install-test-kit.js';
+} from '../../../test/kits/install.js';
 
 /**
  * Installed packages are found relative to DATA_DIR: moved to another path (SQLite, the database

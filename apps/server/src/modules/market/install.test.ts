@@ -13,7 +13,7 @@ import {
   processesMentioning,
   startFakeNpm,
   waitForTask,
-} from './install-test-kit.js';
+} from '../../../test/kits/install.js';
 import { processesIn } from './installers/processes.js';
 
 /**

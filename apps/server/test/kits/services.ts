@@ -1,8 +1,8 @@
 import { Role, UserStatus } from '@toolport/contract';
-import { bearer, type TestApp } from '../../../test/harness.js';
-import type { NewService } from '../../db/schema.js';
-import { signAccessToken } from '../auth/tokens.js';
-import { issueApiKey } from '../users/api-keys.js';
+import type { NewService } from '../../src/db/schema.js';
+import { signAccessToken } from '../../src/modules/auth/tokens.js';
+import { issueApiKey } from '../../src/modules/users/api-keys.js';
+import { bearer, type TestApp } from '../harness.js';
 
 let counter = 0;
 
@@ -38,7 +38,7 @@ export async function suiteUser(t: TestApp, role: number = Role.User): Promise<S
 }
 
 /** The executable of the real MCP test server, as an admin would type its absolute path. */
-export const everythingBin = (): string => new URL('../../../../../node_modules/.bin/mcp-server-everything', import.meta.url).pathname;
+export const everythingBin = (): string => new URL('../../../../node_modules/.bin/mcp-server-everything', import.meta.url).pathname;
 
 /** A services row for suites that insert directly: every column with its migration default. */
 export function serviceRow(values: Partial<NewService> & Pick<NewService, 'name'>): NewService {

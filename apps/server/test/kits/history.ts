@@ -1,6 +1,6 @@
-import type { RollupFigures } from '../../db/schema.js';
-import { dayIn } from '../../infra/day.js';
-import type { NewRequestRecord } from './rollups.js';
+import type { RollupFigures } from '../../src/db/schema.js';
+import { dayIn } from '../../src/infra/day.js';
+import type { NewRequestRecord } from '../../src/modules/history/rollups.js';
 
 /** A small deterministic generator (LCG), so a failing case can be replayed. */
 export function random(seed: number): () => number {

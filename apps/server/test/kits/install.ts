@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { InstallStatus } from '@toolport/contract';
 import { expect, vi } from 'vitest';
-import { bearer, type TestApp } from '../../../test/harness.js';
+import { bearer, type TestApp } from '../harness.js';
 
 /**
  * Test helpers of the install suites: a local npm registry serving packages built by the test (the
@@ -20,7 +20,7 @@ import { bearer, type TestApp } from '../../../test/harness.js';
  */
 
 /** The dependency-free stdio MCP server of the gateway tests (tools echo, sleep …), packaged as an npm bin. */
-export const FIXTURE_SERVER = fileURLToPath(new URL('../../../test/fixtures/fixture-mcp-server.mjs', import.meta.url));
+export const FIXTURE_SERVER = fileURLToPath(new URL('../fixtures/fixture-mcp-server.mjs', import.meta.url));
 
 export interface FakeNpmPackage {
   name: string;

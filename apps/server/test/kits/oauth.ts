@@ -1,7 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { FakeOAuth } from '../../../test/fake-oauth.js';
-import { bearer } from '../../../test/harness.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../src/context.js';
+import type { FakeOAuth } from '../fake-oauth.js';
+import { bearer } from '../harness.js';
 
 export type Provider = 'github' | 'google';
 

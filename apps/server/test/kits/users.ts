@@ -1,5 +1,5 @@
-import { bearer, type TestApp } from '../../../test/harness.js';
-import { signAccessToken } from '../auth/tokens.js';
+import { signAccessToken } from '../../src/modules/auth/tokens.js';
+import { bearer, type TestApp } from '../harness.js';
 
 export interface MadeUser {
   id: number;
