@@ -4,8 +4,8 @@ import { connect, type McpClient, textOf, until } from '../../test/gateway/clien
 import { addService, addUser, everythingEntry, type LiveGateway, liveChildren, startGateway } from '../../test/gateway/gateway-harness.js';
 import { openSession, raw } from '../../test/gateway/raw-http.js';
 import { bearer, createTestApp, engines, type TestApp } from '../../test/harness.js';
-import { InstallJobs, type Job } from '../modules/market/install-job.js';
-import { InstallTasks } from '../modules/services/install-tasks.js';
+import { InstallJobs, type Job } from '../modules/market/install/jobs.js';
+import { InstallTasks } from '../modules/market/install/tasks.js';
 import { ServicesRepo } from '../modules/services/repo.js';
 import { UNMATCHED_ROUTE } from './metrics.js';
 

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { analyticsRoutes } from './analytics/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { logRoutes } from './logs/routes.js';
-import { marketRoutes } from './market/routes.js';
+import { marketRoutes } from './market/search/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { optionRoutes } from './options/routes.js';
 import { serviceRoutes } from './services/routes.js';

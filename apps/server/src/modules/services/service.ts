@@ -8,6 +8,7 @@ import { badRequest, conflict, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
 import { dayIn } from '../../infra/day.js';
 import { resolveInstallDir } from '../../infra/install-dir.js';
+import type { InstallTasks } from '../market/install/tasks.js';
 import { SECRET_MASK } from '../options/definitions.js';
 import {
   type CustomDraft,
@@ -19,7 +20,6 @@ import {
   draftCustomService,
 } from './custom.js';
 import type { HealthChecks } from './health.js';
-import type { InstallTasks } from './install-tasks.js';
 import { presentService } from './presenter.js';
 import type { ServicesRepo } from './repo.js';
 

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import { Role } from '@toolport/contract';
+import { buildApp } from '../../../app.js';
+import { CliUsageError, parseCommand } from '../../../cli.js';
+import { AppError } from '../../../http/errors.js';
+import { toPrincipal } from '../../../http/principals.js';
+import { translate } from '../../../i18n/index.js';
+import { openRuntime } from '../../../runtime.js';
+import { createInstallKit } from '../install/routes.js';
+import { MarketRepo } from '../search/repo.js';
+import { MarketService } from '../search/service.js';
+import { createMarketSources } from '../sources/index.js';
+import type { BatchSummary } from './importer.js';
+import { batchEntriesOf, createBatchImporter } from './routes.js';
+
+export interface MarketCommandIo {
+  /** The environment the configuration is read from (tests pass their own). */
+  env?: NodeJS.ProcessEnv;
+  print?: (line: string) => void;
+}
+
+const MARK = { success: '+', skipped: '=', failed: '!' } as const;
+
+/**
+ * `toolport import <file>`: the batch import of the API, run against the configured database and
+ * DATA_DIR without a listening server, as the super admin. Installs complete their handshake here;
+ * a running server picks the new services up on their first request (or at its next start).
+ */
+export async function runImportCommand(args: string[], io: MarketCommandIo = {}): Promise<BatchSummary> {
+  const { positionals } = parseCommand(args, {});
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0) throw new CliUsageError('expected: toolport import <mcpServers.json>');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliUsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  let entries: ReturnType<typeof batchEntriesOf>;
+  try {
+    entries = batchEntriesOf(text);
+  } catch (err) {
+    if (err instanceof AppError) throw new CliUsageError(`${file}: ${translate('en', err.key, err.params)}`);
+    throw err;
+  }
+  const print = io.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+
+  const rt = await openRuntime(io.env ?? process.env);
+  const built = await buildApp({ ...rt, print }).catch(async (err) => {
+    await rt.database.db.destroy();
+    throw err;
+  });
+  const { ctx } = built;
+  const kit = createInstallKit(ctx, new MarketService(createMarketSources(ctx.config, ctx.logger), new MarketRepo(ctx.db)));
+  const { importer, services } = createBatchImporter(ctx, kit);
+  try {
+    const root = await ctx.db.selectFrom('users').selectAll().where('role', '>=', Role.SuperAdmin).orderBy('id').executeTakeFirstOrThrow();
+    print(`Importing ${entries.length} servers from ${file}`);
+    const summary = await importer.importAll(toPrincipal(root), entries, 'en', (event) => {
+      if (event.status !== 'done') print(`${MARK[event.status]} ${event.name}: ${event.message}`);
+    });
+    print(`Done: ${summary.success} imported, ${summary.skipped} skipped, ${summary.failed} failed`);
+    return summary;
+  } finally {
+    await services.drain();
+    await kit.jobs.close();
+    kit.tasks.close();
+    await built.app.close();
+    await rt.database.db.destroy();
+  }
+}
