@@ -33,8 +33,7 @@ import { HistoryRetention } from './modules/history/retention.js';
 import { registerModules } from './modules/index.js';
 import { OptionsRepo } from './modules/options/repo.js';
 import { OptionsService } from './modules/options/service.js';
-import { ServicesCatalog } from './modules/services/catalog.js';
-import { ServicesRepo } from './modules/services/repo.js';
+import { createServiceCatalog } from './modules/services/index.js';
 import { ensureSuperAdmin } from './modules/users/bootstrap.js';
 import { UsersRepo } from './modules/users/repo.js';
 import { UsersService } from './modules/users/service.js';
@@ -78,7 +77,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     : undefined;
   // A preference another replica changed is read again before its listeners hear of it.
   events.beforeReceive((event) => (event.type === 'option.changed' ? options.load() : undefined));
-  const catalog: ServiceCatalog = new ServicesCatalog(new ServicesRepo(database.db), usersRepo, secrets, events);
+  const catalog: ServiceCatalog = createServiceCatalog({ db: database.db, users: usersRepo, secrets, events });
   const meter: Meter = new DbMeter({ db: database.db, logger, timeZone: () => options.get('TimeZone'), redis: redisAdmission });
   const ctx = {
     config,

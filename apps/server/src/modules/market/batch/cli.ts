@@ -6,12 +6,10 @@ import { AppError } from '../../../http/errors.js';
 import { toPrincipal } from '../../../http/principals.js';
 import { translate } from '../../../i18n/index.js';
 import { openRuntime } from '../../../runtime.js';
-import { createInstallKit } from '../install/routes.js';
-import { MarketRepo } from '../search/repo.js';
-import { MarketService } from '../search/service.js';
-import { createMarketSources } from '../sources/index.js';
+import { createServiceRows, createServicesModule } from '../../services/index.js';
+import { createMarketModule, createMarketSources } from '../index.js';
 import type { BatchSummary } from './importer.js';
-import { batchEntriesOf, createBatchImporter } from './routes.js';
+import { batchEntriesOf } from './routes.js';
 
 export interface MarketCommandIo {
   /** The environment the configuration is read from (tests pass their own). */
@@ -51,20 +49,36 @@ export async function runImportCommand(args: string[], io: MarketCommandIo = {})
     throw err;
   });
   const { ctx } = built;
-  const kit = createInstallKit(ctx, new MarketService(createMarketSources(ctx.config, ctx.logger), new MarketRepo(ctx.db)));
-  const { importer, services } = createBatchImporter(ctx, kit);
+  const { db, config, logger, secrets, events, serviceLog, gateway } = ctx;
+  // Installs of this command run here, beside the app's own modules; no sweep, no replica installs.
+  const rows = createServiceRows({ db, events });
+  const services = createServicesModule({ db, secrets, events, options: ctx.options, serviceLog, rows, catalog: ctx.catalog, gateway });
+  const market = createMarketModule({
+    db,
+    config,
+    logger,
+    secrets,
+    events,
+    serviceLog,
+    metrics: ctx.metrics,
+    leader: ctx.leader,
+    principals: ctx.principals,
+    services,
+    sources: createMarketSources(config, logger),
+    replicaInstalls: undefined,
+    gateway,
+  });
   try {
     const root = await ctx.db.selectFrom('users').selectAll().where('role', '>=', Role.SuperAdmin).orderBy('id').executeTakeFirstOrThrow();
     print(`Importing ${entries.length} servers from ${file}`);
-    const summary = await importer.importAll(toPrincipal(root), entries, 'en', (event) => {
+    const summary = await market.batch.importAll(toPrincipal(root), entries, 'en', (event) => {
       if (event.status !== 'done') print(`${MARK[event.status]} ${event.name}: ${event.message}`);
     });
     print(`Done: ${summary.success} imported, ${summary.skipped} skipped, ${summary.failed} failed`);
     return summary;
   } finally {
-    await services.drain();
-    await kit.jobs.close();
-    kit.tasks.close();
+    await market.close();
+    await services.close();
     await built.app.close();
     await rt.database.db.destroy();
   }

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import type { BatchProgressEvent, CustomServiceRequest } from '@toolport/contract';
-import type { AppContext } from '../../../context.js';
+import type { Logger } from 'pino';
 import { AppError } from '../../../http/errors.js';
 import type { Principal } from '../../../http/principals.js';
 import { type Locale, type MessageKey, type MessageParams, translate } from '../../../i18n/index.js';
-import type { ServicesService } from '../../services/service.js';
+import type { ServiceRows } from '../../services/index.js';
 import type { InstallTarget } from '../install/installer.js';
-import type { InstallKit } from '../install/routes.js';
+import type { InstallLifecycle } from '../install/lifecycle.js';
 import { findExecutable, isExecutableFile } from '../installers/path-lookup.js';
 import { planFromNpx, planFromUvx } from '../installers/runner-args.js';
 import { InstallError, type PackagePlan } from '../installers/types.js';
@@ -34,14 +34,16 @@ function runnerOf(command: string): 'npx' | 'uvx' | '' {
  */
 export class BatchImporter {
   constructor(
-    private readonly ctx: AppContext,
-    private readonly kit: InstallKit,
-    private readonly services: ServicesService,
+    private readonly deps: {
+      installs: Pick<InstallLifecycle, 'tasks' | 'installer' | 'custom'>;
+      rows: Pick<ServiceRows, 'byName' | 'update'>;
+      logger: Logger;
+    },
   ) {}
 
   /** Creates the batch task and runs it in the background; progress goes to the task's log, one JSON event per line. */
   async start(caller: Principal, entries: BatchEntry[], locale: Locale): Promise<string> {
-    const taskId = await this.kit.tasks.create({
+    const taskId = await this.deps.installs.tasks.create({
       kind: 'batch',
       serviceId: null,
       createdBy: caller.id,
@@ -49,8 +51,8 @@ export class BatchImporter {
       payload: { total: entries.length, names: entries.map((e) => e.name) },
     });
     void this.run(taskId, caller, entries, locale).catch(async (err) => {
-      this.ctx.logger.error({ err, taskId }, 'batch import failed');
-      await this.kit.tasks.finish(taskId, 'failed', errorText(err)).catch(() => undefined);
+      this.deps.logger.error({ err, taskId }, 'batch import failed');
+      await this.deps.installs.tasks.finish(taskId, 'failed', errorText(err)).catch(() => undefined);
     });
     return taskId;
   }
@@ -62,7 +64,7 @@ export class BatchImporter {
     locale: Locale,
     onEvent?: (e: BatchProgressEvent) => void,
   ): Promise<BatchSummary> {
-    const taskId = await this.kit.tasks.create({ kind: 'batch', serviceId: null, createdBy: caller.id, status: 'installing' });
+    const taskId = await this.deps.installs.tasks.create({ kind: 'batch', serviceId: null, createdBy: caller.id, status: 'installing' });
     return this.run(taskId, caller, entries, locale, onEvent);
   }
 
@@ -78,7 +80,7 @@ export class BatchImporter {
     const summary: BatchSummary = { success: 0, skipped: 0, failed: 0 };
     const seen = new Set<string>();
     const emit = async (event: BatchProgressEvent) => {
-      await this.kit.tasks.log(taskId, JSON.stringify(event));
+      await this.deps.installs.tasks.log(taskId, JSON.stringify(event));
       onEvent?.(event);
     };
     for (const entry of entries) {
@@ -94,7 +96,7 @@ export class BatchImporter {
       await emit(item);
     }
     await emit({ status: 'done', summary });
-    await this.kit.tasks.finish(taskId, 'completed', '', summary);
+    await this.deps.installs.tasks.finish(taskId, 'completed', '', summary);
     return summary;
   }
 
@@ -105,7 +107,7 @@ export class BatchImporter {
     t: (k: MessageKey, p?: MessageParams) => string,
   ): Promise<BatchItem> {
     const { name } = entry;
-    if (seen.has(name) || (await this.kit.repo.byName(name)))
+    if (seen.has(name) || (await this.deps.rows.byName(name)))
       return { name, status: 'skipped', message: t('market.batch_item_exists', { name }) };
     if (entry.kind === 'invalid') return { name, status: 'failed', message: t('market.batch_item_failed', { reason: entry.problem }) };
     if (entry.kind === 'remote') {
@@ -162,7 +164,7 @@ export class BatchImporter {
       plan,
       envVars: [],
     };
-    const outcome = await this.kit.installer.installAndWait(callerId, target, entry.env);
+    const outcome = await this.deps.installs.installer.installAndWait(callerId, target, entry.env);
     const spec = `${plan.identifier}${plan.version ? `@${plan.version}` : ''}`;
     if (!outcome.ok)
       return { name: entry.name, status: 'failed', message: t('market.batch_item_install_failed', { spec, reason: outcome.error }) };
@@ -171,9 +173,9 @@ export class BatchImporter {
 
   /** A custom service as the custom install dialog would create it, with the entry's display name. */
   private async createCustom(caller: Principal, displayName: string, req: CustomServiceRequest): Promise<string> {
-    const created = await this.services.createCustom(caller, req);
+    const created = await this.deps.installs.custom.create(caller, req);
     if (displayName && displayName !== created.display_name) {
-      await this.kit.repo.update(created.service_id, { display_name: displayName, updated_at: Date.now() });
+      await this.deps.rows.update(created.service_id, { display_name: displayName, updated_at: Date.now() });
     }
     return created.name;
   }

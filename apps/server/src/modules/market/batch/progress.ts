@@ -1,10 +1,11 @@
 import type { BatchProgressEvent } from '@toolport/contract';
 import { isAdminRole, UserStatus } from '@toolport/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../../context.js';
+import type { Logger } from 'pino';
 import { AppError, forbidden, notFound, unauthorized } from '../../../http/errors.js';
 import { bearerToken } from '../../../http/guard.js';
-import type { Principal } from '../../../http/principals.js';
+import type { Principal, Principals } from '../../../http/principals.js';
+import type { Secrets } from '../../../infra/secrets.js';
 import { verifyAccessToken } from '../../auth/tokens.js';
 import type { InstallTasks } from '../install/tasks.js';
 import type { BatchSummary } from './importer.js';
@@ -25,16 +26,20 @@ export class ProgressStreams {
   private readonly open = new Set<() => void>();
 
   constructor(
-    private readonly ctx: AppContext,
-    private readonly tasks: InstallTasks,
+    private readonly deps: {
+      tasks: Pick<InstallTasks, 'get' | 'linesAfter'>;
+      secrets: Pick<Secrets, 'jwtKey'>;
+      principals: Pick<Principals, 'byId'>;
+      logger: Logger;
+    },
   ) {}
 
   async admin(req: FastifyRequest, queryToken: string | undefined): Promise<Principal> {
     const token = queryToken || bearerToken(req);
     if (!token) throw unauthorized('auth.token_missing');
-    const claims = await verifyAccessToken(this.ctx.secrets.jwtKey, token);
+    const claims = await verifyAccessToken(this.deps.secrets.jwtKey, token);
     if (!claims) throw unauthorized();
-    const principal = await this.ctx.principals.byId(claims.userId);
+    const principal = await this.deps.principals.byId(claims.userId);
     if (!principal || principal.authVersion !== claims.authVersion) throw unauthorized();
     if (principal.status !== UserStatus.Enabled) throw new AppError(401, 'auth.user_disabled');
     if (!isAdminRole(principal.role)) throw forbidden();
@@ -42,11 +47,16 @@ export class ProgressStreams {
   }
 
   async stream(req: FastifyRequest, reply: FastifyReply, taskId: string): Promise<void> {
-    const task = await this.tasks.get(taskId);
+    const task = await this.deps.tasks.get(taskId);
     if (task?.kind !== 'batch') throw notFound('market.batch_not_found');
     const resumeAfter = Number(req.headers['last-event-id']);
     let seq = Number.isInteger(resumeAfter) && resumeAfter > 0 ? resumeAfter : 0;
-    if (seq > 0 && task.status !== 'pending' && task.status !== 'installing' && (await this.tasks.linesAfter(taskId, seq)).length === 0) {
+    if (
+      seq > 0 &&
+      task.status !== 'pending' &&
+      task.status !== 'installing' &&
+      (await this.deps.tasks.linesAfter(taskId, seq)).length === 0
+    ) {
       reply.status(204).send();
       return;
     }
@@ -77,7 +87,7 @@ export class ProgressStreams {
     let lastWrite = Date.now();
     try {
       while (!closed) {
-        const lines = await this.tasks.linesAfter(taskId, seq);
+        const lines = await this.deps.tasks.linesAfter(taskId, seq);
         for (const { seq: n, line } of lines) {
           seq = n;
           write(n, line);
@@ -88,10 +98,10 @@ export class ProgressStreams {
           if (status === 'success' || status === 'skipped' || status === 'failed') counts[status] += 1;
         }
         if (lines.length === 0) {
-          const now = await this.tasks.get(taskId);
+          const now = await this.deps.tasks.get(taskId);
           const finished = !now || (now.status !== 'pending' && now.status !== 'installing');
           // A batch that ended without its `done` (its server stopped): what happened is all there is.
-          if (finished && (await this.tasks.linesAfter(taskId, seq)).length === 0) {
+          if (finished && (await this.deps.tasks.linesAfter(taskId, seq)).length === 0) {
             write(undefined, JSON.stringify({ status: 'done', summary: counts } satisfies BatchProgressEvent));
             return;
           }
@@ -103,7 +113,7 @@ export class ProgressStreams {
         }
       }
     } catch (err) {
-      this.ctx.logger.warn({ err, taskId }, 'batch progress stream failed');
+      this.deps.logger.warn({ err, taskId }, 'batch progress stream failed');
     } finally {
       this.open.delete(end);
       end();

@@ -1,16 +1,12 @@
 import { BatchImportResult, BatchProgressParams, BatchProgressQuery, envelope } from '@toolport/contract';
 import { z } from 'zod';
-import type { AppContext } from '../../../context.js';
 import { badRequest } from '../../../http/errors.js';
 import { principalOf } from '../../../http/guard.js';
 import { ok } from '../../../http/locale.js';
 import type { ZodApi } from '../../index.js';
-import { HealthChecks } from '../../services/health.js';
-import { ServicesService } from '../../services/service.js';
-import type { InstallKit } from '../install/routes.js';
 import { type BatchEntry, BatchFormatError, parseBatchConfig } from './config.js';
-import { BatchImporter } from './importer.js';
-import { ProgressStreams } from './progress.js';
+import type { BatchImporter } from './importer.js';
+import type { ProgressStreams } from './progress.js';
 
 const tags = ['market'];
 
@@ -41,17 +37,12 @@ export function batchEntriesOf(body: unknown): BatchEntry[] {
   }
 }
 
-export function createBatchImporter(ctx: AppContext, kit: InstallKit): { importer: BatchImporter; services: ServicesService } {
-  const services = new ServicesService(ctx, kit.repo, kit.tasks, new HealthChecks(ctx, kit.repo));
-  return { importer: new BatchImporter(ctx, kit, services), services };
-}
-
 /** Batch import of an `mcpServers` document, and its progress as an event stream. */
-export async function batchRoutes(api: ZodApi, ctx: AppContext, kit: InstallKit): Promise<void> {
-  const { importer, services } = createBatchImporter(ctx, kit);
-  const streams = new ProgressStreams(ctx, kit.tasks);
+export async function batchRoutes(
+  api: ZodApi,
+  { importer, streams }: { importer: BatchImporter; streams: ProgressStreams },
+): Promise<void> {
   api.addHook('preClose', async () => streams.closeAll());
-  api.addHook('onClose', async () => services.drain());
 
   api.post(
     '/mcp_market/batch-import',

@@ -3,7 +3,7 @@ import { CliUsageError, parseCommand } from '../../../cli.js';
 import { migrateToLatest } from '../../../db/db.js';
 import { resolveMasterSecret, Secrets } from '../../../infra/secrets.js';
 import { openRuntime } from '../../../runtime.js';
-import { ServicesRepo } from '../../services/repo.js';
+import { allServiceRows } from '../../services/index.js';
 import type { MarketCommandIo } from '../batch/cli.js';
 import { exportServices } from './document.js';
 
@@ -21,7 +21,7 @@ export async function runExportCommand(args: string[], io: MarketCommandIo = {})
   try {
     await migrateToLatest(rt.database.db);
     const secrets = new Secrets(resolveMasterSecret(rt.config.secretKey, rt.config.dataDir));
-    const doc = exportServices(await new ServicesRepo(rt.database.db).all(), secrets, rt.config.dataDir);
+    const doc = exportServices(await allServiceRows(rt.database.db), secrets, rt.config.dataDir);
     const text = JSON.stringify(doc, null, 2);
     if (!file) {
       print(text);

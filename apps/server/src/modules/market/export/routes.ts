@@ -1,13 +1,15 @@
 import { envelope, McpServersDocument } from '@toolport/contract';
-import type { AppContext } from '../../../context.js';
 import { ok } from '../../../http/locale.js';
+import type { Secrets } from '../../../infra/secrets.js';
 import type { ZodApi } from '../../index.js';
-import { ServicesRepo } from '../../services/repo.js';
+import type { ServiceRows } from '../../services/index.js';
 import { exportServices } from './document.js';
 
 /** `GET /mcp_market/export`: the installed services as an importable `mcpServers` document. */
-export async function exportRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
-  const repo = new ServicesRepo(ctx.db);
+export async function exportRoutes(
+  api: ZodApi,
+  { rows, secrets, dataDir }: { rows: Pick<ServiceRows, 'all'>; secrets: Secrets; dataDir: string },
+): Promise<void> {
   api.get(
     '/mcp_market/export',
     {
@@ -19,6 +21,6 @@ export async function exportRoutes(api: ZodApi, ctx: AppContext): Promise<void> 
         response: { 200: envelope(McpServersDocument) },
       },
     },
-    async (_req, reply) => ok(reply, exportServices(await repo.all(), ctx.secrets, ctx.config.dataDir)),
+    async (_req, reply) => ok(reply, exportServices(await rows.all(), secrets, dataDir)),
   );
 }

@@ -1,15 +1,12 @@
 import type { EnvVarDeclaration, InstallRequest, InstallResult, MarketSourceName } from '@toolport/contract';
-import type { AppContext } from '../../../context.js';
 import type { ServiceRow } from '../../../db/schema.js';
 import { AppError, badRequest, conflict } from '../../../http/errors.js';
 import { storedInstallDir } from '../../../infra/install-dir.js';
-import { checkedEnv, checkedHeaders, checkedRemoteAddress } from '../../services/custom.js';
-import { PersonalEnvs } from '../../services/personal-env.js';
-import type { ServicesRepo } from '../../services/repo.js';
+import type { Secrets } from '../../../infra/secrets.js';
+import { checkedEnv, checkedHeaders, checkedRemoteAddress, type PersonalEnvs, type ServiceRows } from '../../services/index.js';
 import { serviceNameFor } from '../details/mcp-config.js';
 import { isPinnableVersion, parseNpmSpec, parsePypiSpec } from '../installers/runner-args.js';
 import { InstallError, type InstallPlan, type PackagePlan, type RemotePlan } from '../installers/types.js';
-import { MarketRepo } from '../search/repo.js';
 import type { MarketService } from '../search/service.js';
 import { type InstallJobs, type JobOutcome, packageDirOf } from './jobs.js';
 import { initialValues, missingVariables, planForLaunch } from './plan.js';
@@ -50,20 +47,19 @@ const MARKET_SOURCE: Record<InstallRequest['package_manager'], MarketSourceName>
  * caller's personal values; one being installed answers with its running task.
  */
 export class MarketInstaller {
-  private readonly index: MarketRepo;
-  private readonly personal: PersonalEnvs;
   private readonly turns = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly ctx: AppContext,
-    private readonly market: MarketService,
-    private readonly tasks: InstallTasks,
-    private readonly jobs: InstallJobs,
-    private readonly repo: ServicesRepo,
-  ) {
-    this.index = new MarketRepo(ctx.db);
-    this.personal = new PersonalEnvs(ctx, repo);
-  }
+    private readonly deps: {
+      market: MarketService;
+      tasks: InstallTasks;
+      jobs: InstallJobs;
+      rows: ServiceRows;
+      personal: PersonalEnvs;
+      secrets: Secrets;
+      dataDir: string;
+    },
+  ) {}
 
   async installOrAdd(callerId: number, req: InstallRequest): Promise<InstallResult> {
     const target = req.source_type === 'custom' ? customTarget(req) : await this.marketplaceTarget(req);
@@ -83,7 +79,7 @@ export class MarketInstaller {
   }
 
   private async installOrAddTarget(callerId: number, req: InstallRequest, target: InstallTarget): Promise<InstallResult> {
-    const existing = (await this.index.installedIndex()).serviceIdOf(target.marketSource, target.packageName);
+    const existing = (await this.deps.market.installedIndex()).serviceIdOf(target.marketSource, target.packageName);
     if (existing !== null) return this.addInstance(callerId, existing, req.user_provided_env_vars);
     if (target.plan.kind === 'unsupported') throw badRequest('market.install_unsupported', { reason: target.plan.reason });
     const missing = missingVariables(target.envVars, req.user_provided_env_vars);
@@ -100,7 +96,8 @@ export class MarketInstaller {
       created = await this.create(callerId, target, req.user_provided_env_vars);
     } catch (err) {
       // The same package asked for at once on another replica: this one finds that one's service and task.
-      const again = isUniqueViolation(err) && (await this.index.installedIndex()).serviceIdOf(target.marketSource, target.packageName);
+      const again =
+        isUniqueViolation(err) && (await this.deps.market.installedIndex()).serviceIdOf(target.marketSource, target.packageName);
       if (again) return this.addInstance(callerId, again, req.user_provided_env_vars);
       throw err;
     }
@@ -128,7 +125,7 @@ export class MarketInstaller {
     plan: PackagePlan | RemotePlan,
     values: Record<string, string>,
   ): Promise<JobOutcome> {
-    return this.jobs.start({
+    return this.deps.jobs.start({
       serviceId: created.row.id,
       serviceName: created.row.name,
       taskId: created.taskId,
@@ -139,8 +136,8 @@ export class MarketInstaller {
 
   private async marketplaceTarget(req: InstallRequest): Promise<InstallTarget> {
     const source = MARKET_SOURCE[req.package_manager];
-    const pkg = await this.market.find(req.package_name, source);
-    const envVars = await this.market.envVarsOf(pkg);
+    const pkg = await this.deps.market.find(req.package_name, source);
+    const envVars = await this.deps.market.envVarsOf(pkg);
     let plan = planForLaunch(pkg.launch, pkg.name);
     if (plan.kind === 'npm' || plan.kind === 'pypi') {
       // A version asked for replaces the latest for npm and PyPI; an MCP Registry entry pins its package itself.
@@ -161,16 +158,16 @@ export class MarketInstaller {
   }
 
   private async addInstance(callerId: number, serviceId: number, provided: Record<string, string>): Promise<InstallResult> {
-    const row = await this.repo.byId(serviceId);
+    const row = await this.deps.rows.byId(serviceId);
     if (!row) throw conflict('market.install_conflict');
-    const running = await this.tasks.activeFor(serviceId);
+    const running = await this.deps.tasks.activeFor(serviceId);
     if (running && (running.status === 'pending' || running.status === 'installing')) {
       return { mcp_service_id: serviceId, task_id: running.id, status: running.status, service_name: row.name };
     }
-    const current = await this.personal.get(row, callerId);
+    const current = await this.deps.personal.get(row, callerId);
     const mine = Object.fromEntries(Object.entries(provided).filter(([name, value]) => current.names.includes(name) && value.trim()));
     // Values stored before stay (the mask means "keep"); the new ones are added or replace theirs.
-    if (Object.keys(mine).length > 0) await this.personal.set(row, callerId, { ...current.env, ...mine });
+    if (Object.keys(mine).length > 0) await this.deps.personal.set(row, callerId, { ...current.env, ...mine });
     return { mcp_service_id: serviceId, status: 'already_installed_instance_added', service_name: row.name };
   }
 
@@ -186,9 +183,9 @@ export class MarketInstaller {
     const headers = remote ? headersOf(remote, values) : {};
     const env = remote ? {} : checkedEnv(values);
     const name = target.name ?? (await this.freeName(serviceNameFor(target.nameSeed)));
-    const { dataDir } = this.ctx.config;
+    const { dataDir } = this.deps;
     const now = Date.now();
-    const row = await this.repo.insert({
+    const row = await this.deps.rows.insert({
       name,
       display_name: target.displayName.slice(0, 128),
       description: target.description.slice(0, 2000),
@@ -199,8 +196,8 @@ export class MarketInstaller {
       version: target.plan.kind === 'npm' || target.plan.kind === 'pypi' ? target.plan.version : '',
       command: remote ? remote.url : '',
       args_json: '[]',
-      env_enc: this.ctx.secrets.encryptJson(env),
-      headers_enc: this.ctx.secrets.encryptJson(headers),
+      env_enc: this.deps.secrets.encryptJson(env),
+      headers_enc: this.deps.secrets.encryptJson(headers),
       env_schema_json: JSON.stringify(target.envVars),
       // Known from the start, so that an interrupted install can be cleaned up.
       install_dir: remote ? '' : storedInstallDir(dataDir, packageDirOf(dataDir, target.plan.kind as 'npm' | 'pypi', name)),
@@ -215,7 +212,7 @@ export class MarketInstaller {
       created_at: now,
       updated_at: now,
     });
-    const taskId = await this.tasks.create({
+    const taskId = await this.deps.tasks.create({
       kind: 'marketplace',
       serviceId: row.id,
       createdBy: callerId,
@@ -228,7 +225,7 @@ export class MarketInstaller {
     for (let n = 1; n < 1000; n += 1) {
       const suffix = n === 1 ? '' : `-${n}`;
       const candidate = `${seed.slice(0, 64 - suffix.length)}${suffix}`;
-      if (!(await this.repo.byName(candidate))) return candidate;
+      if (!(await this.deps.rows.byName(candidate))) return candidate;
     }
     throw conflict('service.name_taken', { name: seed });
   }

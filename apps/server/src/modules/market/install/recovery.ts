@@ -1,5 +1,5 @@
-import type { AppContext } from '../../../context.js';
-import type { ServicesRepo } from '../../services/repo.js';
+import type { Logger } from 'pino';
+import type { ServiceRows } from '../../services/index.js';
 import { discardService } from './jobs.js';
 import { type InstallTasks, TASK_STALE_MS } from './tasks.js';
 
@@ -15,26 +15,21 @@ export const SWEEP_INTERVAL_MS = 30_000;
  * still `installing`) is deleted with its files, as a failure in the running process would have.
  * Returns how many tasks were recovered.
  */
-export async function recoverInterruptedTasks(ctx: AppContext, tasks: InstallTasks, repo: ServicesRepo, now = Date.now()): Promise<number> {
+export async function recoverInterruptedTasks(
+  deps: { tasks: InstallTasks; rows: ServiceRows; dataDir: string; logger: Logger },
+  now = Date.now(),
+): Promise<number> {
+  const { tasks, rows } = deps;
   const before = now - TASK_STALE_MS;
   const stale = await tasks.stale(before);
   let recovered = 0;
   for (const task of stale) {
-    // Claimed first (a compare-and-set on the heartbeat column): should two replicas sweep at once,
-    // during a change of leader, one of them takes each task and the other leaves it.
-    const claimed = await ctx.db
-      .updateTable('install_tasks')
-      .set({ updated_at: now })
-      .where('id', '=', task.id)
-      .where('finished_at', 'is', null)
-      .where('updated_at', '<', before)
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) continue;
+    if (!(await tasks.claim(task.id, before, now))) continue;
     recovered += 1;
     if (task.kind === 'marketplace' && task.serviceId !== null) {
-      const row = await repo.byId(task.serviceId);
+      const row = await rows.byId(task.serviceId);
       if (row && row.enabled === 0 && row.health_status === 'installing') {
-        await discardService(ctx, repo, row.id, row.install_dir);
+        await discardService(deps, row.id, row.install_dir);
         await tasks.detachService(task.id);
       }
     }
@@ -42,6 +37,6 @@ export async function recoverInterruptedTasks(ctx: AppContext, tasks: InstallTas
     if (task.kind !== 'batch') await tasks.log(task.id, INTERRUPTED_REASON);
     await tasks.finish(task.id, 'failed', INTERRUPTED_REASON);
   }
-  if (recovered > 0) ctx.logger.warn({ count: recovered }, 'install tasks interrupted by a stopped server were marked failed');
+  if (recovered > 0) deps.logger.warn({ count: recovered }, 'install tasks interrupted by a stopped server were marked failed');
   return recovered;
 }

@@ -1,16 +1,19 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../../../context.js';
+import type { Logger } from 'pino';
 import type { ServiceRow } from '../../../db/schema.js';
-import type { ServiceSpec } from '../../../gateway/catalog.js';
+import type { ServiceCatalog, ServiceSpec } from '../../../gateway/catalog.js';
 import { LocalisedError } from '../../../i18n/localised-error.js';
+import type { ConfigEvents } from '../../../infra/events.js';
 import { resolveInstallDir } from '../../../infra/install-dir.js';
-import { ServicesRepo } from '../../services/repo.js';
+import type { ServiceLog } from '../../../infra/service-log.js';
+import type { ServiceRows } from '../../services/index.js';
 import { npmInstallFiles } from '../installers/npm.js';
 import { drainProcessesIn } from '../installers/processes.js';
 import { pipInstallFiles } from '../installers/pypi.js';
 import { InstallError, MANIFEST_FILE, type PackageManifest } from '../installers/types.js';
-import type { MarketService } from '../search/service.js';
+import { findPackage } from '../search/service.js';
+import type { MarketSources } from '../sources/index.js';
 import { planForLaunch } from './plan.js';
 
 /** An installed package's directory as `services.install_dir` stores it (relative to DATA_DIR). */
@@ -29,6 +32,21 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
  */
 /** Said to a client whose request reached a replica that does not have the package (yet). */
 export class ReplicaInstallError extends LocalisedError {}
+
+export interface ReplicaInstallsDeps {
+  /** Names this replica in log lines and in its staging directories. */
+  replicaId: string;
+  dataDir: string;
+  events: ConfigEvents;
+  catalog: Pick<ServiceCatalog, 'byId' | 'enabledServices'>;
+  /** The package fields of a service (kind, name, version), which the gateway's view leaves out. */
+  rows: Pick<ServiceRows, 'byId'>;
+  serviceLog: Pick<ServiceLog, 'write' | 'redact'>;
+  logger: Logger;
+  /** An MCP Registry entry is looked up again to learn which package it runs. */
+  sources: MarketSources;
+  registries: { npm: () => Promise<string>; pypi: string };
+}
 
 export interface ReplicaInstallOptions {
   /** Client requests wait this long for an install in progress (default 20 s). */
@@ -53,7 +71,6 @@ export class ReplicaInstalls {
   private readonly failures = new Map<string, { key: string; at: number; reason: string }>();
   /** Services whose files this replica installed itself: removed with the service. */
   private readonly installedHere = new Map<number, string>();
-  private readonly repo: ServicesRepo;
   private readonly controller = new AbortController();
   private readonly stopListening: () => void;
   private readonly requestWaitMs: number;
@@ -61,16 +78,13 @@ export class ReplicaInstalls {
   private readonly marker: string;
 
   constructor(
-    private readonly ctx: AppContext,
-    private readonly market: MarketService,
-    private readonly registries: { npm: () => Promise<string>; pypi: string },
+    private readonly deps: ReplicaInstallsDeps,
     opts: ReplicaInstallOptions = {},
   ) {
-    this.repo = new ServicesRepo(ctx.db);
     this.requestWaitMs = opts.requestWaitMs ?? REQUEST_WAIT_MS;
     this.timeoutMs = opts.timeoutMs ?? INSTALL_TIMEOUT_MS;
-    this.marker = `[replica ${ctx.redis?.replicaId ?? 'local'}]`;
-    this.stopListening = ctx.events.on((event) => {
+    this.marker = `[replica ${deps.replicaId}]`;
+    this.stopListening = deps.events.on((event) => {
       if (event.type === 'service.changed') void this.eagerly(event.serviceId);
       if (event.type === 'service.removed') void this.forget(event.serviceId);
     });
@@ -82,7 +96,7 @@ export class ReplicaInstalls {
    */
   ensure(spec: ServiceSpec, forRequest = false): Promise<void> | undefined {
     if (spec.type !== 'stdio' || !PACKAGE_DIR.test(spec.installDir)) return undefined;
-    const dir = resolveInstallDir(this.ctx.config.dataDir, spec.installDir);
+    const dir = resolveInstallDir(this.deps.dataDir, spec.installDir);
     const key = `${spec.id}:${spec.updatedAt}`;
     let work = this.running.get(dir);
     if (!work) {
@@ -110,12 +124,12 @@ export class ReplicaInstalls {
   /** Every enabled service's package, one after the other (a replica that starts or joins late). */
   async catchUp(): Promise<void> {
     try {
-      for (const spec of await this.ctx.catalog.enabledServices()) {
+      for (const spec of await this.deps.catalog.enabledServices()) {
         if (this.controller.signal.aborted) return;
         await this.ensure(spec)?.catch(() => undefined);
       }
     } catch (err) {
-      this.ctx.logger.error({ err }, 'installing the packages of this replica failed');
+      this.deps.logger.error({ err }, 'installing the packages of this replica failed');
     }
   }
 
@@ -128,10 +142,10 @@ export class ReplicaInstalls {
 
   private async eagerly(serviceId: number): Promise<void> {
     try {
-      const spec = await this.ctx.catalog.byId(serviceId);
+      const spec = await this.deps.catalog.byId(serviceId);
       if (spec?.enabled) await this.ensure(spec)?.catch(() => undefined);
     } catch (err) {
-      this.ctx.logger.error({ err, serviceId }, 'installing a service’s package on this replica failed');
+      this.deps.logger.error({ err, serviceId }, 'installing a service’s package on this replica failed');
     }
   }
 
@@ -141,25 +155,25 @@ export class ReplicaInstalls {
     if (!dir) return;
     this.installedHere.delete(serviceId);
     await this.running.get(dir)?.catch(() => undefined);
-    if (await this.repo.byId(serviceId)) return;
+    if (await this.deps.rows.byId(serviceId)) return;
     await drainProcessesIn(dir, 10_000);
     rmSync(dir, { recursive: true, force: true });
   }
 
   private log(spec: ServiceSpec, level: 'info' | 'error', line: string): void {
-    this.ctx.serviceLog.write({ serviceId: spec.id, serviceName: spec.name, phase: 'install', level, message: `${this.marker} ${line}` });
+    this.deps.serviceLog.write({ serviceId: spec.id, serviceName: spec.name, phase: 'install', level, message: `${this.marker} ${line}` });
   }
 
   /** Checks the directory against the service's row (package kind and version) and installs when it does not match. */
   private async provide(spec: ServiceSpec, dir: string, key: string): Promise<void> {
     try {
-      const row = await this.repo.byId(spec.id);
+      const row = await this.deps.rows.byId(spec.id);
       if (!row) throw new InstallError('the service was removed');
       if (!matches(dir, row)) await this.install(spec, dir, row);
       this.verified.set(dir, key);
       this.failures.delete(dir);
     } catch (err) {
-      const reason = this.ctx.serviceLog.redact(this.controller.signal.aborted ? 'the server is shutting down' : errorText(err));
+      const reason = this.deps.serviceLog.redact(this.controller.signal.aborted ? 'the server is shutting down' : errorText(err));
       this.log(spec, 'error', `Installation on this replica failed: ${reason}`);
       this.failures.set(dir, { key, at: Date.now(), reason });
       throw new ReplicaInstallError('market.replica_install_failed', { name: spec.name }, reason);
@@ -168,17 +182,17 @@ export class ReplicaInstalls {
 
   private async install(spec: ServiceSpec, dir: string, row: ServiceRow): Promise<void> {
     const log = (level: 'info' | 'error', line: string) => this.log(spec, level, line);
-    const staging = `${dir}.installing-${this.ctx.redis?.replicaId ?? process.pid}`;
+    const staging = `${dir}.installing-${this.deps.replicaId}`;
     try {
       const kind = PACKAGE_DIR.exec(spec.installDir)?.[1] as 'npm' | 'pypi';
       const identifier = await this.identifierOf(kind, row, spec);
       const version = row.version;
-      const registry = kind === 'npm' ? await this.registries.npm() : this.registries.pypi;
+      const registry = kind === 'npm' ? await this.deps.registries.npm() : this.deps.registries.pypi;
       log(
         'info',
         `${spec.name} is not installed on this replica yet: installing ${kind === 'npm' ? 'npm' : 'PyPI'} package ${identifier}${version ? `@${version}` : ''} into ${dir}`,
       );
-      this.ctx.logger.info({ service: spec.name, identifier, version }, 'installing a service’s package on this replica');
+      this.deps.logger.info({ service: spec.name, identifier, version }, 'installing a service’s package on this replica');
       rmSync(staging, { recursive: true, force: true });
       const opts = {
         dir: staging,
@@ -249,7 +263,7 @@ export class ReplicaInstalls {
     }
     if (row.package_manager === kind || (kind === 'pypi' && row.package_manager === 'uv')) return row.package_name;
     if (row.package_manager === 'mcp_registry') {
-      const plan = planForLaunch((await this.market.find(row.package_name, 'mcp_registry')).launch, row.package_name);
+      const plan = planForLaunch((await findPackage(this.deps.sources, row.package_name, 'mcp_registry')).launch, row.package_name);
       if (plan.kind === kind) return plan.identifier;
     }
     throw new InstallError(`cannot tell which ${kind} package ${spec.name} runs: install it again through the console`);

@@ -1,65 +1,32 @@
-import { envelope, InstallRequest, InstallResult } from '@toolport/contract';
-import type { AppContext } from '../../../context.js';
+import {
+  CustomServiceRequest,
+  CustomServiceResult,
+  envelope,
+  InstallRequest,
+  InstallResult,
+  InstallStatus,
+  OkEnvelope,
+  TaskIdParams,
+  UninstallRequest,
+} from '@toolport/contract';
+import { notFound } from '../../../http/errors.js';
 import { principalOf } from '../../../http/guard.js';
 import { ok } from '../../../http/locale.js';
 import type { ZodApi } from '../../index.js';
-import { ServicesRepo } from '../../services/repo.js';
-import type { MarketService } from '../search/service.js';
-import { MarketInstaller } from './installer.js';
-import { InstallJobs } from './jobs.js';
-import { recoverInterruptedTasks, SWEEP_INTERVAL_MS } from './recovery.js';
-import { ReplicaInstalls } from './replica.js';
-import { InstallTasks } from './tasks.js';
+import { serviceIdOf } from '../../services/index.js';
+import type { InstallLifecycle } from './lifecycle.js';
 
-const tags = ['market'];
+/** The API documentation lists custom installs, their status and uninstalls with the services. */
+const serviceTags = ['services'];
 
-/** What the install, batch import and CLI paths share: one task store, one set of running jobs. */
-export interface InstallKit {
-  installer: MarketInstaller;
-  tasks: InstallTasks;
-  repo: ServicesRepo;
-  jobs: InstallJobs;
-}
-
-export function createInstallKit(ctx: AppContext, market: MarketService): InstallKit {
-  const tasks = new InstallTasks(ctx.db);
-  const repo = new ServicesRepo(ctx.db);
-  const jobs = new InstallJobs(ctx, tasks, repo, { npm: () => market.sources.npmRegistryUrl.get(), pypi: ctx.config.registries.pypiIndex });
-  return { installer: new MarketInstaller(ctx, market, tasks, jobs, repo), tasks, repo, jobs };
-}
-
-/** `install_or_add_service`, and the sweep that fails tasks a stopped server left unfinished. */
-export async function installRoutes(api: ZodApi, ctx: AppContext, market: MarketService): Promise<InstallKit> {
-  const kit = createInstallKit(ctx, market);
-  // One replica sweeps (the leader; nobody while Redis is away): each interrupted task is noticed once.
-  const sweep = async () => {
-    if (!ctx.leader.runs('exclusive')) return;
-    await recoverInterruptedTasks(ctx, kit.tasks, kit.repo).catch((err) =>
-      ctx.logger.error({ err }, 'recovering interrupted install tasks failed'),
-    );
-  };
-  await sweep();
-  const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
-  timer.unref();
-  // Several replicas, each with its own DATA_DIR: what one installed, each installs for itself.
-  const replicaInstalls = ctx.redis
-    ? new ReplicaInstalls(ctx, market, { npm: () => market.sources.npmRegistryUrl.get(), pypi: ctx.config.registries.pypiIndex })
-    : undefined;
-  ctx.packages = replicaInstalls;
-  void replicaInstalls?.catchUp();
-  api.addHook('onClose', async () => {
-    clearInterval(timer);
-    await replicaInstalls?.close();
-    await kit.jobs.close();
-    kit.tasks.close();
-  });
-
+/** How services come and go: marketplace and custom installs, their tasks, uninstalls. Installing is for admins. */
+export async function installRoutes(api: ZodApi, installs: InstallLifecycle): Promise<void> {
   api.post(
     '/mcp_market/install_or_add_service',
     {
       config: { auth: 'admin' },
       schema: {
-        tags,
+        tags: ['market'],
         summary: 'Install a package as a service (a durable task), or add the caller’s values to the installed one',
         description:
           'Missing required variables answer 400 with data.required_env_vars. Poll GET /mcp_market/install_status/{task_id} for the log.',
@@ -68,7 +35,7 @@ export async function installRoutes(api: ZodApi, ctx: AppContext, market: Market
       },
     },
     async (req, reply) => {
-      const result = await kit.installer.installOrAdd(principalOf(req).id, req.body);
+      const result = await installs.installer.installOrAdd(principalOf(req).id, req.body);
       const message =
         result.status === 'already_installed_instance_added'
           ? req.t('market.instance_added', { name: result.service_name })
@@ -76,5 +43,57 @@ export async function installRoutes(api: ZodApi, ctx: AppContext, market: Market
       return ok(reply, result, message);
     },
   );
-  return kit;
+
+  api.post(
+    '/mcp_market/custom_service',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: serviceTags,
+        summary: 'Create a custom stdio, sse or streamableHttp service',
+        body: CustomServiceRequest,
+        response: { 201: envelope(CustomServiceResult) },
+      },
+    },
+    async (req, reply) => {
+      const result = await installs.custom.create(principalOf(req), req.body);
+      const message = req.t(result.task_id ? 'service.install_started' : 'service.created', { name: result.name });
+      return ok(reply, result, message, 201);
+    },
+  );
+
+  api.get(
+    '/mcp_market/install_status/:taskId',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: serviceTags,
+        summary: 'An install task’s status and every log line so far',
+        params: TaskIdParams,
+        response: { 200: envelope(InstallStatus) },
+      },
+    },
+    async (req, reply) => {
+      const status = await installs.tasks.status(req.params.taskId);
+      if (!status) throw notFound('service.task_not_found');
+      return ok(reply, status);
+    },
+  );
+
+  api.post(
+    '/mcp_market/uninstall',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: serviceTags,
+        summary: 'Stop and delete a service; its history stays',
+        body: UninstallRequest,
+        response: { 200: OkEnvelope },
+      },
+    },
+    async (req, reply) => {
+      await installs.uninstaller.uninstall(serviceIdOf(req.body.service_id));
+      return ok(reply, undefined, req.t('service.uninstalled'));
+    },
+  );
 }

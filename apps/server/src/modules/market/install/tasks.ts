@@ -162,6 +162,21 @@ export class InstallTasks {
     return rows.filter((r) => !this.running.has(r.id)).map(toTaskRow);
   }
 
+  /**
+   * Takes an interrupted task over, once: a compare-and-set on its heartbeat column, so that of two
+   * processes sweeping at once (during a change of leader) only one recovers it.
+   */
+  async claim(taskId: string, staleBefore: number, now: number): Promise<boolean> {
+    const claimed = await this.db
+      .updateTable('install_tasks')
+      .set({ updated_at: now })
+      .where('id', '=', taskId)
+      .where('finished_at', 'is', null)
+      .where('updated_at', '<', staleBefore)
+      .executeTakeFirst();
+    return Number(claimed.numUpdatedRows) === 1;
+  }
+
   /** Log lines after `seq`, in order (event streams follow a task with this). */
   linesAfter(taskId: string, seq: number): Promise<{ seq: number; line: string }[]> {
     return this.db

@@ -1,7 +1,7 @@
 import type { MarketPackage } from '@toolport/contract';
 import { firstGithubUrl, githubRepoOf } from '../sources/links.js';
 import type { SourcePackage } from '../sources/types.js';
-import type { InstalledIndex } from './repo.js';
+import type { InstalledIndex } from './installed.js';
 
 /** Counts looked up beside the source: weekly downloads and GitHub stars. */
 export interface Popularity {

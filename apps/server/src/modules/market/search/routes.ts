@@ -1,21 +1,13 @@
 import { envelope, MarketPackage, MarketSearchQuery, PackageDetails, PackageDetailsQuery } from '@toolport/contract';
 import { z } from 'zod';
-import type { AppContext } from '../../../context.js';
 import { ok } from '../../../http/locale.js';
 import type { ZodApi } from '../../index.js';
-import { batchRoutes } from '../batch/routes.js';
-import { exportRoutes } from '../export/routes.js';
-import { installRoutes } from '../install/routes.js';
-import { createMarketSources } from '../sources/index.js';
-import { MarketRepo } from './repo.js';
-import { MarketService, parseSources } from './service.js';
+import { type MarketService, parseSources } from './service.js';
 
 const tags = ['market'];
 
-/** The marketplace: browsing is open to every signed-in user (it changes nothing); installing is for admins. */
-export async function marketRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
-  const market = new MarketService(createMarketSources(ctx.config, ctx.logger), new MarketRepo(ctx.db));
-
+/** Browsing the marketplace: open to every signed-in user (it changes nothing). */
+export async function searchRoutes(api: ZodApi, market: MarketService): Promise<void> {
   api.get(
     '/mcp_market/search',
     {
@@ -43,8 +35,4 @@ export async function marketRoutes(api: ZodApi, ctx: AppContext): Promise<void> 
     },
     async (req, reply) => ok(reply, await market.details(req.query.package_name, req.query.package_manager)),
   );
-
-  const installs = await installRoutes(api, ctx, market);
-  await batchRoutes(api, ctx, installs);
-  await exportRoutes(api, ctx);
 }

@@ -7,14 +7,15 @@ import {
   type PackageDetails,
 } from '@toolport/contract';
 import { AppError, badRequest, notFound } from '../../../http/errors.js';
+import type { ServiceRows } from '../../services/index.js';
 import { discoverEnvVars } from '../details/env-discovery.js';
 import { mcpConfigFor } from '../details/mcp-config.js';
 import { SourceError } from '../sources/http.js';
 import type { MarketSources } from '../sources/index.js';
 import { githubRepoOf } from '../sources/links.js';
 import type { DeclaredEnvVar, SourcePackage } from '../sources/types.js';
+import { type InstalledIndex, readInstalledIndex } from './installed.js';
 import { githubUrlOf, type Popularity, toMarketPackage } from './mapping.js';
-import type { MarketRepo } from './repo.js';
 
 /** How sources are named in messages. */
 export const SOURCE_LABEL: Record<MarketSourceName, string> = { npm: 'npm', pypi: 'PyPI', mcp_registry: 'MCP Registry' };
@@ -38,12 +39,31 @@ export function parseSources(text: string | undefined): MarketSourceName[] {
   return [...new Set(wanted as MarketSourceName[])];
 }
 
+/** A package as its source has it; else 404 when it does not exist, 502 when its registry cannot say. */
+export async function findPackage(sources: MarketSources, name: string, source: MarketSourceName): Promise<SourcePackage> {
+  let pkg: SourcePackage | null;
+  try {
+    pkg = await sources.bySource(source).details(name);
+  } catch (err) {
+    if (!(err instanceof SourceError)) throw err;
+    sources.logger.warn({ source, name, err: String(err) }, 'marketplace details failed');
+    throw new AppError(502, 'market.source_unavailable', { source: SOURCE_LABEL[source] });
+  }
+  if (!pkg) throw notFound('market.package_not_found', { name, source: SOURCE_LABEL[source] });
+  return pkg;
+}
+
 /** Searching and reading packages across the registries, with installed state from the services table. */
 export class MarketService {
   constructor(
     readonly sources: MarketSources,
-    private readonly repo: MarketRepo,
+    private readonly rows: Pick<ServiceRows, 'packaged'>,
   ) {}
+
+  /** Which packages have a service: search results and installs answer for them. */
+  installedIndex(): Promise<InstalledIndex> {
+    return readInstalledIndex(this.rows);
+  }
 
   /** Results of every asked source, each in its own order; a source that fails adds nothing. */
   async search(query: string, sources: MarketSourceName[]): Promise<MarketPackage[]> {
@@ -51,7 +71,7 @@ export class MarketService {
     if (!text) return [];
     const lists = await Promise.all(sources.map((s) => this.sources.bySource(s).search(text, MARKET_SEARCH_LIMIT)));
     const packages = lists.flat();
-    const [popularity, installed] = await Promise.all([Promise.all(packages.map((p) => this.popularity(p))), this.repo.installedIndex()]);
+    const [popularity, installed] = await Promise.all([Promise.all(packages.map((p) => this.popularity(p))), this.installedIndex()]);
     return packages.map((p, i) => toMarketPackage(p, popularity[i] ?? { downloads: 0, stars: 0 }, installed));
   }
 
@@ -60,7 +80,7 @@ export class MarketService {
     const pkg = await this.find(name, source);
     const [declared, readme] = await Promise.all([this.declaredEnv(pkg), this.readmeOf(pkg)]);
     const envVars = discoverEnvVars(declared, readme);
-    const [popularity, installed] = await Promise.all([this.popularity(pkg), this.repo.installedIndex()]);
+    const [popularity, installed] = await Promise.all([this.popularity(pkg), this.installedIndex()]);
     const item = toMarketPackage(pkg, popularity, installed);
     return {
       details: item,
@@ -78,17 +98,8 @@ export class MarketService {
   }
 
   /** The package as its source has it, or the AppError the route answers with. */
-  async find(name: string, source: MarketSourceName): Promise<SourcePackage> {
-    let pkg: SourcePackage | null;
-    try {
-      pkg = await this.sources.bySource(source).details(name);
-    } catch (err) {
-      if (!(err instanceof SourceError)) throw err;
-      this.sources.logger.warn({ source, name, err: String(err) }, 'marketplace details failed');
-      throw new AppError(502, 'market.source_unavailable', { source: SOURCE_LABEL[source] });
-    }
-    if (!pkg) throw notFound('market.package_not_found', { name, source: SOURCE_LABEL[source] });
-    return pkg;
+  find(name: string, source: MarketSourceName): Promise<SourcePackage> {
+    return findPackage(this.sources, name, source);
   }
 
   /** The variables a package reads (registry declarations, then its readme): what an install asks for. */
