@@ -1,4 +1,4 @@
-import { SERVICE_NAME, slugFrom } from '../../services/command-line.js';
+import { SERVICE_NAME, slugFrom } from '../../services/index.js';
 
 /**
  * The configuration files MCP clients write, read into one shape (see
