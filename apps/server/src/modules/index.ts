@@ -4,10 +4,10 @@ import type { AppContext } from '../context.js';
 import { analyticsRoutes } from './analytics/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { logRoutes } from './logs/routes.js';
-import { createMarketModule, createMarketSources, createReplicaInstalls } from './market/index.js';
+import { createMarketModule, createMarketSources, createReplicaInstalls, type MarketModule } from './market/index.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { optionRoutes } from './options/routes.js';
-import { createServiceRows, createServicesModule, type HealthProbe } from './services/index.js';
+import { createServiceRows, createServicesModule, type HealthProbe, type ServicesModule } from './services/index.js';
 import { statusRoutes } from './status/routes.js';
 import { userRoutes } from './users/routes.js';
 
@@ -21,6 +21,25 @@ export type ZodApi = FastifyInstance<
 
 /** Every API module, mounted under /api. A new module adds one line here. */
 export async function registerModules(api: ZodApi, ctx: AppContext): Promise<void> {
+  await statusRoutes(api, ctx);
+  await authRoutes(api, ctx);
+  await userRoutes(api, ctx);
+  await optionRoutes(api, ctx);
+  const { services, market } = createCatalogAndMarket(api, ctx);
+  await services.routes(api);
+  await analyticsRoutes(api, ctx);
+  await logRoutes(api, ctx);
+  await market.start();
+  await market.routes(api);
+  await oauthRoutes(api, ctx);
+}
+
+/**
+ * The services catalog and the marketplace, built from the context until the composition root builds
+ * them: the catalog reader, the service rows and the replica installs before the gateway, the rest
+ * with a port to it.
+ */
+function createCatalogAndMarket(api: ZodApi, ctx: AppContext): { services: ServicesModule; market: MarketModule } {
   const { db, config, logger, secrets, events, serviceLog } = ctx;
   // The gateway is built after the modules: health checks and install handshakes reach it when they run.
   const gateway: HealthProbe = { checkHealth: (serviceId) => ctx.gateway.checkHealth(serviceId) };
@@ -59,15 +78,5 @@ export async function registerModules(api: ZodApi, ctx: AppContext): Promise<voi
     await market.close();
     await services.close();
   });
-
-  await statusRoutes(api, ctx);
-  await authRoutes(api, ctx);
-  await userRoutes(api, ctx);
-  await optionRoutes(api, ctx);
-  await services.routes(api);
-  await analyticsRoutes(api, ctx);
-  await logRoutes(api, ctx);
-  await market.start();
-  await market.routes(api);
-  await oauthRoutes(api, ctx);
+  return { services, market };
 }

@@ -63,37 +63,29 @@ export interface ServicesServiceDeps {
  * touches processes or files directly.
  */
 export class ServicesService {
-  private readonly repo: ServicesRepo;
-  private readonly secrets: Secrets;
-  private readonly events: ConfigEvents;
-
-  constructor(private readonly deps: ServicesServiceDeps) {
-    this.repo = deps.repo;
-    this.secrets = deps.secrets;
-    this.events = deps.events;
-  }
+  constructor(private readonly deps: ServicesServiceDeps) {}
 
   private today(): string {
     return dayIn(this.deps.options.get('TimeZone'));
   }
 
   async mustGet(id: number): Promise<ServiceRow> {
-    const row = await this.repo.byId(id);
+    const row = await this.deps.repo.byId(id);
     if (!row) throw notFound('service.not_found');
     return row;
   }
 
   async installed(caller: Principal): Promise<InstalledService[]> {
     const [rows, counts, myEnvs] = await Promise.all([
-      this.repo.all(),
-      this.repo.userCountsOn(this.today(), caller.id),
-      this.repo.userEnvsOf(caller.id),
+      this.deps.repo.all(),
+      this.deps.repo.userCountsOn(this.today(), caller.id),
+      this.deps.repo.userEnvsOf(caller.id),
     ]);
     const admin = isAdminRole(caller.role);
     return rows.map((row) => {
       const mine = myEnvs.get(row.id);
-      const myEnvNames = mine ? Object.keys(this.secrets.decryptJson<Record<string, string>>(mine, {})) : [];
-      return presentService(row, this.secrets, { admin, todayCount: counts.get(row.id) ?? 0, myEnvNames });
+      const myEnvNames = mine ? Object.keys(this.deps.secrets.decryptJson<Record<string, string>>(mine, {})) : [];
+      return presentService(row, this.deps.secrets, { admin, todayCount: counts.get(row.id) ?? 0, myEnvNames });
     });
   }
 
@@ -106,19 +98,19 @@ export class ServicesService {
     if (draft.type !== 'stdio') await checkedRemoteAddress(draft.command);
     const name = await this.freeName(draft);
     const row = await this.insert(name, draft);
-    this.events.emit({ type: 'service.changed', serviceId: row.id });
+    this.deps.events.emit({ type: 'service.changed', serviceId: row.id });
     return row;
   }
   /** The name asked for (409 when taken), or one derived from the package or host, made unique. */
   private async freeName(draft: CustomDraft): Promise<string> {
     if (draft.name) {
-      if (await this.repo.byName(draft.name)) throw conflict('service.name_taken', { name: draft.name });
+      if (await this.deps.repo.byName(draft.name)) throw conflict('service.name_taken', { name: draft.name });
       return draft.name;
     }
     for (let n = 1; n < 1000; n += 1) {
       const suffix = n === 1 ? '' : `-${n}`;
       const candidate = `${draft.nameSeed.slice(0, 64 - suffix.length)}${suffix}`;
-      if (!(await this.repo.byName(candidate))) return candidate;
+      if (!(await this.deps.repo.byName(candidate))) return candidate;
     }
     throw conflict('service.name_taken', { name: draft.nameSeed });
   }
@@ -126,7 +118,7 @@ export class ServicesService {
   private async insert(name: string, draft: CustomDraft): Promise<ServiceRow> {
     const now = Date.now();
     try {
-      return await this.repo.insert({
+      return await this.deps.repo.insert({
         name,
         display_name: draft.displayName,
         description: draft.description,
@@ -137,8 +129,8 @@ export class ServicesService {
         version: '',
         command: draft.command,
         args_json: JSON.stringify(draft.args),
-        env_enc: this.secrets.encryptJson(draft.env),
-        headers_enc: this.secrets.encryptJson(draft.headers),
+        env_enc: this.deps.secrets.encryptJson(draft.env),
+        headers_enc: this.deps.secrets.encryptJson(draft.headers),
         env_schema_json: '[]',
         install_dir: '',
         enabled: 1,
@@ -166,9 +158,9 @@ export class ServicesService {
     );
     if (!editing && req.rpd_limit !== undefined) {
       const limit = limitOf(req.rpd_limit);
-      await this.repo.update(id, { rpd_limit: limit, updated_at: Date.now() });
+      await this.deps.repo.update(id, { rpd_limit: limit, updated_at: Date.now() });
       // The proxy drops its cached copy of the service at once; the pool restarts nothing for a limit.
-      this.events.emit({ type: 'service.changed', serviceId: id });
+      this.deps.events.emit({ type: 'service.changed', serviceId: id });
       return { kind: 'limit', limit };
     }
     const patch: ServiceUpdate = {};
@@ -186,33 +178,33 @@ export class ServicesService {
       patch.command = url;
     }
     if (row.type !== 'stdio' && req.headers_json !== undefined) {
-      const previous = this.secrets.decryptJson<Record<string, string>>(row.headers_enc, {});
+      const previous = this.deps.secrets.decryptJson<Record<string, string>>(row.headers_enc, {});
       const headers = keepMasked(checkedHeaders(req.headers_json), previous);
       announce ||= !sameValues(headers, previous);
-      patch.headers_enc = this.secrets.encryptJson(headers);
+      patch.headers_enc = this.deps.secrets.encryptJson(headers);
     }
     if (req.default_envs_json !== undefined) {
-      const previous = this.secrets.decryptJson<Record<string, string>>(row.env_enc, {});
+      const previous = this.deps.secrets.decryptJson<Record<string, string>>(row.env_enc, {});
       const env = keepMasked(checkedEnv(req.default_envs_json), previous);
       announce ||= !sameValues(env, previous);
-      patch.env_enc = this.secrets.encryptJson(env);
+      patch.env_enc = this.deps.secrets.encryptJson(env);
     }
     patch.updated_at = Date.now();
-    await this.repo.update(id, patch);
-    if (announce) this.events.emit({ type: 'service.changed', serviceId: id });
+    await this.deps.repo.update(id, patch);
+    if (announce) this.deps.events.emit({ type: 'service.changed', serviceId: id });
     return { kind: 'edit' };
   }
 
   async toggle(id: number): Promise<{ id: number; enabled: boolean }> {
     const row = await this.mustGet(id);
     const enabled = row.enabled !== 1;
-    await this.repo.update(id, {
+    await this.deps.repo.update(id, {
       enabled: enabled ? 1 : 0,
       // A disabled service runs nothing; an enabled one is unknown until its next check.
       health_status: enabled ? 'unknown' : 'stopped',
       updated_at: Date.now(),
     });
-    this.events.emit({ type: 'service.changed', serviceId: id });
+    this.deps.events.emit({ type: 'service.changed', serviceId: id });
     return { id, enabled };
   }
 }
