@@ -4,7 +4,7 @@ import { randomToken, sha256 } from '../src/infra/secrets.js';
 import { hashPassword } from '../src/modules/auth/passwords.js';
 import { signAccessToken } from '../src/modules/auth/tokens.js';
 import { OAuthRepo } from '../src/modules/oauth/repo.js';
-import { ServicesRepo } from '../src/modules/services/repo.js';
+import { createServiceRows } from '../src/modules/services/index.js';
 import { issueApiKey } from '../src/modules/users/api-keys.js';
 import { type FakeRegistries, startFakeRegistries } from './fake-registries.js';
 import { ACCEPT_BOTH, initializeBody, SseReader } from './gateway/raw-http.js';
@@ -106,7 +106,7 @@ describe.each(engines)('access matrix on %s', (engine) => {
   let toggleId: number;
   let installTaskId: string;
   let batchTaskId: string;
-  const services = () => new ServicesRepo(t.ctx.db);
+  const services = () => createServiceRows({ db: t.ctx.db, events: t.ctx.events });
   let counter = 0;
   const unique = (prefix: string) =>
     `${prefix}-${engine}-${++counter}-${randomToken(3)

@@ -11,7 +11,7 @@ import type { AppContext } from '../src/context.js';
 import { type Engine, openDatabase } from '../src/db/db.js';
 import { createLogger } from '../src/infra/logger.js';
 import { Secrets, sha256 } from '../src/infra/secrets.js';
-import { ServicesRepo } from '../src/modules/services/repo.js';
+import { createServiceRows } from '../src/modules/services/index.js';
 import { runRotateSecretCommand } from '../src/secrets-rotation/cli.js';
 import { SEALED_COLUMNS } from '../src/secrets-rotation/rotate.js';
 import { ACCEPT_BOTH, initializeBody } from './gateway/raw-http.js';
@@ -167,7 +167,7 @@ describe.each(engines)('secrets at rest on %s', (engine) => {
       await call(r, 'PUT', '/api/option/', root, { key, value });
 
     // A stdio service declaring a secret and a plain variable; values set through the edit API.
-    const services = new ServicesRepo(r.ctx.db);
+    const services = createServiceRows({ db: r.ctx.db, events: r.ctx.events });
     seeded.stdioId = (
       await services.insert(
         serviceRow({
