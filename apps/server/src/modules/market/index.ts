@@ -76,7 +76,7 @@ export interface MarketDeps {
   services: Pick<ServicesModule, 'services' | 'rows' | 'health' | 'personal'>;
   /** The registries, built once (createMarketSources) and shared with the replica installs. */
   sources: MarketSources;
-  /** createReplicaInstalls', when there are several replicas. */
+  /** From createReplicaInstalls: only with several replicas. */
   replicaInstalls: ReplicaInstalls | undefined;
   /** The gateway: a new service's MCP handshake is its health check. */
   gateway: HealthProbe;

@@ -14,7 +14,7 @@ import { serviceRoutes } from './routes.js';
 import { ServiceRows } from './rows.js';
 import { ServicesService } from './service.js';
 
-export { declaredVariables, ServicesCatalog } from './catalog.js';
+export type { ServicesCatalog } from './catalog.js';
 export { SERVICE_NAME, slugFrom } from './command-line.js';
 export { checkedEnv, checkedHeaders, checkedRemoteAddress } from './custom.js';
 export type { HealthChecks, HealthProbe } from './health.js';
@@ -49,7 +49,7 @@ export interface ServicesDeps {
   /** The time zone a user's requests of today are counted in. */
   options: { get(key: 'TimeZone'): string };
   serviceLog: Pick<ServiceLog, 'redact'>;
-  /** createServiceRows'. */
+  /** From createServiceRows: the same rows the replica installs read. */
   rows: ServiceRows;
   /** Where health results are stored when the gateway could not even try (createServiceCatalog's). */
   catalog: Pick<ServiceCatalog, 'recordHealth'>;
@@ -64,6 +64,7 @@ export interface ServicesModule {
   health: HealthChecks;
   personal: PersonalEnvs;
   routes(api: ZodApi): Promise<void>;
+  /** Nothing runs in the background here today; the composition root closes every module alike. */
   close(): Promise<void>;
 }
 
