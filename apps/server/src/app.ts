@@ -4,14 +4,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { AppContext } from './context.js';
 import { type Db, type DbHandle, type Engine, migrateToLatest } from './db/db.js';
 import type { ServiceCatalog } from './gateway/catalog.js';
 import { createGateway, type Gateway } from './gateway/index.js';
 import type { Meter } from './gateway/meter.js';
 import { reapLeftoversAndRecordRun } from './gateway/upstream/leftovers.js';
 import { memoryWatch } from './gateway/upstream/memory-watch.js';
-import type { LocalPackages } from './gateway/upstream/pool.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './http/error-handler.js';
 import { installGuard } from './http/guard.js';
 import { attachLocale } from './http/locale.js';
@@ -33,13 +31,11 @@ import { createAnalyticsModule } from './modules/analytics/index.js';
 import { type AuthService, createAuthModule, createRefreshTokens } from './modules/auth/index.js';
 import { createHistoryModule, type HistoryRetention } from './modules/history/index.js';
 import { createLogsModule } from './modules/logs/index.js';
-import { marketRoutes } from './modules/market/routes.js';
+import { createMarketModule, createMarketSources, createReplicaInstalls, type ReplicaInstalls } from './modules/market/index.js';
 import { createMeteringModule } from './modules/metering/index.js';
 import { createOAuthModule } from './modules/oauth/index.js';
 import { createOptionsModule, type OptionsService } from './modules/options/index.js';
-import { ServicesCatalog } from './modules/services/catalog.js';
-import { ServicesRepo } from './modules/services/repo.js';
-import { serviceRoutes } from './modules/services/routes.js';
+import { createServiceCatalog, createServiceRows, createServicesModule } from './modules/services/index.js';
 import { createStatusModule } from './modules/status/index.js';
 import { createUsersModule, type UsersRepo, type UsersService } from './modules/users/index.js';
 import { VERSION } from './version.js';
@@ -81,8 +77,8 @@ export interface AppParts {
   meter: Meter;
   /** The retention purge of request records, service logs and install logs (modules/history). */
   retention: HistoryRetention;
-  /** Several replicas: local installs of the packages installed through another one (modules/market/install-replica.ts). */
-  packages?: LocalPackages;
+  /** Several replicas: local installs of the packages installed through another one (modules/market/install/replica.ts). */
+  packages?: ReplicaInstalls;
   /** The MCP data plane: proxy routes, sessions, upstream pool (gateway/index.ts). */
   gateway: Gateway;
   startedAt: number;
@@ -126,8 +122,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const refreshTokens = createRefreshTokens(db);
   const users = createUsersModule({ db, refreshTokens, secrets, events, config, logger });
   const principals = new Principals(users.repo, events);
-  // Transitional, like `legacyModuleContext` below: the services module has no factory yet.
-  const catalog: ServiceCatalog = new ServicesCatalog(new ServicesRepo(db), users.repo, secrets, events);
+  const catalog: ServiceCatalog = createServiceCatalog({ db, users: users.repo, secrets, events });
+  const rows = createServiceRows({ db, events });
   const relay = redis
     ? await EventRelay.start(redis, events, logger, new ConfigResync({ db, options: options.service, events }))
     : undefined;
@@ -152,29 +148,43 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   });
   await users.ensureSuperAdmin(opts.print);
 
-  // The gateway comes after the API routes (its hooks and proxy routes last); the services and marketplace
-  // modules call its health check only while serving a request, by when it is built.
-  let builtGateway: Gateway | undefined;
-  const legacyModuleContext: AppContext = {
+  // The data plane: the upstream pool, sessions and abuse limits. Its proxy routes are mounted after the API's.
+  const sources = createMarketSources(config, logger);
+  const packages = createReplicaInstalls({ config, redis, events, catalog, rows, serviceLog, logger, sources });
+  const meter = metering.meter;
+  const gateway = await createGateway({
     config,
     db,
+    catalog,
+    meter,
+    options: options.service,
+    principals,
+    events,
+    serviceLog,
+    secrets,
+    logger,
+    metrics,
+    tracing,
+    leader,
+    redis,
+    packages,
+  });
+  const services = createServicesModule({ db, secrets, events, options: options.service, serviceLog, rows, catalog, gateway });
+  const market = createMarketModule({
+    db,
+    config,
     logger,
     secrets,
     events,
-    redis,
+    serviceLog,
+    metrics,
     leader,
     principals,
-    options: options.service,
-    serviceLog,
-    catalog,
-    metrics,
-    gateway: {
-      checkHealth: (serviceId) => {
-        if (!builtGateway) throw new Error('the gateway is not built yet');
-        return builtGateway.checkHealth(serviceId);
-      },
-    },
-  };
+    services,
+    sources,
+    replicaInstalls: packages,
+    gateway,
+  });
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -253,48 +263,31 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   await app.register(
     async (plain) => {
       const api = plain.withTypeProvider<ZodTypeProvider>();
+      // The gateway stops in preClose; then installs and first checks finish writing before the database closes.
+      api.addHook('onClose', async () => {
+        await market.close();
+        await services.close();
+      });
       await status.routes(api);
       await auth.routes(api);
       await users.routes(api);
       await options.routes(api);
-      await serviceRoutes(api, legacyModuleContext);
+      await services.routes(api);
       await analytics.routes(api);
       await logs.routes(api);
-      await marketRoutes(api, legacyModuleContext);
+      await market.start();
+      await market.routes(api);
       await oauth.routes(api);
     },
     { prefix: '/api' },
   );
-  // Set by the marketplace's install routes when this replica installs packages installed through another one.
-  const packages = legacyModuleContext.packages;
   // Processes a killed earlier run left behind go first; this run's are marked, and watched for memory.
   const run = reapLeftoversAndRecordRun(config.dataDir, logger);
   app.addHook('onClose', async () => run.release());
   memoryWatch.configure({ maxRssMb: config.stdioMaxRssMb });
-  // The data plane after the modules: /proxy/* routes, the upstream pool. On close, the proxied calls in
-  // flight may finish (SHUTDOWN_GRACE_MS), then its sessions' open streams end and its processes stop.
-  const meter = metering.meter;
-  const gateway = await createGateway(
-    {
-      config,
-      db,
-      catalog,
-      meter,
-      options: options.service,
-      principals,
-      events,
-      serviceLog,
-      secrets,
-      logger,
-      metrics,
-      tracing,
-      leader,
-      redis,
-      packages,
-    },
-    app,
-  );
-  builtGateway = gateway;
+  // The proxy routes after the API's. On close, the proxied calls in flight may finish (SHUTDOWN_GRACE_MS),
+  // then the sessions' open streams end and the processes stop.
+  await gateway.mount(app);
   // Leadership is given up first, so another replica takes the periodic jobs over while this one drains.
   app.addHook('preClose', async () => leader.close());
   app.addHook('preClose', async () => gateway.close(config.shutdownGraceMs));

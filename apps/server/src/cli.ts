@@ -49,12 +49,12 @@ const commands: Record<string, Command> = {
     await runUserCommand(args);
   },
   import: async (args) => {
-    const { runImportCommand } = await import('./modules/market/batch-cli.js');
+    const { runImportCommand } = await import('./modules/market/batch/cli.js');
     const summary = await runImportCommand(args);
     if (summary.failed > 0) process.exitCode = 1;
   },
   export: async (args) => {
-    const { runExportCommand } = await import('./modules/market/export-cli.js');
+    const { runExportCommand } = await import('./modules/market/export/cli.js');
     await runExportCommand(args);
   },
   backup: async (args) => {

@@ -4,12 +4,12 @@ import { hashPassword } from '../src/infra/passwords.js';
 import { randomToken, sha256 } from '../src/infra/secrets.js';
 import { signAccessToken } from '../src/modules/auth/tokens.js';
 import { OAuthRepo } from '../src/modules/oauth/repo.js';
-import { ServicesRepo } from '../src/modules/services/repo.js';
-import { serviceRow } from '../src/modules/services/test-helpers.js';
+import { createServiceRows } from '../src/modules/services/index.js';
 import { issueApiKey } from '../src/modules/users/api-keys.js';
 import { type FakeRegistries, startFakeRegistries } from './fake-registries.js';
 import { ACCEPT_BOTH, initializeBody, SseReader } from './gateway/raw-http.js';
 import { ADMIN_PASSWORD, createTestApp, engines, type TestApp } from './harness.js';
+import { serviceRow } from './kits/services.js';
 import { apiRoutes, proxyRoutes, routeKey } from './route-table.js';
 
 /**
@@ -106,7 +106,7 @@ describe.each(engines)('access matrix on %s', (engine) => {
   let toggleId: number;
   let installTaskId: string;
   let batchTaskId: string;
-  const services = () => new ServicesRepo(t.ctx.db);
+  const services = () => createServiceRows({ db: t.ctx.db, events: t.ctx.events });
   let counter = 0;
   const unique = (prefix: string) =>
     `${prefix}-${engine}-${++counter}-${randomToken(3)

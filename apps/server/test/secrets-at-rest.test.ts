@@ -11,12 +11,12 @@ import { loadConfig } from '../src/config.js';
 import { type Engine, openDatabase } from '../src/db/db.js';
 import { createLogger } from '../src/infra/logger.js';
 import { Secrets, sha256 } from '../src/infra/secrets.js';
-import { ServicesRepo } from '../src/modules/services/repo.js';
-import { serviceRow } from '../src/modules/services/test-helpers.js';
+import { createServiceRows } from '../src/modules/services/index.js';
 import { runRotateSecretCommand } from '../src/secrets-rotation/cli.js';
 import { SEALED_COLUMNS } from '../src/secrets-rotation/rotate.js';
 import { ACCEPT_BOTH, initializeBody } from './gateway/raw-http.js';
 import { ADMIN_PASSWORD, bearer, createPgDatabase, engines } from './harness.js';
+import { serviceRow } from './kits/services.js';
 
 /**
  * Secrets at rest (architecture §8): after values of every secret kind went in through the API and a
@@ -167,7 +167,7 @@ describe.each(engines)('secrets at rest on %s', (engine) => {
       await call(r, 'PUT', '/api/option/', root, { key, value });
 
     // A stdio service declaring a secret and a plain variable; values set through the edit API.
-    const services = new ServicesRepo(r.ctx.db);
+    const services = createServiceRows({ db: r.ctx.db, events: r.ctx.events });
     seeded.stdioId = (
       await services.insert(
         serviceRow({

@@ -32,6 +32,8 @@ export interface Gateway {
   /** The proxy's abuse limits (docs/operations.md, "Abuse limits"). */
   abuse: AbuseGuard;
   checkHealth(serviceId: number): Promise<HealthResult>;
+  /** Adds the /proxy/* routes and the hook that tracks proxied calls for the drain to `app`. */
+  mount(app: FastifyInstance): Promise<void>;
   /**
    * Lets the proxied calls in flight finish (at most `graceMs`), then ends every session and stream
    * and stops every upstream process and connection. New requests are refused by then (Fastify answers
@@ -78,11 +80,11 @@ export interface GatewayOptions {
 const PURGE_MS = 60 * 60_000;
 
 /**
- * Builds the gateway: the upstream pool, the session registry and the proxy routes on `app`, and
+ * Builds the gateway: the upstream pool, the session registry, the proxy routes (mounted later), and
  * the reactions to configuration events that concern sessions (a disabled or removed service, a
  * disabled user). The pool itself reacts to the same events for its processes.
  */
-export async function createGateway(deps: GatewayDeps, app: FastifyInstance, opts: GatewayOptions = {}): Promise<Gateway> {
+export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}): Promise<Gateway> {
   const pool = createUpstreamPool(deps);
   const sessions = new SessionRegistry(pool, opts.limits ?? { ...DEFAULT_LIMITS, perUserCap: deps.config.abuse.sessionsPerUser });
   const abuse = new AbuseGuard(deps.config.abuse, { metrics: deps.metrics, logger: deps.logger, redis: deps.redis });
@@ -96,10 +98,6 @@ export async function createGateway(deps: GatewayDeps, app: FastifyInstance, opt
   const legacyRelay = deps.redis ? new LegacyRelay(deps.redis, deps.catalog, deps.logger) : undefined;
   await legacyRelay?.start();
   const work = new ProxyWork(() => pool.links().reduce((n, link) => n + link.inFlight, 0));
-  // Registered before the proxy routes so that they inherit it.
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.method === 'POST' && req.url.startsWith('/proxy/')) work.track(reply.raw);
-  });
   const routeDeps = {
     auth: new ProxyAuth(deps.catalog, deps.options, deps.events, abuse),
     access: new SessionAccess(deps.secrets, sessions, revocations),
@@ -115,7 +113,6 @@ export async function createGateway(deps: GatewayDeps, app: FastifyInstance, opt
     abuse,
     legacyRelay,
   };
-  await registerProxyRoutes(app, routeDeps, deps.logger);
   deps.metrics.countSessions(() => sessions.countByTransport());
 
   const stopListening = deps.events.on((event) => {
@@ -146,6 +143,13 @@ export async function createGateway(deps: GatewayDeps, app: FastifyInstance, opt
     sessions,
     abuse,
     checkHealth: (serviceId) => pool.checkHealth(serviceId),
+    async mount(app) {
+      // Registered before the proxy routes so that they inherit it.
+      app.addHook('onRequest', async (req, reply) => {
+        if (req.method === 'POST' && req.url.startsWith('/proxy/')) work.track(reply.raw);
+      });
+      await registerProxyRoutes(app, routeDeps, deps.logger);
+    },
     async close(graceMs = 0) {
       const pending = work.pending;
       if (pending > 0) {

@@ -4,9 +4,9 @@ import { connect, type McpClient, textOf, until } from '../../test/gateway/clien
 import { addService, addUser, everythingEntry, type LiveGateway, liveChildren, startGateway } from '../../test/gateway/gateway-harness.js';
 import { openSession, raw } from '../../test/gateway/raw-http.js';
 import { bearer, createTestApp, engines, type TestApp } from '../../test/harness.js';
-import { InstallJobs, type Job } from '../modules/market/install-job.js';
-import { InstallTasks } from '../modules/services/install-tasks.js';
-import { ServicesRepo } from '../modules/services/repo.js';
+import { InstallJobs, type Job } from '../modules/market/install/jobs.js';
+import { InstallTasks } from '../modules/market/install/tasks.js';
+import { createServiceRows } from '../modules/services/index.js';
 import { UNMATCHED_ROUTE } from './metrics.js';
 
 const FIXTURE_SERVER = new URL('../../test/fixtures/fixture-mcp-server.mjs', import.meta.url).pathname;
@@ -190,9 +190,20 @@ describe.each(engines)('Prometheus metrics at /metrics on %s', (engine) => {
   });
 
   it('counts install tasks by kind and outcome, and gauges the running ones', async () => {
-    const tasks = new InstallTasks(gw.ctx.db);
-    const repo = new ServicesRepo(gw.ctx.db);
-    const jobs = new InstallJobs(gw.ctx, tasks, repo, { npm: async () => '', pypi: '' }, { installMs: 10_000, handshakeMs: 2_000 });
+    const { ctx } = gw;
+    const tasks = new InstallTasks(ctx.db);
+    const jobs = new InstallJobs({
+      tasks,
+      rows: createServiceRows({ db: ctx.db, events: ctx.events }),
+      gateway: ctx.gateway,
+      events: ctx.events,
+      serviceLog: ctx.serviceLog,
+      metrics: ctx.metrics,
+      logger: ctx.logger,
+      dataDir: ctx.config.dataDir,
+      registries: { npm: async () => '', pypi: '' },
+      timeouts: { installMs: 10_000, handshakeMs: 2_000 },
+    });
     // A "remote" server that accepts connections and never answers: the handshake times out.
     const sockets = new Set<Socket>();
     const silent: Server = createServer((s) => void sockets.add(s));

@@ -7,11 +7,11 @@ import { ensureBuiltCli, exitOf, runCli } from '../../test/built-cli.js';
 import { type FakeOAuth, startFakeOAuth } from '../../test/fake-oauth.js';
 import { openSession, post } from '../../test/gateway/raw-http.js';
 import { bearer, createPgDatabase, createTestApp, type TestApp } from '../../test/harness.js';
+import { callToolThroughGateway, FIXTURE_SERVER, firstText } from '../../test/kits/install.js';
+import { finishSignIn, type Started, startSignIn, visitProvider } from '../../test/kits/oauth.js';
 import { CliCommandError, CliUsageError } from '../cli/args.js';
 import { type Db, type Engine, openDatabase } from '../db/db.js';
 import { Secrets } from '../infra/secrets.js';
-import { callToolThroughGateway, FIXTURE_SERVER, firstText } from '../modules/market/install-test-kit.js';
-import { finishSignIn, type Started, startSignIn, visitProvider } from '../modules/oauth/test-helpers.js';
 import { runRotateSecretCommand } from './cli.js';
 import { type RotationHooks, SEALED_COLUMNS } from './rotate.js';
 

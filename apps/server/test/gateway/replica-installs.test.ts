@@ -3,16 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  callToolThroughGateway,
-  echoPackage,
-  type FakeNpm,
-  firstText,
-  startFakeNpm,
-  waitForTask,
-} from '../../src/modules/market/install-test-kit.js';
 import { type FakeRegistries, startFakeRegistries } from '../fake-registries.js';
 import { bearer, createPgDatabase, createTestApp, type TestApp } from '../harness.js';
+import { callToolThroughGateway, echoPackage, type FakeNpm, firstText, startFakeNpm, waitForTask } from '../kits/install.js';
 import { until } from './clients.js';
 import { initializeBody, post } from './raw-http.js';
 

@@ -1,10 +1,10 @@
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import { type SuiteUser, serviceRow, suiteUser } from '../../../test/kits/services.js';
 import { dayIn } from '../../infra/day.js';
 import { addDays } from '../history/days.js';
 import { type NewRequestRecord, storeRecords } from '../history/rollups.js';
-import { type SuiteUser, serviceRow, suiteUser } from '../services/test-helpers.js';
 
 const TZ = 'Pacific/Kiritimati';
 

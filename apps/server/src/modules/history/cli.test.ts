@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import { expectedRollup, figuresOf, makeRecords, serviceDayKey } from '../../../test/kits/history.js';
 import { CliUsageError } from '../../cli/args.js';
 import { runHistoryCommand } from './cli.js';
-import { expectedRollup, figuresOf, makeRecords, serviceDayKey } from './test-data.js';
 
 const TZ = 'Asia/Shanghai';
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import { makeRecords } from '../../../test/kits/history.js';
+import { serviceRow } from '../../../test/kits/services.js';
 import { dayIn } from '../../infra/day.js';
-import { serviceRow } from '../services/test-helpers.js';
 import { addDays } from './days.js';
 import { HistoryRetention, type PurgeReport, type RetentionSettings } from './retention.js';
 import { storeRecords } from './rollups.js';
-import { makeRecords } from './test-data.js';
 
 const DAY = 86_400_000;
 const TZ = 'Asia/Tokyo';

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgDatabase, createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import { expectedRollup, figuresOf, fineKey, makeRecords, serviceDayKey } from '../../../test/kits/history.js';
 import { type Db, migrateToLatest, migrator, openDatabase } from '../../db/db.js';
 import { dayIn } from '../../infra/day.js';
 import { DbMeter } from '../metering/meter.js';
 import { addDays, dayEnd, dayStart, isDay } from './days.js';
 import { type NewRequestRecord, recomputeRollups, recordedDays, storeRecords } from './rollups.js';
-import { expectedRollup, figuresOf, fineKey, makeRecords, serviceDayKey } from './test-data.js';
 
 const TZ = 'America/Los_Angeles';
 

@@ -1,10 +1,10 @@
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import { makeRecords, random } from '../../../test/kits/history.js';
+import { type SuiteUser, serviceRow, suiteUser } from '../../../test/kits/services.js';
 import { dayIn } from '../../infra/day.js';
 import { storeRecords } from '../history/rollups.js';
-import { makeRecords, random } from '../history/test-data.js';
-import { type SuiteUser, serviceRow, suiteUser } from '../services/test-helpers.js';
 
 describe.each(engines)('service logs on %s', (engine) => {
   let t: TestApp;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultGitHubUser, defaultGoogleUser, type FakeOAuth, startFakeOAuth } from '../../../test/fake-oauth.js';
 import { bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
-import { makeUser } from '../users/test-helpers.js';
-import { configureProvider, type Provider, signInThrough } from './test-helpers.js';
+import { configureProvider, type Provider, signInThrough } from '../../../test/kits/oauth.js';
+import { makeUser } from '../../../test/kits/users.js';
 
 const githubAs = (id: number, login: string) => ({ ...defaultGitHubUser(), id, login });
 const googleAs = (sub: string, email: string) => ({ ...defaultGoogleUser(), sub, email });

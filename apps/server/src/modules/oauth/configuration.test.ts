@@ -4,11 +4,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOAuth, startFakeOAuth } from '../../../test/fake-oauth.js';
 import { ADMIN_PASSWORD, bearer, createPgDatabase, engines } from '../../../test/harness.js';
+import { configureProvider, finishSignIn, signInThrough, startSignIn, visitProvider } from '../../../test/kits/oauth.js';
 import { type BuiltApp, buildApp } from '../../app.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/db.js';
 import { createLogger } from '../../infra/logger.js';
-import { configureProvider, finishSignIn, signInThrough, startSignIn, visitProvider } from './test-helpers.js';
 
 /**
  * Which providers the console may offer, and what happens when one is off or half set up. The app

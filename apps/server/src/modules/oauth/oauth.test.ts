@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultGitHubUser, defaultGoogleUser, type FakeOAuth, startFakeOAuth } from '../../../test/fake-oauth.js';
 import { bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import { configureProvider, finishSignIn, signInThrough, startSignIn, visitProvider } from '../../../test/kits/oauth.js';
+import { makeUser } from '../../../test/kits/users.js';
 import { sha256 } from '../../infra/secrets.js';
-import { makeUser } from '../users/test-helpers.js';
 import { codeChallengeOf } from './pkce.js';
-import { configureProvider, finishSignIn, signInThrough, startSignIn, visitProvider } from './test-helpers.js';
 
 const githubUser = (id: number, login: string, email = `${login}@example.com`) => ({
   ...defaultGitHubUser(),

@@ -1,7 +1,7 @@
 import { UserStatus } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
-import { serviceRow, suiteUser } from './test-helpers.js';
+import { serviceRow, suiteUser } from '../../../test/kits/services.js';
 
 describe.each(engines)('service catalog on %s', (engine) => {
   let t: TestApp;

@@ -42,7 +42,7 @@ export class ServicesCatalog implements ServiceCatalog {
 
   constructor(
     private readonly repo: ServicesRepo,
-    private readonly usersRepo: UsersRepo,
+    private readonly usersRepo: Pick<UsersRepo, 'byApiKeyHash'>,
     private readonly secrets: Secrets,
     events: ConfigEvents,
   ) {

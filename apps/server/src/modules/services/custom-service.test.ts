@@ -1,8 +1,8 @@
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import { everythingBin, type SuiteUser, suiteUser } from '../../../test/kits/services.js';
 import type { ConfigEvent } from '../../infra/events.js';
-import { everythingBin, type SuiteUser, suiteUser } from './test-helpers.js';
 
 describe.each(engines)('custom service install on %s', (engine) => {
   let t: TestApp;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
-import { everythingBin, type SuiteUser, suiteUser } from './test-helpers.js';
+import { everythingBin, type SuiteUser, suiteUser } from '../../../test/kits/services.js';
 
 /** Starting a real server takes a moment; the bound only stops a broken run from hanging. */
 const POLL = { timeout: 25_000, interval: 100 };

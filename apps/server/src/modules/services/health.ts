@@ -1,8 +1,21 @@
 import type { HealthCheckResult } from '@toolport/contract';
-import type { AppContext } from '../../context.js';
+import type { ServiceCatalog } from '../../gateway/catalog.js';
 import type { HealthResult } from '../../gateway/link-api.js';
 import { notFound } from '../../http/errors.js';
+import type { ServiceLog } from '../../infra/service-log.js';
 import type { ServicesRepo } from './repo.js';
+
+/** The gateway's part of a health check: a real MCP round trip, whose result it stores through the catalog. */
+export interface HealthProbe {
+  checkHealth(serviceId: number): Promise<HealthResult>;
+}
+
+export interface HealthChecksDeps {
+  repo: ServicesRepo;
+  probe: HealthProbe;
+  catalog: Pick<ServiceCatalog, 'recordHealth'>;
+  serviceLog: Pick<ServiceLog, 'redact'>;
+}
 
 /**
  * On-demand health checks (the console's refresh button, the first check of a new service): a real
@@ -13,10 +26,7 @@ import type { ServicesRepo } from './repo.js';
 export class HealthChecks {
   private readonly inflight = new Map<number, Promise<HealthCheckResult>>();
 
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly repo: ServicesRepo,
-  ) {}
+  constructor(private readonly deps: HealthChecksDeps) {}
 
   check(serviceId: number): Promise<HealthCheckResult> {
     const running = this.inflight.get(serviceId);
@@ -27,20 +37,20 @@ export class HealthChecks {
   }
 
   private async run(serviceId: number): Promise<HealthCheckResult> {
-    if (!(await this.repo.byId(serviceId))) throw notFound('service.not_found');
+    if (!(await this.deps.repo.byId(serviceId))) throw notFound('service.not_found');
     let result: HealthResult;
     try {
-      result = await this.ctx.gateway.checkHealth(serviceId);
+      result = await this.deps.probe.checkHealth(serviceId);
     } catch (err) {
       // The gateway records its own results; a failure to even try is recorded here.
       result = {
         status: 'unhealthy',
-        details: this.ctx.serviceLog.redact(err instanceof Error ? err.message : String(err)),
+        details: this.deps.serviceLog.redact(err instanceof Error ? err.message : String(err)),
         checkedAt: Date.now(),
       };
-      await this.ctx.catalog.recordHealth(serviceId, result);
+      await this.deps.catalog.recordHealth(serviceId, result);
     }
-    const row = await this.repo.byId(serviceId);
+    const row = await this.deps.repo.byId(serviceId);
     return {
       health_status: result.status,
       health_details: result.details,

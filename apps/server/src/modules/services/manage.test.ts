@@ -4,10 +4,10 @@ import path from 'node:path';
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import { type SuiteUser, suiteUser } from '../../../test/kits/services.js';
 import { dayIn } from '../../infra/day.js';
 import type { ConfigEvent } from '../../infra/events.js';
 import type { DbMeter } from '../metering/meter.js';
-import { type SuiteUser, suiteUser } from './test-helpers.js';
 
 describe.each(engines)('managing installed services on %s', (engine) => {
   let t: TestApp;

@@ -1,7 +1,8 @@
 import type { MyEnv } from '@toolport/contract';
-import type { AppContext } from '../../context.js';
 import type { ServiceRow } from '../../db/schema.js';
 import { badRequest } from '../../http/errors.js';
+import type { ConfigEvents } from '../../infra/events.js';
+import type { Secrets } from '../../infra/secrets.js';
 import { SECRET_MASK } from '../options/definitions.js';
 import { declaredVariables } from './catalog.js';
 import { maskValues } from './presenter.js';
@@ -12,19 +13,16 @@ import type { ServicesRepo } from './repo.js';
  * gives a user who has some a process of their own (architecture §3).
  */
 export class PersonalEnvs {
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly repo: ServicesRepo,
-  ) {}
+  constructor(private readonly deps: { repo: ServicesRepo; secrets: Secrets; events: ConfigEvents }) {}
 
   /** The variables a user may set: those the service declares or has defaults for. */
   private allowedNames(row: ServiceRow): string[] {
-    const defaults = Object.keys(this.ctx.secrets.decryptJson<Record<string, string>>(row.env_enc, {}));
+    const defaults = Object.keys(this.deps.secrets.decryptJson<Record<string, string>>(row.env_enc, {}));
     return [...new Set([...declaredVariables(row).map((v) => v.name), ...defaults])].sort();
   }
 
   private async stored(serviceId: number, userId: number): Promise<Record<string, string>> {
-    return this.ctx.secrets.decryptJson<Record<string, string>>(await this.repo.userEnv(serviceId, userId), {});
+    return this.deps.secrets.decryptJson<Record<string, string>>(await this.deps.repo.userEnv(serviceId, userId), {});
   }
 
   async get(row: ServiceRow, userId: number): Promise<MyEnv> {
@@ -46,9 +44,9 @@ export class PersonalEnvs {
       const kept = value === SECRET_MASK ? previous[name] : value;
       if (kept) next[name] = kept;
     }
-    if (Object.keys(next).length === 0) await this.repo.deleteUserEnv(row.id, userId);
-    else await this.repo.setUserEnv(row.id, userId, this.ctx.secrets.encryptJson(next));
-    this.ctx.events.emit({ type: 'service.changed', serviceId: row.id });
+    if (Object.keys(next).length === 0) await this.deps.repo.deleteUserEnv(row.id, userId);
+    else await this.deps.repo.setUserEnv(row.id, userId, this.deps.secrets.encryptJson(next));
+    this.deps.events.emit({ type: 'service.changed', serviceId: row.id });
     return { names: allowed, env: maskValues(next) };
   }
 }

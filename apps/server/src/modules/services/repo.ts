@@ -21,6 +21,16 @@ export class ServicesRepo {
     return this.db.selectFrom('services').selectAll().where('enabled', '=', 1).orderBy('id', 'asc').execute();
   }
 
+  /** Services that came from a package, newest first (the marketplace shows them as installed). */
+  packaged(): Promise<Pick<ServiceRow, 'id' | 'package_name' | 'package_manager' | 'source'>[]> {
+    return this.db
+      .selectFrom('services')
+      .select(['id', 'package_name', 'package_manager', 'source'])
+      .where('package_name', '!=', '')
+      .orderBy('id', 'desc')
+      .execute();
+  }
+
   insert(service: NewService): Promise<ServiceRow> {
     return this.db.insertInto('services').values(service).returningAll().executeTakeFirstOrThrow();
   }

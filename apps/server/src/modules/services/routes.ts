@@ -1,41 +1,32 @@
 import {
-  CustomServiceRequest,
-  CustomServiceResult,
   envelope,
   HealthCheckResult,
   InstalledService,
-  InstallStatus,
   MyEnv,
   MyEnvRequest,
   OkEnvelope,
   ServiceIdParams,
-  TaskIdParams,
   ToggleResult,
-  UninstallRequest,
   UpdateServiceRequest,
 } from '@toolport/contract';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
+import type { ZodApi } from '../../http/api.js';
 import { principalOf } from '../../http/guard.js';
 import { ok } from '../../http/locale.js';
-import type { ZodApi } from '../index.js';
-import { HealthChecks } from './health.js';
-import { InstallTasks } from './install-tasks.js';
-import { PersonalEnvs } from './personal-env.js';
-import { ServicesRepo } from './repo.js';
-import { ServicesService, serviceIdOf } from './service.js';
+import type { HealthChecks } from './health.js';
+import type { PersonalEnvs } from './personal-env.js';
+import { type ServicesService, serviceIdOf } from './service.js';
 
 const tags = ['services'];
 
-/** Installed services: the list, custom installs, edits, toggles, health checks, uninstall. */
-export async function serviceRoutes(api: ZodApi, ctx: AppContext): Promise<void> {
-  const repo = new ServicesRepo(ctx.db);
-  const health = new HealthChecks(ctx, repo);
-  const services = new ServicesService(ctx, repo, new InstallTasks(ctx.db), health);
-  const personal = new PersonalEnvs(ctx, repo);
-  // The gateway stops in preClose; then the first checks of new services finish writing before the database closes.
-  api.addHook('onClose', async () => services.drain());
-
+/**
+ * The catalog of services: the list, edits, toggles, health checks and personal values. Creating and
+ * removing services is the install lifecycle's (modules/market/install).
+ */
+export async function serviceRoutes(
+  api: ZodApi,
+  { services, health, personal }: { services: ServicesService; health: HealthChecks; personal: PersonalEnvs },
+): Promise<void> {
   api.get(
     '/mcp_market/installed',
     {
@@ -47,38 +38,6 @@ export async function serviceRoutes(api: ZodApi, ctx: AppContext): Promise<void>
       },
     },
     async (req, reply) => ok(reply, await services.installed(principalOf(req))),
-  );
-
-  api.post(
-    '/mcp_market/custom_service',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        tags,
-        summary: 'Create a custom stdio, sse or streamableHttp service',
-        body: CustomServiceRequest,
-        response: { 201: envelope(CustomServiceResult) },
-      },
-    },
-    async (req, reply) => {
-      const result = await services.createCustom(principalOf(req), req.body);
-      const message = req.t(result.task_id ? 'service.install_started' : 'service.created', { name: result.name });
-      return ok(reply, result, message, 201);
-    },
-  );
-
-  api.get(
-    '/mcp_market/install_status/:taskId',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        tags,
-        summary: 'An install task’s status and every log line so far',
-        params: TaskIdParams,
-        response: { 200: envelope(InstallStatus) },
-      },
-    },
-    async (req, reply) => ok(reply, await services.installStatus(req.params.taskId)),
   );
 
   api.put(
@@ -131,18 +90,6 @@ export async function serviceRoutes(api: ZodApi, ctx: AppContext): Promise<void>
       const id = serviceIdOf(req.params.id);
       await services.mustGet(id);
       return ok(reply, await health.check(id), req.t('service.health_checked'));
-    },
-  );
-
-  api.post(
-    '/mcp_market/uninstall',
-    {
-      config: { auth: 'admin' },
-      schema: { tags, summary: 'Stop and delete a service; its history stays', body: UninstallRequest, response: { 200: OkEnvelope } },
-    },
-    async (req, reply) => {
-      await services.uninstall(serviceIdOf(req.body.service_id));
-      return ok(reply, undefined, req.t('service.uninstalled'));
     },
   );
 

@@ -1,13 +1,11 @@
-import { rmSync } from 'node:fs';
-import path from 'node:path';
-import type { CustomServiceRequest, CustomServiceResult, InstalledService, InstallStatus, UpdateServiceRequest } from '@toolport/contract';
+import type { CustomServiceRequest, InstalledService, UpdateServiceRequest } from '@toolport/contract';
 import { isAdminRole } from '@toolport/contract';
-import type { AppContext } from '../../context.js';
 import type { ServiceRow, ServiceUpdate } from '../../db/schema.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
 import { dayIn } from '../../infra/day.js';
-import { resolveInstallDir } from '../../infra/install-dir.js';
+import type { ConfigEvents } from '../../infra/events.js';
+import type { Secrets } from '../../infra/secrets.js';
 import { SECRET_MASK } from '../options/definitions.js';
 import {
   type CustomDraft,
@@ -18,8 +16,6 @@ import {
   checkedUrl,
   draftCustomService,
 } from './custom.js';
-import type { HealthChecks } from './health.js';
-import type { InstallTasks } from './install-tasks.js';
 import { presentService } from './presenter.js';
 import type { ServicesRepo } from './repo.js';
 
@@ -52,76 +48,69 @@ function keepMasked(next: Record<string, string>, previous: Record<string, strin
 const sameValues = (a: Record<string, string>, b: Record<string, string>): boolean =>
   JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
 
+/** What the rules of the services API work with. */
+export interface ServicesServiceDeps {
+  repo: ServicesRepo;
+  secrets: Secrets;
+  events: ConfigEvents;
+  /** The time zone today's usage is counted in. */
+  options: { get(key: 'TimeZone'): string };
+}
+
 /**
- * Rules of the installed-services API (server-api.md "Services"). Configuration changes that the
- * data plane must act on are announced as ConfigEvents; nothing here touches processes directly.
+ * Rules of the installed-services API: the list, custom-service creation, edits and toggles.
+ * Configuration changes that the data plane must act on are announced as ConfigEvents; nothing here
+ * touches processes or files directly.
  */
 export class ServicesService {
-  /** Background work (first health checks of new services), awaited on shutdown. */
-  private readonly background = new Set<Promise<void>>();
-
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly repo: ServicesRepo,
-    private readonly tasks: InstallTasks,
-    private readonly health: HealthChecks,
-  ) {}
+  constructor(private readonly deps: ServicesServiceDeps) {}
 
   private today(): string {
-    return dayIn(this.ctx.options.get('TimeZone'));
+    return dayIn(this.deps.options.get('TimeZone'));
   }
 
   async mustGet(id: number): Promise<ServiceRow> {
-    const row = await this.repo.byId(id);
+    const row = await this.deps.repo.byId(id);
     if (!row) throw notFound('service.not_found');
     return row;
   }
 
   async installed(caller: Principal): Promise<InstalledService[]> {
     const [rows, counts, myEnvs] = await Promise.all([
-      this.repo.all(),
-      this.repo.userCountsOn(this.today(), caller.id),
-      this.repo.userEnvsOf(caller.id),
+      this.deps.repo.all(),
+      this.deps.repo.userCountsOn(this.today(), caller.id),
+      this.deps.repo.userEnvsOf(caller.id),
     ]);
     const admin = isAdminRole(caller.role);
     return rows.map((row) => {
       const mine = myEnvs.get(row.id);
-      const myEnvNames = mine ? Object.keys(this.ctx.secrets.decryptJson<Record<string, string>>(mine, {})) : [];
-      return presentService(row, this.ctx.secrets, { admin, todayCount: counts.get(row.id) ?? 0, myEnvNames });
+      const myEnvNames = mine ? Object.keys(this.deps.secrets.decryptJson<Record<string, string>>(mine, {})) : [];
+      return presentService(row, this.deps.secrets, { admin, todayCount: counts.get(row.id) ?? 0, myEnvNames });
     });
   }
 
-  async createCustom(caller: Principal, req: CustomServiceRequest): Promise<CustomServiceResult> {
+  /**
+   * Stores a custom service as the request describes it, once its rules are met, and announces it.
+   * Whether it works is for its first health check to tell (the install lifecycle's part).
+   */
+  async addCustom(req: CustomServiceRequest): Promise<ServiceRow> {
     const draft = draftCustomService(req);
     if (draft.type !== 'stdio') await checkedRemoteAddress(draft.command);
     const name = await this.freeName(draft);
     const row = await this.insert(name, draft);
-    this.ctx.events.emit({ type: 'service.changed', serviceId: row.id });
-    if (row.type !== 'stdio') {
-      this.inBackground(this.health.check(row.id).then(() => undefined));
-      return { service_id: row.id, name: row.name, display_name: row.display_name, status: 'completed' };
-    }
-    const taskId = await this.tasks.create({
-      kind: 'custom',
-      serviceId: row.id,
-      createdBy: caller.id,
-      status: 'installing',
-      payload: { name },
-    });
-    this.inBackground(this.firstCheck(row, taskId));
-    return { service_id: row.id, name: row.name, display_name: row.display_name, status: 'installing', task_id: taskId };
+    this.deps.events.emit({ type: 'service.changed', serviceId: row.id });
+    return row;
   }
-
   /** The name asked for (409 when taken), or one derived from the package or host, made unique. */
   private async freeName(draft: CustomDraft): Promise<string> {
     if (draft.name) {
-      if (await this.repo.byName(draft.name)) throw conflict('service.name_taken', { name: draft.name });
+      if (await this.deps.repo.byName(draft.name)) throw conflict('service.name_taken', { name: draft.name });
       return draft.name;
     }
     for (let n = 1; n < 1000; n += 1) {
       const suffix = n === 1 ? '' : `-${n}`;
       const candidate = `${draft.nameSeed.slice(0, 64 - suffix.length)}${suffix}`;
-      if (!(await this.repo.byName(candidate))) return candidate;
+      if (!(await this.deps.repo.byName(candidate))) return candidate;
     }
     throw conflict('service.name_taken', { name: draft.nameSeed });
   }
@@ -129,7 +118,7 @@ export class ServicesService {
   private async insert(name: string, draft: CustomDraft): Promise<ServiceRow> {
     const now = Date.now();
     try {
-      return await this.repo.insert({
+      return await this.deps.repo.insert({
         name,
         display_name: draft.displayName,
         description: draft.description,
@@ -140,8 +129,8 @@ export class ServicesService {
         version: '',
         command: draft.command,
         args_json: JSON.stringify(draft.args),
-        env_enc: this.ctx.secrets.encryptJson(draft.env),
-        headers_enc: this.ctx.secrets.encryptJson(draft.headers),
+        env_enc: this.deps.secrets.encryptJson(draft.env),
+        headers_enc: this.deps.secrets.encryptJson(draft.headers),
         env_schema_json: '[]',
         install_dir: '',
         enabled: 1,
@@ -161,43 +150,6 @@ export class ServicesService {
     }
   }
 
-  /** A custom stdio install is done when its first health check is: the command really starts an MCP server. */
-  private async firstCheck(row: ServiceRow, taskId: string): Promise<void> {
-    const log = (level: 'info' | 'error', line: string) => {
-      this.ctx.serviceLog.write({ serviceId: row.id, serviceName: row.name, phase: 'install', level, message: line });
-      return this.tasks.log(taskId, this.ctx.serviceLog.redact(line));
-    };
-    const runner = row.package_name ? `${row.command} (${row.package_manager} package ${row.package_name})` : row.command;
-    await log('info', `Custom service ${row.name} created: ${runner}`);
-    await log('info', 'Starting the service and checking it answers initialize and tools/list…');
-    const result = await this.health.check(row.id);
-    if (result.health_status === 'healthy') {
-      await log('info', `Service is healthy: ${result.tool_count} tools`);
-      await this.tasks.finish(taskId, 'completed', '', { health_status: result.health_status, tool_count: result.tool_count });
-    } else {
-      const reason = result.health_details || result.health_status;
-      await log('error', `Health check failed: ${reason}`);
-      await this.tasks.finish(taskId, 'failed', this.ctx.serviceLog.redact(reason), { health_status: result.health_status });
-    }
-  }
-
-  private inBackground(work: Promise<void>): void {
-    const tracked = work.catch((err) => this.ctx.logger.error({ err }, 'service background work failed'));
-    this.background.add(tracked);
-    void tracked.finally(() => this.background.delete(tracked));
-  }
-
-  /** Lets background work finish writing before the database closes. */
-  async drain(): Promise<void> {
-    await Promise.allSettled([...this.background]);
-  }
-
-  async installStatus(taskId: string): Promise<InstallStatus> {
-    const status = await this.tasks.status(taskId);
-    if (!status) throw notFound('service.task_not_found');
-    return status;
-  }
-
   /** `{rpd_limit}` alone sets the limit; otherwise the edit dialog's fields. Returns what changed. */
   async update(id: number, req: UpdateServiceRequest): Promise<{ kind: 'limit'; limit: number } | { kind: 'edit' }> {
     const row = await this.mustGet(id);
@@ -206,9 +158,9 @@ export class ServicesService {
     );
     if (!editing && req.rpd_limit !== undefined) {
       const limit = limitOf(req.rpd_limit);
-      await this.repo.update(id, { rpd_limit: limit, updated_at: Date.now() });
+      await this.deps.repo.update(id, { rpd_limit: limit, updated_at: Date.now() });
       // The proxy drops its cached copy of the service at once; the pool restarts nothing for a limit.
-      this.ctx.events.emit({ type: 'service.changed', serviceId: id });
+      this.deps.events.emit({ type: 'service.changed', serviceId: id });
       return { kind: 'limit', limit };
     }
     const patch: ServiceUpdate = {};
@@ -226,61 +178,34 @@ export class ServicesService {
       patch.command = url;
     }
     if (row.type !== 'stdio' && req.headers_json !== undefined) {
-      const previous = this.ctx.secrets.decryptJson<Record<string, string>>(row.headers_enc, {});
+      const previous = this.deps.secrets.decryptJson<Record<string, string>>(row.headers_enc, {});
       const headers = keepMasked(checkedHeaders(req.headers_json), previous);
       announce ||= !sameValues(headers, previous);
-      patch.headers_enc = this.ctx.secrets.encryptJson(headers);
+      patch.headers_enc = this.deps.secrets.encryptJson(headers);
     }
     if (req.default_envs_json !== undefined) {
-      const previous = this.ctx.secrets.decryptJson<Record<string, string>>(row.env_enc, {});
+      const previous = this.deps.secrets.decryptJson<Record<string, string>>(row.env_enc, {});
       const env = keepMasked(checkedEnv(req.default_envs_json), previous);
       announce ||= !sameValues(env, previous);
-      patch.env_enc = this.ctx.secrets.encryptJson(env);
+      patch.env_enc = this.deps.secrets.encryptJson(env);
     }
     patch.updated_at = Date.now();
-    await this.repo.update(id, patch);
-    if (announce) this.ctx.events.emit({ type: 'service.changed', serviceId: id });
+    await this.deps.repo.update(id, patch);
+    if (announce) this.deps.events.emit({ type: 'service.changed', serviceId: id });
     return { kind: 'edit' };
   }
 
   async toggle(id: number): Promise<{ id: number; enabled: boolean }> {
     const row = await this.mustGet(id);
     const enabled = row.enabled !== 1;
-    await this.repo.update(id, {
+    await this.deps.repo.update(id, {
       enabled: enabled ? 1 : 0,
       // A disabled service runs nothing; an enabled one is unknown until its next check.
       health_status: enabled ? 'unknown' : 'stopped',
       updated_at: Date.now(),
     });
-    this.ctx.events.emit({ type: 'service.changed', serviceId: id });
+    this.deps.events.emit({ type: 'service.changed', serviceId: id });
     return { id, enabled };
-  }
-
-  /** Stops and deletes the service; request history, counters and log lines stay. */
-  async uninstall(id: number): Promise<ServiceRow> {
-    const row = await this.mustGet(id);
-    await this.repo.delete(id);
-    this.ctx.events.emit({ type: 'service.removed', serviceId: id });
-    this.removeInstalledFiles(row);
-    return row;
-  }
-
-  /**
-   * The installed package (under DATA_DIR/packages) and the working directory DATA_DIR/services/<id>.
-   * Only those are the gateway's to delete: an admin's own executable is not.
-   */
-  private removeInstalledFiles(row: ServiceRow): void {
-    const packages = path.resolve(this.ctx.config.dataDir, 'packages');
-    const dirs = [path.resolve(this.ctx.config.dataDir, 'services', String(row.id))];
-    const installDir = resolveInstallDir(this.ctx.config.dataDir, row.install_dir);
-    if (installDir && path.resolve(installDir).startsWith(`${packages}${path.sep}`)) dirs.push(path.resolve(installDir));
-    for (const dir of dirs) {
-      try {
-        rmSync(dir, { recursive: true, force: true });
-      } catch (err) {
-        this.ctx.logger.warn({ err, serviceId: row.id, dir }, 'could not remove installed files');
-      }
-    }
   }
 }
 

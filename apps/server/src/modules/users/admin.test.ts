@@ -1,7 +1,7 @@
 import { USERS_TOTAL_HEADER } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
-import { makeOAuthUser, makeUser } from './test-helpers.js';
+import { makeOAuthUser, makeUser } from '../../../test/kits/users.js';
 
 describe.each(engines)('user administration on %s', (engine) => {
   let t: TestApp;

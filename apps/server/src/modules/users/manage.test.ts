@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
-import { makeUser } from './test-helpers.js';
+import { makeUser } from '../../../test/kits/users.js';
 
 type Actor = 'admin' | 'root';
 type Target = 'user' | 'admin' | 'root' | 'self';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import { makeOAuthUser, makeUser, tokenOf } from '../../../test/kits/users.js';
 import type { ConfigEvent } from '../../infra/events.js';
 import { hashApiKey } from './api-keys.js';
-import { makeOAuthUser, makeUser, tokenOf } from './test-helpers.js';
 
 describe.each(engines)('own profile, password and API key on %s', (engine) => {
   let t: TestApp;

@@ -1,0 +1,137 @@
+import { SERVICE_NAME, slugFrom } from '../../services/index.js';
+
+/**
+ * The configuration files MCP clients write, read into one shape (see
+ * test/fixtures/batch-import/README.md for each client's format and its source):
+ * - `{"mcpServers": {name: cfg}}`: Claude Desktop, Claude Code, Cursor, Cherry Studio, Windsurf;
+ * - `{"servers": {name: cfg}, "inputs": […]}`: VS Code's mcp.json, and `{"mcp": {"servers": …}}` in its settings.json;
+ * - a bare `{name: cfg}` map.
+ * A cfg is `command` + `args` + `env`, or a URL (`url`; Cherry Studio's `baseUrl`; Windsurf's
+ * `serverUrl`) with `headers` and an optional `type`.
+ */
+
+export interface EntryBase {
+  /** The service name (URL-safe). */
+  name: string;
+  displayName: string;
+  description: string;
+}
+
+export type BatchEntry =
+  | (EntryBase & { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> })
+  | (EntryBase & { kind: 'remote'; transport: 'sse' | 'streamableHttp'; url: string; headers: Record<string, string> })
+  /** An entry that cannot be imported, with the reason: reported as failed, the others still run. */
+  | (EntryBase & { kind: 'invalid'; problem: string });
+
+export class BatchFormatError extends Error {
+  constructor(readonly reason: 'not_a_config' | 'empty' | 'too_many') {
+    super(reason);
+  }
+}
+
+export const MAX_BATCH_ENTRIES = 200;
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
+
+/** Keys that only a server configuration has: a map whose values all have one is a bare map of servers. */
+const SERVER_KEYS = ['command', 'url', 'baseUrl', 'serverUrl'];
+const looksLikeServer = (v: unknown) => isObject(v) && SERVER_KEYS.some((k) => typeof v[k] === 'string');
+
+function serversMap(doc: unknown): Json {
+  if (!isObject(doc)) throw new BatchFormatError('not_a_config');
+  if (isObject(doc.mcpServers)) return doc.mcpServers;
+  if (isObject(doc.servers)) return doc.servers;
+  if (isObject(doc.mcp) && isObject(doc.mcp.servers)) return doc.mcp.servers;
+  const values = Object.values(doc);
+  if (values.length > 0 && values.every(looksLikeServer)) return doc;
+  throw new BatchFormatError('not_a_config');
+}
+
+/** Every entry of the document, in order; the document itself must be one of the known shapes. */
+export function parseBatchConfig(doc: unknown): BatchEntry[] {
+  const map = serversMap(doc);
+  const keys = Object.keys(map);
+  if (keys.length === 0) throw new BatchFormatError('empty');
+  if (keys.length > MAX_BATCH_ENTRIES) throw new BatchFormatError('too_many');
+  return keys.map((key) => entryOf(key, map[key]));
+}
+
+/**
+ * The service name: the entry's own `name` when it is URL-safe (Cherry Studio keys entries by a
+ * random id and names them in `name`), else the key, else a slug of either.
+ */
+function namesOf(key: string, cfg: Json): EntryBase {
+  const given = str(cfg.name);
+  const name = SERVICE_NAME.test(given) ? given : SERVICE_NAME.test(key) ? key : slugFrom(given || key);
+  return { name, displayName: (given || key).slice(0, 128) || name, description: str(cfg.description).slice(0, 2000) };
+}
+
+/** `{K: V}`, or mcphost's `["K: V"]` header lines. Non-string values are written out as text. */
+function stringMap(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (Array.isArray(value)) {
+    for (const line of value) {
+      const text = str(line);
+      const colon = text.indexOf(':');
+      if (colon > 0) out[text.slice(0, colon).trim()] = text.slice(colon + 1).trim();
+    }
+    return out;
+  }
+  if (!isObject(value)) return out;
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
+  }
+  return out;
+}
+
+const REMOTE_TYPES: Record<string, 'sse' | 'streamableHttp'> = {
+  sse: 'sse',
+  http: 'streamableHttp',
+  streamablehttp: 'streamableHttp',
+  'streamable-http': 'streamableHttp',
+  streamable_http: 'streamableHttp',
+};
+
+/** `${input:…}`, `${env:…}`, `${workspaceFolder}`: values only the client that wrote the file can fill in. */
+const CLIENT_VARIABLE = /\$\{[^}]+\}/;
+
+function entryOf(key: string, raw: unknown): BatchEntry {
+  const cfg = isObject(raw) ? raw : {};
+  const base = namesOf(key, cfg);
+  const invalid = (problem: string): BatchEntry => ({ ...base, kind: 'invalid', problem });
+  if (!isObject(raw)) return invalid('the entry is not an object');
+  const type = str(cfg.type).toLowerCase();
+  if (type === 'inmemory') return invalid('a built-in Cherry Studio server runs inside Cherry Studio and cannot be imported');
+
+  const url = str(cfg.url) || str(cfg.baseUrl) || str(cfg.serverUrl);
+  const command = str(cfg.command);
+  const args = Array.isArray(cfg.args) ? cfg.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))) : [];
+  const env = stringMap(cfg.env);
+  const headers = stringMap(cfg.headers);
+  const placeholder = [url, command, ...args, ...Object.values(env), ...Object.values(headers)].find((v) => CLIENT_VARIABLE.test(v));
+  if (placeholder) {
+    const variable = CLIENT_VARIABLE.exec(placeholder)?.[0] ?? '';
+    return invalid(`it uses ${variable}, which only the client that wrote this configuration can fill in; put the value itself`);
+  }
+  if (cfg.args !== undefined && !Array.isArray(cfg.args)) return invalid('"args" must be an array of strings');
+
+  const remote = REMOTE_TYPES[type];
+  if (type && !remote && type !== 'stdio') return invalid(`unknown server type "${String(cfg.type).slice(0, 40)}"`);
+  if (remote || (!command && url)) {
+    if (!url) return invalid(`a ${cfg.type} server needs a "url"`);
+    return { ...base, kind: 'remote', transport: remote ?? transportFromUrl(url), url, headers };
+  }
+  if (!command) return invalid('the entry has neither a "command" nor a "url"');
+  return { ...base, kind: 'stdio', command, args, env };
+}
+
+/** Clients that accept a bare URL try streamable HTTP unless the path says SSE. */
+function transportFromUrl(url: string): 'sse' | 'streamableHttp' {
+  try {
+    return /\/sse\/?$/i.test(new URL(url).pathname) ? 'sse' : 'streamableHttp';
+  } catch {
+    return 'streamableHttp';
+  }
+}

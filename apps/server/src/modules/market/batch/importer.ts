@@ -1,0 +1,182 @@
+import path from 'node:path';
+import type { BatchProgressEvent, CustomServiceRequest } from '@toolport/contract';
+import type { Logger } from 'pino';
+import { AppError } from '../../../http/errors.js';
+import type { Principal } from '../../../http/principals.js';
+import { type Locale, type MessageKey, type MessageParams, translate } from '../../../i18n/index.js';
+import type { ServiceRows } from '../../services/index.js';
+import type { InstallTarget } from '../install/installer.js';
+import type { InstallLifecycle } from '../install/lifecycle.js';
+import { findExecutable, isExecutableFile } from '../installers/path-lookup.js';
+import { planFromNpx, planFromUvx } from '../installers/runner-args.js';
+import { InstallError, type PackagePlan } from '../installers/types.js';
+import type { BatchEntry } from './config.js';
+
+export type BatchItem = Extract<BatchProgressEvent, { name: string }>;
+export type BatchSummary = { success: number; skipped: number; failed: number };
+
+/** Quotes a word for the custom-service command line (single quotes, taken literally). */
+const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** `npx` or `uvx`, also when written as a path (`/usr/local/bin/npx`). */
+function runnerOf(command: string): 'npx' | 'uvx' | '' {
+  const base = path.basename(command).replace(/\.(cmd|exe)$/i, '');
+  return base === 'npx' || base === 'uvx' ? base : '';
+}
+
+/**
+ * Imports the entries of an `mcpServers` document one after the other, reporting each as
+ * success, skipped (a service of that name exists) or failed, then `done` with the counts.
+ * `npx …` and `uvx …` entries are installed like marketplace installs (pinned into
+ * DATA_DIR/packages, handshake included); other commands and URLs become custom services.
+ */
+export class BatchImporter {
+  constructor(
+    private readonly deps: {
+      installs: Pick<InstallLifecycle, 'tasks' | 'installer' | 'custom'>;
+      rows: Pick<ServiceRows, 'byName' | 'update'>;
+      logger: Logger;
+    },
+  ) {}
+
+  /** Creates the batch task and runs it in the background; progress goes to the task's log, one JSON event per line. */
+  async start(caller: Principal, entries: BatchEntry[], locale: Locale): Promise<string> {
+    const taskId = await this.deps.installs.tasks.create({
+      kind: 'batch',
+      serviceId: null,
+      createdBy: caller.id,
+      status: 'installing',
+      payload: { total: entries.length, names: entries.map((e) => e.name) },
+    });
+    void this.run(taskId, caller, entries, locale).catch(async (err) => {
+      this.deps.logger.error({ err, taskId }, 'batch import failed');
+      await this.deps.installs.tasks.finish(taskId, 'failed', errorText(err)).catch(() => undefined);
+    });
+    return taskId;
+  }
+
+  /** Creates the batch task and runs it to the end (the `toolport import` command). */
+  async importAll(
+    caller: Principal,
+    entries: BatchEntry[],
+    locale: Locale,
+    onEvent?: (e: BatchProgressEvent) => void,
+  ): Promise<BatchSummary> {
+    const taskId = await this.deps.installs.tasks.create({ kind: 'batch', serviceId: null, createdBy: caller.id, status: 'installing' });
+    return this.run(taskId, caller, entries, locale, onEvent);
+  }
+
+  /** Runs every entry; `onEvent` sees each event as it is stored. */
+  private async run(
+    taskId: string,
+    caller: Principal,
+    entries: BatchEntry[],
+    locale: Locale,
+    onEvent?: (e: BatchProgressEvent) => void,
+  ): Promise<BatchSummary> {
+    const t = (key: MessageKey, params?: MessageParams) => translate(locale, key, params);
+    const summary: BatchSummary = { success: 0, skipped: 0, failed: 0 };
+    const seen = new Set<string>();
+    const emit = async (event: BatchProgressEvent) => {
+      await this.deps.installs.tasks.log(taskId, JSON.stringify(event));
+      onEvent?.(event);
+    };
+    for (const entry of entries) {
+      let item: BatchItem;
+      try {
+        item = await this.importOne(entry, seen, caller, t);
+      } catch (err) {
+        const message = err instanceof AppError ? t(err.key, err.params) : errorText(err);
+        item = { name: entry.name, status: 'failed', message: t('market.batch_item_failed', { reason: message }) };
+      }
+      seen.add(entry.name);
+      summary[item.status] += 1;
+      await emit(item);
+    }
+    await emit({ status: 'done', summary });
+    await this.deps.installs.tasks.finish(taskId, 'completed', '', summary);
+    return summary;
+  }
+
+  private async importOne(
+    entry: BatchEntry,
+    seen: Set<string>,
+    caller: Principal,
+    t: (k: MessageKey, p?: MessageParams) => string,
+  ): Promise<BatchItem> {
+    const { name } = entry;
+    if (seen.has(name) || (await this.deps.rows.byName(name)))
+      return { name, status: 'skipped', message: t('market.batch_item_exists', { name }) };
+    if (entry.kind === 'invalid') return { name, status: 'failed', message: t('market.batch_item_failed', { reason: entry.problem }) };
+    if (entry.kind === 'remote') {
+      const result = await this.createCustom(caller, entry.displayName, {
+        name,
+        type: entry.transport,
+        command: '',
+        url: entry.url,
+        headers: entry.headers,
+        description: entry.description,
+      });
+      return { name, status: 'success', message: t('market.batch_item_remote', { name: result, url: entry.url }) };
+    }
+    const runner = runnerOf(entry.command);
+    if (runner) return this.installPackage(entry, runner, caller.id, t);
+
+    const executable = path.isAbsolute(entry.command) ? entry.command : findExecutable(entry.command);
+    if (!executable || !isExecutableFile(executable)) {
+      return { name, status: 'failed', message: t('market.batch_item_command_missing', { command: entry.command.slice(0, 200) }) };
+    }
+    await this.createCustom(caller, entry.displayName, {
+      name,
+      type: 'stdio',
+      command: [executable, ...entry.args].map(quote).join(' '),
+      url: '',
+      environments: entry.env,
+      description: entry.description,
+    });
+    return { name, status: 'success', message: t('market.batch_item_custom', { command: executable }) };
+  }
+
+  private async installPackage(
+    entry: Extract<BatchEntry, { kind: 'stdio' }>,
+    runner: 'npx' | 'uvx',
+    callerId: number,
+    t: (k: MessageKey, p?: MessageParams) => string,
+  ): Promise<BatchItem> {
+    let plan: PackagePlan;
+    try {
+      plan = runner === 'npx' ? planFromNpx(entry.args) : planFromUvx(entry.args);
+    } catch (err) {
+      if (!(err instanceof InstallError)) throw err;
+      return { name: entry.name, status: 'failed', message: t('market.batch_item_failed', { reason: err.message }) };
+    }
+    const target: InstallTarget = {
+      name: entry.name,
+      nameSeed: entry.name,
+      displayName: entry.displayName,
+      description: entry.description,
+      source: plan.kind,
+      packageManager: plan.kind === 'npm' ? 'npm' : 'uv',
+      packageName: plan.identifier,
+      marketSource: plan.kind,
+      plan,
+      envVars: [],
+    };
+    const outcome = await this.deps.installs.installer.installAndWait(callerId, target, entry.env);
+    const spec = `${plan.identifier}${plan.version ? `@${plan.version}` : ''}`;
+    if (!outcome.ok)
+      return { name: entry.name, status: 'failed', message: t('market.batch_item_install_failed', { spec, reason: outcome.error }) };
+    return { name: entry.name, status: 'success', message: t('market.batch_item_installed', { spec, tools: outcome.toolCount ?? 0 }) };
+  }
+
+  /** A custom service as the custom install dialog would create it, with the entry's display name. */
+  private async createCustom(caller: Principal, displayName: string, req: CustomServiceRequest): Promise<string> {
+    const created = await this.deps.installs.custom.create(caller, req);
+    if (displayName && displayName !== created.display_name) {
+      await this.deps.rows.update(created.service_id, { display_name: displayName, updated_at: Date.now() });
+    }
+    return created.name;
+  }
+}

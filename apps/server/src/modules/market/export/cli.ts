@@ -1,0 +1,35 @@
+import { writeFileSync } from 'node:fs';
+import { CliUsageError, parseCommand } from '../../../cli/args.js';
+import { migrateToLatest } from '../../../db/db.js';
+import { resolveMasterSecret, Secrets } from '../../../infra/secrets.js';
+import { openRuntime } from '../../../runtime.js';
+import { allServiceRows } from '../../services/index.js';
+import type { MarketCommandIo } from '../batch/cli.js';
+import { exportServices } from './document.js';
+
+/**
+ * `toolport export [file]`: the installed services as an `mcpServers` document, read straight from
+ * the database (no server is started). It holds variable and header values, so a file is written
+ * readable by its owner only; without a file the document goes to stdout.
+ */
+export async function runExportCommand(args: string[], io: MarketCommandIo = {}): Promise<void> {
+  const { positionals } = parseCommand(args, {});
+  const [file, ...extra] = positionals;
+  if (extra.length > 0) throw new CliUsageError('expected: toolport export [file]');
+  const print = io.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const rt = await openRuntime(io.env ?? process.env);
+  try {
+    await migrateToLatest(rt.database.db);
+    const secrets = new Secrets(resolveMasterSecret(rt.config.secretKey, rt.config.dataDir));
+    const doc = exportServices(await allServiceRows(rt.database.db), secrets, rt.config.dataDir);
+    const text = JSON.stringify(doc, null, 2);
+    if (!file) {
+      print(text);
+      return;
+    }
+    writeFileSync(file, `${text}\n`, { mode: 0o600 });
+    print(`Exported ${Object.keys(doc.mcpServers).length} services to ${file}`);
+  } finally {
+    await rt.database.db.destroy();
+  }
+}

@@ -1,0 +1,74 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { McpServerEntry, McpServersDocument } from '@toolport/contract';
+import type { ServiceRow } from '../../../db/schema.js';
+import { resolveInstallDir } from '../../../infra/install-dir.js';
+import type { Secrets } from '../../../infra/secrets.js';
+import { MANIFEST_FILE, type PackageManifest } from '../installers/types.js';
+
+const parseArgs = (json: string): string[] => {
+  try {
+    const parsed: unknown = JSON.parse(json || '[]');
+    return Array.isArray(parsed) ? parsed.map(String) : [];
+  } catch {
+    return [];
+  }
+};
+
+/** The manifest an install wrote next to the package, when the service was installed into DATA_DIR/packages. */
+function manifestOf(row: ServiceRow, dataDir: string): PackageManifest | undefined {
+  const packages = path.resolve(dataDir, 'packages');
+  const dir = resolveInstallDir(dataDir, row.install_dir);
+  if (!dir || !path.resolve(dir).startsWith(`${packages}${path.sep}`)) return undefined;
+  const file = path.join(dir, MANIFEST_FILE);
+  if (!existsSync(file)) return undefined;
+  try {
+    const m = JSON.parse(readFileSync(file, 'utf8')) as Partial<PackageManifest>;
+    if ((m.kind !== 'npm' && m.kind !== 'pypi') || typeof m.identifier !== 'string') return undefined;
+    return {
+      kind: m.kind,
+      identifier: m.identifier,
+      version: m.version ?? '',
+      entry: m.entry ?? '',
+      args: Array.isArray(m.args) ? m.args.map(String) : [],
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An installed package in the portable form every MCP client (and Toolport's own import) reads:
+ * `npx -y pkg@version …` or `uvx pkg@version …`, pinned to the installed version.
+ */
+export function portableCommand(m: PackageManifest): { command: string; args: string[] } {
+  if (m.kind === 'npm') {
+    const spec = m.version ? `${m.identifier}@${m.version}` : m.identifier;
+    return { command: 'npx', args: ['-y', ...(m.entry ? ['-p', spec, m.entry] : [spec]), ...m.args] };
+  }
+  if (m.entry && m.entry !== m.identifier) {
+    return { command: 'uvx', args: ['--from', m.version ? `${m.identifier}==${m.version}` : m.identifier, m.entry, ...m.args] };
+  }
+  return { command: 'uvx', args: [m.version ? `${m.identifier}@${m.version}` : m.identifier, ...m.args] };
+}
+
+/**
+ * The installed services as an `mcpServers` document, values included (only admins may export):
+ * importing it on a fresh instance recreates them. Users' personal values are not part of it.
+ */
+export function exportServices(rows: ServiceRow[], secrets: Secrets, dataDir: string): McpServersDocument {
+  const mcpServers: Record<string, McpServerEntry> = {};
+  for (const row of rows) {
+    if (row.type !== 'stdio') {
+      const headers = secrets.decryptJson<Record<string, string>>(row.headers_enc, {});
+      const type = row.type === 'sse' ? 'sse' : 'streamableHttp';
+      mcpServers[row.name] = { type, url: row.command, ...(Object.keys(headers).length ? { headers } : {}) };
+      continue;
+    }
+    const env = secrets.decryptJson<Record<string, string>>(row.env_enc, {});
+    const manifest = manifestOf(row, dataDir);
+    const run = manifest ? portableCommand(manifest) : { command: row.command, args: parseArgs(row.args_json) };
+    mcpServers[row.name] = { ...run, ...(Object.keys(env).length ? { env } : {}) };
+  }
+  return { mcpServers };
+}

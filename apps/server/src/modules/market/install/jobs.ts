@@ -1,0 +1,192 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { ConfigEvents } from '../../../infra/events.js';
+import { relativeToInstallDir, resolveInstallDir, storedInstallDir } from '../../../infra/install-dir.js';
+import type { Metrics } from '../../../infra/metrics.js';
+import type { ServiceLog } from '../../../infra/service-log.js';
+import type { HealthProbe, ServiceRows } from '../../services/index.js';
+import { installNpm } from '../installers/npm.js';
+import { drainProcessesIn } from '../installers/processes.js';
+import { installPypi } from '../installers/pypi.js';
+import { InstallError, type InstalledPackage, MANIFEST_FILE, type PackagePlan, type RemotePlan } from '../installers/types.js';
+import type { InstallTasks } from './tasks.js';
+
+export interface InstallTimeouts {
+  /** Each install command (npm, pip, uv) is killed after this long. */
+  installMs: number;
+  /** Starting the server and its MCP handshake. */
+  handshakeMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: InstallTimeouts = { installMs: 10 * 60_000, handshakeMs: 90_000 };
+
+/** What install jobs work with. */
+export interface InstallJobsDeps {
+  tasks: InstallTasks;
+  rows: ServiceRows;
+  /** The MCP handshake of a newly installed service is a health check by the gateway. */
+  gateway: HealthProbe;
+  events: ConfigEvents;
+  serviceLog: Pick<ServiceLog, 'write' | 'redact' | 'registerSecrets'>;
+  metrics: Pick<Metrics, 'installStarted' | 'installEnded'>;
+  logger: Logger;
+  dataDir: string;
+  registries: { npm: () => Promise<string>; pypi: string };
+  timeouts?: InstallTimeouts;
+}
+
+/** A service row and its install task, created and waiting for the work to be done. */
+export interface Job {
+  serviceId: number;
+  serviceName: string;
+  taskId: string;
+  plan: PackagePlan | RemotePlan;
+  /** Values that must never appear in the log (variable and header values). */
+  secretValues: string[];
+}
+
+export interface JobOutcome {
+  ok: boolean;
+  /** The reason of a failure, redacted. */
+  error: string;
+  toolCount?: number;
+}
+
+/** Where a package's files live: one directory per service, so two services never share files. */
+export const packageDirOf = (dataDir: string, kind: 'npm' | 'pypi', serviceName: string) =>
+  path.join(dataDir, 'packages', kind, serviceName);
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new InstallError(`${what} did not finish within ${Math.round(ms / 1000)} s`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The durable part of an install (server-api "install_status" fix): every step and every line of
+ * the install tools goes to the task log (redacted) and the service log; the service is enabled
+ * only after a real MCP handshake. A failure keeps the log, deletes the half-made service and its
+ * files, waits until no process of it is left, and only then reports `failed`.
+ */
+export class InstallJobs {
+  private readonly running = new Map<string, AbortController>();
+  private readonly background = new Set<Promise<JobOutcome>>();
+  private readonly tasks: InstallTasks;
+  private readonly timeouts: InstallTimeouts;
+
+  constructor(private readonly deps: InstallJobsDeps) {
+    this.tasks = deps.tasks;
+    this.timeouts = deps.timeouts ?? DEFAULT_TIMEOUTS;
+  }
+
+  /** Starts the job; the returned promise settles when the task is finished either way. */
+  start(job: Job): Promise<JobOutcome> {
+    const controller = new AbortController();
+    this.running.set(job.taskId, controller);
+    const work = this.execute(job, controller.signal)
+      .catch((err): JobOutcome => {
+        // Only the bookkeeping itself can fail here (the database went away): the sweep of
+        // interrupted tasks will record it.
+        this.deps.logger.error({ err, taskId: job.taskId }, 'install task bookkeeping failed');
+        return { ok: false, error: errorText(err) };
+      })
+      .finally(() => this.running.delete(job.taskId));
+    this.background.add(work);
+    void work.finally(() => this.background.delete(work));
+    this.deps.metrics.installStarted();
+    void work.then((outcome) => this.deps.metrics.installEnded(job.plan.kind, outcome.ok ? 'completed' : 'failed'));
+    return work;
+  }
+
+  /** Shutdown: running installs are stopped and recorded as failed before the database closes. */
+  async close(): Promise<void> {
+    for (const controller of this.running.values()) controller.abort();
+    await Promise.allSettled([...this.background]);
+  }
+
+  private async execute(job: Job, signal: AbortSignal): Promise<JobOutcome> {
+    const { serviceLog } = this.deps;
+    serviceLog.registerSecrets(job.secretValues);
+    const log = (level: 'info' | 'error', line: string) => {
+      serviceLog.write({ serviceId: job.serviceId, serviceName: job.serviceName, phase: 'install', level, message: line });
+      return this.tasks.log(job.taskId, serviceLog.redact(line));
+    };
+    const dir = job.plan.kind === 'remote' ? '' : packageDirOf(this.deps.dataDir, job.plan.kind, job.serviceName);
+    try {
+      await this.tasks.setStatus(job.taskId, 'installing');
+      if (job.plan.kind === 'remote') {
+        await log('info', `Remote ${job.plan.transport} server at ${job.plan.url}: nothing to install`);
+      } else {
+        const installed = await this.installPackage(job.plan, dir, (line) => void log('info', line).catch(() => undefined), signal);
+        await log('info', `Installed ${installed.manifest.identifier}@${installed.version}`);
+        // Stored relative to DATA_DIR and to the install directory: it runs wherever DATA_DIR is mounted.
+        await this.deps.rows.update(job.serviceId, {
+          command: relativeToInstallDir(dir, installed.command),
+          args_json: JSON.stringify(installed.args.map((arg) => relativeToInstallDir(dir, arg))),
+          version: installed.version,
+          install_dir: storedInstallDir(this.deps.dataDir, dir),
+          updated_at: Date.now(),
+        });
+      }
+      if (signal.aborted) throw new InstallError('the server is shutting down');
+      // Enabled in the database only: the gateway's probe reads it, but nothing is announced (and
+      // no `boot` process started) before the handshake has succeeded.
+      await this.deps.rows.update(job.serviceId, { enabled: 1, health_status: 'unknown', updated_at: Date.now() });
+      await log('info', 'Starting the server and completing the MCP handshake (initialize, tools/list)…');
+      const health = await withTimeout(this.deps.gateway.checkHealth(job.serviceId), this.timeouts.handshakeMs, 'The MCP handshake');
+      if (health.status !== 'healthy') throw new InstallError(`The server did not complete the MCP handshake: ${health.details}`);
+      const toolCount = health.toolCount ?? 0;
+      await log('info', `Handshake complete: ${toolCount} tools. ${job.serviceName} is ready at /proxy/${job.serviceName}/mcp`);
+      this.deps.events.emit({ type: 'service.changed', serviceId: job.serviceId });
+      await this.tasks.finish(job.taskId, 'completed', '', { service_id: job.serviceId, tool_count: toolCount });
+      return { ok: true, error: '', toolCount };
+    } catch (err) {
+      const reason = serviceLog.redact(signal.aborted ? 'the server is shutting down' : errorText(err));
+      await log('error', `Installation failed: ${reason}`);
+      await discardService(this.deps, job.serviceId, dir);
+      await log('info', 'The service and its files were removed');
+      await this.tasks.detachService(job.taskId);
+      await this.tasks.finish(job.taskId, 'failed', reason);
+      return { ok: false, error: reason };
+    }
+  }
+
+  private async installPackage(
+    plan: PackagePlan,
+    dir: string,
+    onLine: (line: string) => void,
+    signal: AbortSignal,
+  ): Promise<InstalledPackage> {
+    // A directory left by an earlier, interrupted attempt must not mix with this one.
+    rmSync(dir, { recursive: true, force: true });
+    const registry = plan.kind === 'npm' ? await this.deps.registries.npm() : this.deps.registries.pypi;
+    const opts = { dir, registry, timeoutMs: this.timeouts.installMs, log: onLine, signal };
+    onLine(
+      `Installing ${plan.kind === 'npm' ? 'npm' : 'PyPI'} package ${plan.identifier}${plan.version ? `@${plan.version}` : ' (latest)'} into ${dir}`,
+    );
+    const installed = plan.kind === 'npm' ? await installNpm(plan, opts) : await installPypi(plan, opts);
+    writeFileSync(path.join(dir, MANIFEST_FILE), `${JSON.stringify(installed.manifest, null, 2)}\n`);
+    return installed;
+  }
+}
+
+/**
+ * Deletes a service that never finished installing: the row (the gateway drops anything it
+ * started for it), every process still running in its install directory, and its files.
+ */
+export async function discardService(
+  { rows, dataDir }: { rows: ServiceRows; dataDir: string },
+  serviceId: number,
+  stored: string,
+): Promise<void> {
+  const dir = resolveInstallDir(dataDir, stored);
+  if (await rows.byId(serviceId)) await rows.remove(serviceId);
+  const dirs = [path.join(dataDir, 'services', String(serviceId)), ...(dir ? [dir] : [])];
+  for (const d of dirs) await drainProcessesIn(d, 10_000);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}

@@ -1,0 +1,42 @@
+import type { Logger } from 'pino';
+import type { ServiceRows } from '../../services/index.js';
+import { discardService } from './jobs.js';
+import { type InstallTasks, TASK_STALE_MS } from './tasks.js';
+
+export const INTERRUPTED_REASON =
+  'Interrupted: the server running this task stopped before it finished (restart or crash). Start it again.';
+
+/** How often unfinished tasks are looked at: a replica that died mid-install is noticed within a minute or so. */
+export const SWEEP_INTERVAL_MS = 30_000;
+
+/**
+ * Tasks left `pending` or `installing` by a process that is gone (their heartbeat stopped) are
+ * marked failed with a clear reason. A marketplace install's half-made service (still disabled,
+ * still `installing`) is deleted with its files, as a failure in the running process would have.
+ * Returns how many tasks were recovered.
+ */
+export async function recoverInterruptedTasks(
+  deps: { tasks: InstallTasks; rows: ServiceRows; dataDir: string; logger: Logger },
+  now = Date.now(),
+): Promise<number> {
+  const { tasks, rows } = deps;
+  const before = now - TASK_STALE_MS;
+  const stale = await tasks.stale(before);
+  let recovered = 0;
+  for (const task of stale) {
+    if (!(await tasks.claim(task.id, before, now))) continue;
+    recovered += 1;
+    if (task.kind === 'marketplace' && task.serviceId !== null) {
+      const row = await rows.byId(task.serviceId);
+      if (row && row.enabled === 0 && row.health_status === 'installing') {
+        await discardService(deps, row.id, row.install_dir);
+        await tasks.detachService(task.id);
+      }
+    }
+    // A batch's log holds only its progress events; its stream ends the batch with what it has.
+    if (task.kind !== 'batch') await tasks.log(task.id, INTERRUPTED_REASON);
+    await tasks.finish(task.id, 'failed', INTERRUPTED_REASON);
+  }
+  if (recovered > 0) deps.logger.warn({ count: recovered }, 'install tasks interrupted by a stopped server were marked failed');
+  return recovered;
+}
