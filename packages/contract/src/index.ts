@@ -1,6 +1,7 @@
 export * from './analytics.js';
 export * from './auth.js';
 export * from './command-line.js';
+export * from './endpoints.js';
 export * from './enums.js';
 export * from './envelope.js';
 export * from './logs.js';
