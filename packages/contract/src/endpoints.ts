@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HistoryQuery, ServiceUtilization, SystemOverview, UsageHistory } from './analytics.js';
 import { LoginRequest, LogoutRequest, PublicUser, RefreshRequest, SelfUser, TokenPair } from './auth.js';
-import { OAuthProvider } from './enums.js';
+import type { OAuthProvider } from './enums.js';
 import { envelope, OkEnvelope } from './envelope.js';
 import { LogPage, LogsQuery } from './logs.js';
 import {
@@ -26,6 +26,7 @@ import {
   oauthProviderLabels,
 } from './oauth.js';
 import { OptionEntry, ProbeResult, StatusData, UpdateOptionRequest } from './options.js';
+import { type Route, routes } from './routes.js';
 import {
   CustomServiceRequest,
   CustomServiceResult,
@@ -53,20 +54,12 @@ import {
   UserSearchQuery,
 } from './users.js';
 
-/** Who may call an endpoint: anyone, any signed-in user, or an administrator. */
-export type AuthLevel = 'public' | 'user' | 'admin';
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
 /**
- * One `/api` endpoint as both sides see it. The server registers its route from this (method, path,
- * schemas, auth level, API docs); the console calls it through the same entry, so a path, a body or an
- * answer cannot drift apart between them.
+ * One `/api` endpoint as both sides see it: its route (method, path, auth level) with the schemas of
+ * what goes in and out and its API docs. The server registers its route from this; the console calls
+ * it by the same route, so a path, a body or an answer cannot drift apart between them.
  */
-export interface Endpoint {
-  readonly method: HttpMethod;
-  /** Below `/api`, with `:name` placeholders filled from `params`. */
-  readonly path: string;
-  readonly auth: AuthLevel;
+export interface Endpoint extends Route {
   readonly params?: z.ZodType;
   readonly query?: z.ZodType;
   readonly body?: z.ZodType;
@@ -85,42 +78,33 @@ export interface Endpoint {
   readonly eventStream?: true;
 }
 
-const endpoint = <const E extends Endpoint>(e: E): E => e;
+const endpoint = <const R extends Route, const D extends Omit<Endpoint, keyof Route>>(route: R, details: D): R & D => ({
+  ...route,
+  ...details,
+});
 
 /** The body schema of an endpoint's success answer. */
 export const responseOf = (e: Endpoint): z.ZodType => (e.data ? envelope(e.data) : OkEnvelope);
 
-/** Fills an endpoint's `:name` placeholders, each value URL-encoded. */
-export function pathOf(e: Pick<Endpoint, 'path'>, params?: Readonly<Record<string, string | number>>): string {
-  return e.path.replace(/:(\w+)/g, (_, name: string) => {
-    const value = params?.[name];
-    if (value === undefined) throw new Error(`${e.path}: no value for :${name}`);
-    return encodeURIComponent(String(value));
-  });
-}
-
 const Probe = envelope(ProbeResult);
 
-/** One entry per sign-in provider: the routes exist once for each, under the provider's own path. */
-const perProvider = <E extends Endpoint>(make: (provider: OAuthProvider, label: string) => E): Record<OAuthProvider, E> => ({
-  github: make('github', oauthProviderLabels.github),
-  google: make('google', oauthProviderLabels.google),
+/** The same endpoint for each sign-in provider, under the provider's own path. */
+const perProvider = <const P extends Record<OAuthProvider, Route>, const D extends Omit<Endpoint, keyof Route>>(
+  providerRoutes: P,
+  details: (label: string) => D,
+) => ({
+  github: endpoint(providerRoutes.github, details(oauthProviderLabels.github)),
+  google: endpoint(providerRoutes.google, details(oauthProviderLabels.google)),
 });
 
 const status = {
-  status: endpoint({
-    method: 'GET',
-    path: '/status',
-    auth: 'public',
+  status: endpoint(routes.status.status, {
     data: StatusData,
     tags: ['status'],
     summary: 'What the console needs before sign-in; never secrets',
   }),
-  health: endpoint({ method: 'GET', path: '/health', auth: 'public', data: ProbeResult, tags: ['status'], summary: 'Liveness probe' }),
-  ready: endpoint({
-    method: 'GET',
-    path: '/ready',
-    auth: 'public',
+  health: endpoint(routes.status.health, { data: ProbeResult, tags: ['status'], summary: 'Liveness probe' }),
+  ready: endpoint(routes.status.ready, {
     data: ProbeResult,
     otherResponses: { 503: Probe },
     tags: ['status'],
@@ -129,30 +113,21 @@ const status = {
 };
 
 const auth = {
-  login: endpoint({
-    method: 'POST',
-    path: '/auth/login',
-    auth: 'public',
+  login: endpoint(routes.auth.login, {
     body: LoginRequest,
     data: TokenPair,
     tags: ['auth'],
     summary: 'Sign in with username and password (rate-limited)',
     security: [],
   }),
-  refresh: endpoint({
-    method: 'POST',
-    path: '/auth/refresh',
-    auth: 'public',
+  refresh: endpoint(routes.auth.refresh, {
     body: RefreshRequest,
     data: TokenPair,
     tags: ['auth'],
     summary: 'Exchange a refresh token for a new token pair',
     security: [],
   }),
-  logout: endpoint({
-    method: 'POST',
-    path: '/auth/logout',
-    auth: 'user',
+  logout: endpoint(routes.auth.logout, {
     body: LogoutRequest.nullish(),
     tags: ['auth'],
     summary: 'Revoke a refresh token (all of the caller’s when none is given)',
@@ -160,97 +135,64 @@ const auth = {
 };
 
 const users = {
-  self: endpoint({
-    method: 'GET',
-    path: '/user/self',
-    auth: 'user',
+  self: endpoint(routes.users.self, {
     data: SelfUser,
     tags: ['users'],
     summary: 'The caller’s profile, with their own API key',
   }),
-  updateSelf: endpoint({
-    method: 'PUT',
-    path: '/user/self',
-    auth: 'user',
+  updateSelf: endpoint(routes.users.updateSelf, {
     body: UpdateSelfRequest,
     data: PublicUser,
     tags: ['users'],
     summary: 'Edit the caller’s username, email and display name (password users only)',
   }),
-  changePassword: endpoint({
-    method: 'POST',
-    path: '/user/change-password',
-    auth: 'user',
+  changePassword: endpoint(routes.users.changePassword, {
     body: ChangePasswordRequest,
     tags: ['users'],
     summary: 'Change the caller’s password; every session of the caller ends',
   }),
   // The console rotates with GET; POST is the honest verb for a change and is accepted too.
-  rotateToken: endpoint({
-    method: 'GET',
-    path: '/user/token',
-    auth: 'user',
+  rotateToken: endpoint(routes.users.rotateToken, {
     data: z.string(),
     tags: ['users'],
     summary: 'Replace the caller’s API key and return the new one',
   }),
-  rotateTokenPost: endpoint({
-    method: 'POST',
-    path: '/user/token',
-    auth: 'user',
+  rotateTokenPost: endpoint(routes.users.rotateTokenPost, {
     data: z.string(),
     tags: ['users'],
     summary: 'Replace the caller’s API key and return the new one',
   }),
-  list: endpoint({
-    method: 'GET',
-    path: '/user/',
-    auth: 'admin',
+  list: endpoint(routes.users.list, {
     query: UserListQuery,
     data: UserList,
     tags: ['users'],
     summary: `One page of users, newest first (total in the ${USERS_TOTAL_HEADER} header)`,
   }),
-  search: endpoint({
-    method: 'GET',
-    path: '/user/search',
-    auth: 'admin',
+  search: endpoint(routes.users.search, {
     query: UserSearchQuery,
     data: UserList,
     tags: ['users'],
     summary: 'Users whose username, display name or email contains the keyword, or whose id it is',
   }),
-  create: endpoint({
-    method: 'POST',
-    path: '/user',
-    auth: 'admin',
+  create: endpoint(routes.users.create, {
     body: CreateUserRequest,
     data: PublicUser,
     status: 201,
     tags: ['users'],
     summary: 'Create a user of a lower role than the caller',
   }),
-  edit: endpoint({
-    method: 'PUT',
-    path: '/user',
-    auth: 'admin',
+  edit: endpoint(routes.users.edit, {
     body: EditUserRequest,
     data: PublicUser,
     tags: ['users'],
     summary: 'Edit a user of a lower role, or oneself',
   }),
-  remove: endpoint({
-    method: 'DELETE',
-    path: '/user/:id',
-    auth: 'admin',
+  remove: endpoint(routes.users.remove, {
     params: UserIdParams,
     tags: ['users'],
     summary: 'Delete a user of a lower role',
   }),
-  manage: endpoint({
-    method: 'POST',
-    path: '/user/manage',
-    auth: 'admin',
+  manage: endpoint(routes.users.manage, {
     body: ManageUserRequest,
     data: PublicUser,
     tags: ['users'],
@@ -259,18 +201,12 @@ const users = {
 };
 
 const options = {
-  list: endpoint({
-    method: 'GET',
-    path: '/option/',
-    auth: 'admin',
+  list: endpoint(routes.options.list, {
     data: z.array(OptionEntry),
     tags: ['options'],
     summary: 'Every preference (secrets masked)',
   }),
-  update: endpoint({
-    method: 'PUT',
-    path: '/option/',
-    auth: 'admin',
+  update: endpoint(routes.options.update, {
     body: UpdateOptionRequest,
     tags: ['options'],
     summary: 'Set one preference',
@@ -278,81 +214,54 @@ const options = {
 };
 
 const services = {
-  installed: endpoint({
-    method: 'GET',
-    path: '/mcp_market/installed',
-    auth: 'user',
+  installed: endpoint(routes.services.installed, {
     data: z.array(InstalledService),
     tags: ['services'],
     summary: 'Every installed service with the caller’s usage today (values masked for non-admins)',
   }),
-  createCustom: endpoint({
-    method: 'POST',
-    path: '/mcp_market/custom_service',
-    auth: 'admin',
+  createCustom: endpoint(routes.services.createCustom, {
     body: CustomServiceRequest,
     data: CustomServiceResult,
     status: 201,
     tags: ['services'],
     summary: 'Create a custom stdio, sse or streamableHttp service',
   }),
-  installStatus: endpoint({
-    method: 'GET',
-    path: '/mcp_market/install_status/:taskId',
-    auth: 'admin',
+  installStatus: endpoint(routes.services.installStatus, {
     params: TaskIdParams,
     data: InstallStatus,
     tags: ['services'],
     summary: 'An install task’s status and every log line so far',
   }),
-  update: endpoint({
-    method: 'PUT',
-    path: '/mcp_services/:id',
-    auth: 'admin',
+  update: endpoint(routes.services.update, {
     params: ServiceIdParams,
     body: UpdateServiceRequest,
     tags: ['services'],
     summary: 'Set the daily limit ({rpd_limit} alone) or edit name, description, URL, headers and variables',
   }),
-  toggle: endpoint({
-    method: 'POST',
-    path: '/mcp_services/:id/toggle',
-    auth: 'admin',
+  toggle: endpoint(routes.services.toggle, {
     params: ServiceIdParams,
     data: ToggleResult,
     tags: ['services'],
     summary: 'Enable or disable a service',
   }),
-  healthCheck: endpoint({
-    method: 'POST',
-    path: '/mcp_services/:id/health/check',
-    auth: 'user',
+  healthCheck: endpoint(routes.services.healthCheck, {
     params: ServiceIdParams,
     data: HealthCheckResult,
     tags: ['services'],
     summary: 'Check the service now with a real MCP round trip',
   }),
-  uninstall: endpoint({
-    method: 'POST',
-    path: '/mcp_market/uninstall',
-    auth: 'admin',
+  uninstall: endpoint(routes.services.uninstall, {
     body: UninstallRequest,
     tags: ['services'],
     summary: 'Stop and delete a service; its history stays',
   }),
-  myEnv: endpoint({
-    method: 'GET',
-    path: '/mcp_services/:id/my_env',
-    auth: 'user',
+  myEnv: endpoint(routes.services.myEnv, {
     params: ServiceIdParams,
     data: MyEnv,
     tags: ['services'],
     summary: 'The variables the caller may set on this service, with the caller’s values masked',
   }),
-  setMyEnv: endpoint({
-    method: 'PUT',
-    path: '/mcp_services/:id/my_env',
-    auth: 'user',
+  setMyEnv: endpoint(routes.services.setMyEnv, {
     params: ServiceIdParams,
     body: MyEnvRequest,
     data: MyEnv,
@@ -362,26 +271,17 @@ const services = {
 };
 
 const analytics = {
-  overview: endpoint({
-    method: 'GET',
-    path: '/analytics/system/overview',
-    auth: 'user',
+  overview: endpoint(routes.analytics.overview, {
     data: SystemOverview,
     tags: ['analytics'],
     summary: 'Service counts by health and today’s requests and average latency',
   }),
-  utilization: endpoint({
-    method: 'GET',
-    path: '/analytics/services/utilization',
-    auth: 'user',
+  utilization: endpoint(routes.analytics.utilization, {
     data: z.array(ServiceUtilization),
     tags: ['analytics'],
     summary: 'Today’s requests and average latency per service',
   }),
-  history: endpoint({
-    method: 'GET',
-    path: '/analytics/history',
-    auth: 'user',
+  history: endpoint(routes.analytics.history, {
     query: HistoryQuery,
     data: UsageHistory,
     tags: ['analytics'],
@@ -392,10 +292,7 @@ const analytics = {
 };
 
 const logs = {
-  list: endpoint({
-    method: 'GET',
-    path: '/mcp_logs',
-    auth: 'admin',
+  list: endpoint(routes.logs.list, {
     query: LogsQuery,
     data: LogPage,
     tags: ['logs'],
@@ -406,28 +303,19 @@ const logs = {
 };
 
 const market = {
-  search: endpoint({
-    method: 'GET',
-    path: '/mcp_market/search',
-    auth: 'user',
+  search: endpoint(routes.market.search, {
     query: MarketSearchQuery,
     data: z.array(MarketPackage),
     tags: ['market'],
     summary: 'Search npm, PyPI and the MCP Registry; an empty query gives an empty list',
   }),
-  packageDetails: endpoint({
-    method: 'GET',
-    path: '/mcp_market/package_details',
-    auth: 'user',
+  packageDetails: endpoint(routes.market.packageDetails, {
     query: PackageDetailsQuery,
     data: PackageDetails,
     tags: ['market'],
     summary: 'One package: readme, variables, the mcpServers entry that runs it, installed state',
   }),
-  install: endpoint({
-    method: 'POST',
-    path: '/mcp_market/install_or_add_service',
-    auth: 'admin',
+  install: endpoint(routes.market.install, {
     body: InstallRequest,
     data: InstallResult,
     tags: ['market'],
@@ -435,10 +323,7 @@ const market = {
     description:
       'Missing required variables answer 400 with data.required_env_vars. Poll GET /mcp_market/install_status/{task_id} for the log.',
   }),
-  batchImport: endpoint({
-    method: 'POST',
-    path: '/mcp_market/batch-import',
-    auth: 'admin',
+  batchImport: endpoint(routes.market.batchImport, {
     body: BatchImportRequest,
     data: BatchImportResult,
     tags: ['market'],
@@ -446,10 +331,7 @@ const market = {
     description: 'Existing names are skipped; npx / uvx packages are installed. Follow GET /mcp_market/batch-import/progress/{task_id}.',
   }),
   // EventSource cannot send headers: the handler checks the admin's token from `?token=` itself.
-  batchProgress: endpoint({
-    method: 'GET',
-    path: '/mcp_market/batch-import/progress/:task_id',
-    auth: 'public',
+  batchProgress: endpoint(routes.market.batchProgress, {
     params: BatchProgressParams,
     query: BatchProgressQuery,
     eventStream: true,
@@ -458,10 +340,7 @@ const market = {
     description:
       'Authenticated by an admin access token in ?token= (or the Authorization header). A late subscriber receives the whole history.',
   }),
-  export: endpoint({
-    method: 'GET',
-    path: '/mcp_market/export',
-    auth: 'admin',
+  export: endpoint(routes.market.export, {
     data: McpServersDocument,
     tags: ['market'],
     summary: 'Every installed service as an mcpServers document (variable and header values included)',
@@ -470,34 +349,21 @@ const market = {
 };
 
 const oauth = {
-  authorize: perProvider((provider, label) =>
-    endpoint({
-      method: 'GET',
-      path: `/oauth/${provider}/authorize`,
-      auth: 'public',
-      query: OAuthAuthorizeQuery,
-      data: OAuthAuthorizeResult,
-      tags: ['oauth'],
-      summary: `Start signing in with ${label} (with bind=1 and a bearer token: link ${label} to the caller)`,
-      security: [],
-    }),
-  ),
-  callback: perProvider((provider, label) =>
-    endpoint({
-      method: 'GET',
-      path: `/oauth/${provider}`,
-      auth: 'public',
-      query: OAuthCallbackQuery,
-      data: OAuthCallbackResult,
-      tags: ['oauth'],
-      summary: `Finish signing in with ${label}: exchanges the code and answers like sign-in`,
-      security: [],
-    }),
-  ),
-  unbind: endpoint({
-    method: 'DELETE',
-    path: '/user/bindings/:provider',
-    auth: 'user',
+  authorize: perProvider(routes.oauth.authorize, (label) => ({
+    query: OAuthAuthorizeQuery,
+    data: OAuthAuthorizeResult,
+    tags: ['oauth'],
+    summary: `Start signing in with ${label} (with bind=1 and a bearer token: link ${label} to the caller)`,
+    security: [],
+  })),
+  callback: perProvider(routes.oauth.callback, (label) => ({
+    query: OAuthCallbackQuery,
+    data: OAuthCallbackResult,
+    tags: ['oauth'],
+    summary: `Finish signing in with ${label}: exchanges the code and answers like sign-in`,
+    security: [],
+  })),
+  unbind: endpoint(routes.oauth.unbind, {
     params: BindingParams,
     data: PublicUser,
     tags: ['oauth'],
@@ -520,6 +386,14 @@ export function allEndpoints(): Endpoint[] {
   walk(endpoints);
   return found;
 }
+
+type Leaves<T> = T extends Endpoint ? T : T extends object ? { [K in keyof T]: Leaves<T[K]> }[keyof T] : never;
+
+/** Any entry of the table, with its own schemas. */
+export type AnyEndpoint = Leaves<typeof endpoints>;
+
+/** The table's entry of a route, found by method and path (the console holds routes, not schemas). */
+export type EndpointOf<R extends Route> = Extract<AnyEndpoint, { method: R['method']; path: R['path'] }>;
 
 /** The `params` an endpoint's path takes, as the caller writes them. */
 export type ParamsOf<E extends Endpoint> = E['params'] extends z.ZodType ? z.input<E['params']> : undefined;
