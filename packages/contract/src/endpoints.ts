@@ -92,9 +92,9 @@ const Probe = envelope(ProbeResult);
 const perProvider = <const P extends Record<OAuthProvider, Route>, const D extends Omit<Endpoint, keyof Route>>(
   providerRoutes: P,
   details: (label: string) => D,
-) => ({
-  github: endpoint(providerRoutes.github, details(oauthProviderLabels.github)),
-  google: endpoint(providerRoutes.google, details(oauthProviderLabels.google)),
+): { [K in OAuthProvider]: P[K] & D } => ({
+  github: { ...providerRoutes.github, ...details(oauthProviderLabels.github) },
+  google: { ...providerRoutes.google, ...details(oauthProviderLabels.google) },
 });
 
 const status = {
@@ -354,14 +354,14 @@ const oauth = {
     data: OAuthAuthorizeResult,
     tags: ['oauth'],
     summary: `Start signing in with ${label} (with bind=1 and a bearer token: link ${label} to the caller)`,
-    security: [],
+    security: [] as const,
   })),
   callback: perProvider(routes.oauth.callback, (label) => ({
     query: OAuthCallbackQuery,
     data: OAuthCallbackResult,
     tags: ['oauth'],
     summary: `Finish signing in with ${label}: exchanges the code and answers like sign-in`,
-    security: [],
+    security: [] as const,
   })),
   unbind: endpoint(routes.oauth.unbind, {
     params: BindingParams,
