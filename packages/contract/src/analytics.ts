@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ID } from './limits.js';
 
 /** `GET /analytics/system/overview` (dashboard). */
 export const SystemOverview = z.object({
@@ -29,7 +30,7 @@ export const HISTORY_MAX_DAYS = 366;
 export const HISTORY_DEFAULT_DAYS = 30;
 export const HISTORY_MAX_TARGETS = 100;
 
-const optionalId = z.union([z.literal(''), z.coerce.number().int().min(0).max(2_147_483_647)]).optional();
+const optionalId = z.union([z.literal(''), z.coerce.number().int().min(0).max(MAX_ID)]).optional();
 
 /** Dates are checked by the route (localised messages), not here. */
 export const HistoryQuery = z.object({
