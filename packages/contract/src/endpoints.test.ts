@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { allEndpoints } from './endpoints.js';
-import { pathOf, routes } from './routes.js';
+import { allEndpoints, type EndpointOf } from './endpoints.js';
+import { pathOf, type Route, routes } from './routes.js';
+
+type RouteLeaves<T> = T extends Route ? T : T extends object ? { [K in keyof T]: RouteLeaves<T[K]> }[keyof T] : never;
+/** Routes whose entry the console's types cannot find: left out of the table, or not a valid entry there. */
+type Untyped<R extends Route> = R extends unknown ? ([EndpointOf<R>] extends [never] ? `${R['method']} ${R['path']}` : never) : never;
+type Missing = Untyped<RouteLeaves<typeof routes>>;
+const everyRouteTyped: [Missing] extends [never] ? true : Missing = true;
 
 describe('endpoint table', () => {
+  it('gives the console the types of every route (checked by the compiler)', () => {
+    expect(everyRouteTyped).toBe(true);
+  });
+
   it('names each method and path once', () => {
     const keys = allEndpoints().map((e) => `${e.method} ${e.path}`);
     expect(keys.length).toBeGreaterThan(0);

@@ -354,14 +354,14 @@ const oauth = {
     data: OAuthAuthorizeResult,
     tags: ['oauth'],
     summary: `Start signing in with ${label} (with bind=1 and a bearer token: link ${label} to the caller)`,
-    security: [] as const,
+    security: [],
   })),
   callback: perProvider(routes.oauth.callback, (label) => ({
     query: OAuthCallbackQuery,
     data: OAuthCallbackResult,
     tags: ['oauth'],
     summary: `Finish signing in with ${label}: exchanges the code and answers like sign-in`,
-    security: [] as const,
+    security: [],
   })),
   unbind: endpoint(routes.oauth.unbind, {
     params: BindingParams,
