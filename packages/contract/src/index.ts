@@ -9,6 +9,7 @@ export * from './logs.js';
 export * from './market.js';
 export * from './oauth.js';
 export * from './options.js';
+export * from './roles.js';
 export * from './routes.js';
 export * from './services.js';
 export * from './users.js';

@@ -6,6 +6,7 @@ import {
   MIN_PASSWORD_LENGTH,
   type PublicUser,
   USERS_PAGE_SIZE,
+  UserStatus,
 } from '@toolport/contract';
 import { ADMIN_ROLE, SUPER_ADMIN_ROLE } from '../../lib/roles';
 
@@ -16,7 +17,7 @@ import { ADMIN_ROLE, SUPER_ADMIN_ROLE } from '../../lib/roles';
 
 export { MAX_DISPLAY_NAME_LENGTH, MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH, MIN_PASSWORD_LENGTH, USERS_PAGE_SIZE };
 
-export const USER_STATUS_ENABLED = 1;
+export const USER_STATUS_ENABLED = UserStatus.Enabled;
 
 export type RoleKind = 'user' | 'admin' | 'superAdmin' | 'unknown';
 
