@@ -17,3 +17,11 @@ export const ErrorEnvelope = z.object({
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
 export const OkEnvelope = z.object({ success: z.literal(true), message: z.string().optional() });
+
+/** The envelope as a client reads any answer: a success's `data`, a failure's `message`, `code` and `data`. */
+export interface ApiEnvelope<T = unknown> {
+  success: boolean;
+  message?: string;
+  code?: string;
+  data?: T;
+}

@@ -1,14 +1,12 @@
 import { z } from 'zod';
-
-export const LOGS_PAGE_SIZE = 20;
-export const LOGS_MAX_PAGE_SIZE = 100;
+import { LOGS_MAX_PAGE_SIZE, LOGS_PAGE_SIZE, MAX_ID, MAX_PAGE, MAX_SERVICE_NAME_FILTER_LENGTH } from './limits.js';
 
 /** `GET /mcp_logs` filters; `page` is 1-based. Empty filter values mean "all". */
 export const LogsQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  page: z.coerce.number().int().min(1).max(MAX_PAGE).default(1),
   page_size: z.coerce.number().int().min(1).max(LOGS_MAX_PAGE_SIZE).default(LOGS_PAGE_SIZE),
-  service_id: z.union([z.literal(''), z.coerce.number().int().min(0).max(2_147_483_647)]).optional(),
-  service_name: z.string().trim().max(64).optional(),
+  service_id: z.union([z.literal(''), z.coerce.number().int().min(0).max(MAX_ID)]).optional(),
+  service_name: z.string().trim().max(MAX_SERVICE_NAME_FILTER_LENGTH).optional(),
   phase: z.union([z.literal(''), z.literal('all'), z.enum(['install', 'run'])]).optional(),
   level: z.union([z.literal(''), z.literal('all'), z.enum(['info', 'warn', 'error'])]).optional(),
 });

@@ -142,3 +142,7 @@ export const BatchProgressEvent = z.union([
 export type BatchProgressEvent = z.infer<typeof BatchProgressEvent>;
 export const BatchProgressParams = z.object({ task_id: TaskId });
 export const BatchProgressQuery = z.object({ token: z.string().max(4096).optional() });
+
+/** `POST /mcp_market/batch-import`: the console sends the text as typed, a JSON object or the same as a string. */
+export const BatchImportRequest = z.union([z.string().max(4 * 1024 * 1024), z.record(z.string(), z.unknown())]);
+export type BatchImportRequest = z.infer<typeof BatchImportRequest>;

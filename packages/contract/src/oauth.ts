@@ -34,3 +34,6 @@ export type OAuthCallbackResult = z.infer<typeof OAuthCallbackResult>;
 
 export const BindingParams = z.object({ provider: OAuthProvider });
 export type BindingParams = z.infer<typeof BindingParams>;
+
+/** The providers' names as people write them, in messages and the API docs. */
+export const oauthProviderLabels: Record<OAuthProvider, string> = { github: 'GitHub', google: 'Google' };

@@ -44,3 +44,7 @@ export const StatusData = z.object({
   registration_enabled: z.boolean(),
 });
 export type StatusData = z.infer<typeof StatusData>;
+
+/** `GET /health` and `GET /ready`: `reason` says why a replica is not ready. */
+export const ProbeResult = z.object({ status: z.string(), reason: z.string().optional() });
+export type ProbeResult = z.infer<typeof ProbeResult>;

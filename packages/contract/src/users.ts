@@ -1,18 +1,25 @@
 import { z } from 'zod';
 import { PublicUser } from './auth.js';
+import {
+  MAX_DISPLAY_NAME_LENGTH,
+  MAX_EMAIL_LENGTH,
+  MAX_ID,
+  MAX_PAGE,
+  MAX_PASSWORD_LENGTH,
+  MAX_USER_SEARCH_LENGTH,
+  MAX_USERNAME_LENGTH,
+  MIN_PASSWORD_LENGTH,
+} from './limits.js';
 
 const username = z
   .string()
   .trim()
   .min(1)
-  .max(32)
+  .max(MAX_USERNAME_LENGTH)
   .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
-const displayName = z.string().trim().max(64);
-const email = z.union([z.literal(''), z.email().max(254)]);
-const password = z.string().min(8).max(128);
-/** Ids are 32-bit integer columns; a larger number is refused as invalid rather than failing in SQL. */
-const MAX_USER_ID = 2_147_483_647;
-
+const displayName = z.string().trim().max(MAX_DISPLAY_NAME_LENGTH);
+const email = z.union([z.literal(''), z.email().max(MAX_EMAIL_LENGTH)]);
+const password = z.string().min(MIN_PASSWORD_LENGTH).max(MAX_PASSWORD_LENGTH);
 export const UpdateSelfRequest = z.object({
   username: username.optional(),
   display_name: displayName.optional(),
@@ -39,7 +46,7 @@ export const CreateUserRequest = z.object({
 export type CreateUserRequest = z.infer<typeof CreateUserRequest>;
 
 export const EditUserRequest = z.object({
-  id: z.number().int().positive().max(MAX_USER_ID),
+  id: z.number().int().positive().max(MAX_ID),
   username: username.optional(),
   display_name: displayName.optional(),
   email: email.optional(),
@@ -51,12 +58,9 @@ export const ManageAction = z.enum(['enable', 'disable', 'promote', 'demote']);
 export const ManageUserRequest = z.object({ username: z.string().trim().min(1).max(64), action: ManageAction });
 export type ManageUserRequest = z.infer<typeof ManageUserRequest>;
 
-export const UserListQuery = z.object({ p: z.coerce.number().int().min(0).max(1_000_000).default(0) });
-export const UserSearchQuery = z.object({ keyword: z.string().trim().max(100).default('') });
-export const UserIdParams = z.object({ id: z.coerce.number().int().positive().max(MAX_USER_ID) });
-
-export const USERS_PAGE_SIZE = 10;
-export const USER_SEARCH_LIMIT = 100;
+export const UserListQuery = z.object({ p: z.coerce.number().int().min(0).max(MAX_PAGE).default(0) });
+export const UserSearchQuery = z.object({ keyword: z.string().trim().max(MAX_USER_SEARCH_LENGTH).default('') });
+export const UserIdParams = z.object({ id: z.coerce.number().int().positive().max(MAX_ID) });
 
 /** `GET /user/?p=` and `GET /user/search` answer `data` = an array, as the console reads it. */
 export const UserList = z.array(PublicUser);

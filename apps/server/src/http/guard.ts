@@ -1,15 +1,13 @@
-import { isAdminRole, UserStatus } from '@toolport/contract';
+import { type AuthLevel, isAdminRole, UserStatus } from '@toolport/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Secrets } from '../infra/secrets.js';
 import { verifyAccessToken } from '../modules/auth/tokens.js';
 import { AppError, forbidden, unauthorized } from './errors.js';
 import type { Principal, Principals } from './principals.js';
 
-/** Who may call a route. Every /api route declares one in `config.auth`; a route that does not is 'user'. */
-export type AuthLevel = 'public' | 'user' | 'admin';
-
 declare module 'fastify' {
   interface FastifyContextConfig {
+    /** Who may call the route; an /api route that does not say is 'user'. */
     auth?: AuthLevel;
   }
   interface FastifyRequest {

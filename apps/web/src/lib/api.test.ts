@@ -1,6 +1,7 @@
+import { routes } from '@toolport/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fail, fakeApi, ok, storeSession } from '../test/fake-api';
-import { API_TIMEOUT_MS, ApiError, api, setApiHooks } from './api';
+import { API_TIMEOUT_MS, ApiError, api, call, setApiHooks } from './api';
 
 const hooks = { notify: vi.fn(), signedOut: vi.fn() };
 
@@ -197,5 +198,24 @@ describe('API client', () => {
       expect(hooks.notify).toHaveBeenCalledWith('other', 'Incorrect username or password');
       expect(localStorage.getItem('token')).toBe('access-1');
     });
+  });
+
+  it('calls an endpoint of the table by its method and path, with the params filled in and encoded', async () => {
+    storeSession();
+    const server = fakeApi({
+      'PUT /api/mcp_services/7': (req) => ok(undefined, `saved ${JSON.stringify(req.body)}`),
+      'GET /api/mcp_market/install_status/a%2Fb': () => ok({ status: 'completed' }),
+      'GET /api/user/search': (req) => ok([{ keyword: req.url.searchParams.get('keyword') }]),
+    });
+
+    await call(routes.services.update, { params: { id: 7 }, body: { rpd_limit: 5 } });
+    await expect(call(routes.services.installStatus, { params: { taskId: 'a/b' } })).resolves.toEqual({ status: 'completed' });
+    await expect(call(routes.users.search, { query: { keyword: 'ann' } })).resolves.toEqual([{ keyword: 'ann' }]);
+    expect(server.calls.map((c) => [c.method, c.url.pathname, c.body])).toEqual([
+      ['PUT', '/api/mcp_services/7', { rpd_limit: 5 }],
+      ['GET', '/api/mcp_market/install_status/a%2Fb', undefined],
+      ['GET', '/api/user/search', undefined],
+    ]);
+    expect(server.calls[0]?.headers.get('authorization')).toBe('Bearer access-1');
   });
 });

@@ -1,3 +1,14 @@
+import {
+  type ApiEnvelope,
+  type BodyOf,
+  type DataOf,
+  type Endpoint,
+  type EndpointOf,
+  type ParamsOf,
+  pathOf,
+  type QueryOf,
+  type Route,
+} from '@toolport/contract';
 import { refreshSession } from './refresh';
 import { clearSession, getToken } from './session';
 
@@ -52,13 +63,6 @@ let hooks: ApiHooks = { notify: () => {}, signedOut: () => {} };
 
 export function setApiHooks(next: ApiHooks): void {
   hooks = next;
-}
-
-interface Envelope<T> {
-  success?: boolean;
-  message?: string;
-  code?: string;
-  data?: T;
 }
 
 function kindOf(status: number): Exclude<FailureKind, 'aborted' | 'network'> {
@@ -122,7 +126,7 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
     if (token) res = await send(path, options, token);
   }
 
-  const body = (await res.json().catch(() => null)) as Envelope<T> | null;
+  const body = (await res.json().catch(() => null)) as Partial<ApiEnvelope<T>> | null;
   if (res.ok && body?.success !== false) return body?.data as T;
 
   const kind = kindOf(res.status);
@@ -134,4 +138,31 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
     hooks.notify(kind === 'unauthorized' ? 'other' : kind, body?.message);
   }
   throw new ApiError(res.status, kind, body?.message || undefined, body?.code, body?.data);
+}
+
+/** An option the endpoint requires, may take, or does not take, by its type. */
+type Field<K extends string, T> = [T] extends [undefined] ? { [P in K]?: never } : object extends T ? { [P in K]?: T } : { [P in K]: T };
+
+/** Path parameters are text in the URL: a number is as good as its digits. */
+type PathParams<P> = [P] extends [undefined] ? undefined : { [K in keyof P]: string | number };
+
+/** What a call of `E` takes: its path parameters, query and body as its schemas read them, and the usual options. */
+export type CallOptions<E extends Endpoint> = Field<'params', PathParams<ParamsOf<E>>> &
+  Field<'query', QueryOf<E>> &
+  Field<'body', BodyOf<E>> &
+  Pick<ApiOptions, 'signal' | 'auth' | 'notify'>;
+
+type CallArgs<E extends Endpoint> = object extends CallOptions<E> ? [options?: CallOptions<E>] : [options: CallOptions<E>];
+
+/**
+ * Calls an endpoint of the contract's table (`routes.services.toggle`, say) and returns its answer's `data`,
+ * typed by the endpoint's schemas; params fill the path's placeholders. Otherwise the same as `api`.
+ */
+export function call<R extends Route>(route: R, ...[options]: CallArgs<EndpointOf<R>>): Promise<DataOf<EndpointOf<R>>> {
+  const { params, query, body, ...rest } = (options ?? {}) as {
+    params?: Record<string, string | number>;
+    query?: ApiOptions['query'];
+    body?: unknown;
+  } & Pick<ApiOptions, 'signal' | 'auth' | 'notify'>;
+  return api(pathOf(route, params), { ...rest, method: route.method, query, body });
 }

@@ -1,15 +1,18 @@
+import { type ApiEnvelope, pathOf, type RefreshRequest, routes } from '@toolport/contract';
 import { getRefreshToken, getToken, type SessionGrant, saveSession } from './session';
 
 let inFlight: Promise<string | null> | null = null;
 
 async function exchange(refreshToken: string): Promise<string | null> {
   try {
-    const res = await fetch('/api/auth/refresh', {
-      method: 'POST',
+    const request: RefreshRequest = { refresh_token: refreshToken };
+    // Not through `api`: a refused refresh must not start another refresh or the sign-out of a 401.
+    const res = await fetch(`/api${pathOf(routes.auth.refresh)}`, {
+      method: routes.auth.refresh.method,
       headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
-      body: JSON.stringify({ refresh_token: refreshToken }),
+      body: JSON.stringify(request),
     });
-    const body = (await res.json().catch(() => null)) as { success?: boolean; data?: SessionGrant } | null;
+    const body = (await res.json().catch(() => null)) as Partial<ApiEnvelope<SessionGrant>> | null;
     if (!res.ok || !body?.success || !body.data?.access_token) return null;
     saveSession(body.data);
     return body.data.access_token;

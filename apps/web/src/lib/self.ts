@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
-import type { SelfUser } from '@toolport/contract';
+import { routes, type SelfUser } from '@toolport/contract';
 import { useEffect } from 'react';
-import { api } from './api';
+import { call } from './api';
 import { readSession, type SessionUser, saveUser } from './session';
 
 export const selfQueryKey = ['user', 'self'] as const;
@@ -13,7 +13,7 @@ export const selfQueryKey = ['user', 'self'] as const;
 export function useSelf() {
   return useQuery({
     queryKey: selfQueryKey,
-    queryFn: ({ signal }) => api<SelfUser>('/user/self', { signal, notify: false }),
+    queryFn: ({ signal }) => call(routes.users.self, { signal, notify: false }),
     staleTime: 30_000,
   });
 }

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import type { StatusData } from '@toolport/contract';
-import { api } from './api';
+import { routes, type StatusData } from '@toolport/contract';
+import { call } from './api';
 
 /** Session-storage key of the cached GET /api/status answer (console spec §3). */
 export const STATUS_CACHE_KEY = 'status';
@@ -20,7 +20,7 @@ function readCache(): CachedStatus | undefined {
 }
 
 export async function fetchServerStatus(signal?: AbortSignal): Promise<StatusData> {
-  const data = await api<StatusData>('/status', { auth: false, notify: false, signal });
+  const data = await call(routes.status.status, { auth: false, notify: false, signal });
   sessionStorage.setItem(STATUS_CACHE_KEY, JSON.stringify({ savedAt: Date.now(), data } satisfies CachedStatus));
   return data;
 }

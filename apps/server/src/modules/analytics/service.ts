@@ -1,9 +1,15 @@
-import type { ServiceUtilization, SystemOverview } from '@toolport/contract';
+import {
+  HISTORY_DEFAULT_DAYS,
+  HISTORY_MAX_DAYS,
+  HISTORY_MAX_TARGETS,
+  type ServiceUtilization,
+  type SystemOverview,
+  type UsageHistory,
+} from '@toolport/contract';
 import { badRequest } from '../../http/errors.js';
 import { dayIn } from '../../infra/day.js';
 import { addDays, daysBetween, isDay } from '../history/index.js';
 import type { OptionsService } from '../options/index.js';
-import { HISTORY_DEFAULT_DAYS, HISTORY_MAX_DAYS, HISTORY_MAX_TARGETS, type UsageHistory } from './history-schema.js';
 import { type AnalyticsRepo, noTotals, type Totals } from './repo.js';
 
 /** Average latency in ms with two decimals; 0 when nothing was counted. */

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { OAuthCallbackResult, OAuthProvider, SelfUser } from '@toolport/contract';
+import { type OAuthProvider, routes, type SelfUser } from '@toolport/contract';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
@@ -7,7 +7,7 @@ import { ErrorAlert } from '../../components/ui/alert';
 import { Button } from '../../components/ui/button';
 import { Card, CardContent } from '../../components/ui/card';
 import { Spinner } from '../../components/ui/spinner';
-import { ApiError, api } from '../../lib/api';
+import { ApiError, call } from '../../lib/api';
 import { failureText } from '../../lib/failure-text';
 import { notify } from '../../lib/notify';
 import { selfQueryKey } from '../../lib/self';
@@ -55,7 +55,7 @@ export function OAuthReturnPage({ provider }: { provider: OAuthProvider }) {
     const code = params.get('code');
     if (params.get('error')) return setFailure({ reason: 'providerError' });
     if (!code) return setFailure({ reason: 'missingCode' });
-    api<OAuthCallbackResult>(`/oauth/${provider}`, {
+    call(routes.oauth.callback[provider], {
       query: { code, state: params.get('state') ?? undefined },
       auth: false,
       notify: false,

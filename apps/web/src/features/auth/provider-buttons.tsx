@@ -1,4 +1,4 @@
-import type { OAuthProvider, StatusData } from '@toolport/contract';
+import { type OAuthProvider, pathOf, routes, type StatusData } from '@toolport/contract';
 import { useTranslation } from 'react-i18next';
 import { GitHubMark, GoogleMark } from '../../components/icons/brand-icons';
 import { Button } from '../../components/ui/button';
@@ -19,7 +19,7 @@ export function providerEnabled(status: StatusData | undefined, provider: OAuthP
 }
 
 /** The server starts the provider's sign-in (state, PKCE) and sends the browser on to it. */
-export const authorizeUrl = (provider: OAuthProvider) => `/api/oauth/${provider}/authorize?redirect=1`;
+export const authorizeUrl = (provider: OAuthProvider) => `/api${pathOf(routes.oauth.authorize[provider])}?redirect=1`;
 
 function ProviderButton({ provider, enabled }: { provider: (typeof providers)[number]; enabled: boolean }) {
   const { t } = useTranslation('auth');

@@ -1,8 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { routes } from '@toolport/contract';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { signInPath } from '../../app/return-to';
-import { api } from '../../lib/api';
+import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { clearSession, getRefreshToken } from '../../lib/session';
 
@@ -15,7 +16,7 @@ export function useLogout(): () => Promise<void> {
     const refreshToken = getRefreshToken();
     if (refreshToken) {
       // Signed out locally whatever the answer: the access token expires on its own soon after.
-      await api('/auth/logout', { method: 'POST', body: { refresh_token: refreshToken }, notify: false }).catch(() => undefined);
+      await call(routes.auth.logout, { body: { refresh_token: refreshToken }, notify: false }).catch(() => undefined);
     }
     clearSession();
     queryClient.clear();

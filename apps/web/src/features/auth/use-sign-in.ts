@@ -1,7 +1,7 @@
-import type { TokenPair } from '@toolport/contract';
+import { routes } from '@toolport/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../lib/api';
+import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { saveSession } from '../../lib/session';
 import { signInFailure } from './sign-in-failure';
@@ -25,8 +25,7 @@ export function useSignIn(onSignedIn: () => void) {
     }
     setPhase('submitting');
     try {
-      const grant = await api<TokenPair>('/auth/login', {
-        method: 'POST',
+      const grant = await call(routes.auth.login, {
         body: { username: username.trim(), password },
         auth: false,
         notify: false,

@@ -1,16 +1,12 @@
-import { LOGS_PAGE_SIZE } from '@toolport/contract';
+import { LOGS_PAGE_SIZE, MAX_ID, MAX_PAGE, MAX_SERVICE_NAME_FILTER_LENGTH } from '@toolport/contract';
 
 export const logPhases = ['install', 'run'] as const;
 export const logLevels = ['info', 'warn', 'error'] as const;
 export type LogPhase = (typeof logPhases)[number];
 export type LogLevel = (typeof logLevels)[number];
 
-/** The largest service id the server accepts (a 32-bit integer column). */
-const MAX_SERVICE_ID = 2_147_483_647;
-/** The largest page number the server accepts. */
-const MAX_PAGE = 1_000_000;
 /** The server's limit for the service-name filter. */
-export const SERVICE_NAME_MAX = 64;
+export const SERVICE_NAME_MAX = MAX_SERVICE_NAME_FILTER_LENGTH;
 
 /** The Logs filters (console spec §2.15) as the form and the address hold them: '' or 'all' means no filter. */
 export interface LogFilters {
@@ -29,7 +25,7 @@ const isLevel = (value: string | null): value is LogLevel => logLevels.includes(
 export function serviceIdError(text: string): 'invalidServiceId' | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
-  return /^\d+$/.test(trimmed) && Number(trimmed) <= MAX_SERVICE_ID ? undefined : 'invalidServiceId';
+  return /^\d+$/.test(trimmed) && Number(trimmed) <= MAX_ID ? undefined : 'invalidServiceId';
 }
 
 /** The filters trimmed and the id without leading zeros, so that equal searches look equal; a bad id counts as none. */

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { LogPage } from '@toolport/contract';
-import { api } from '../../lib/api';
+import { routes } from '@toolport/contract';
+import { call } from '../../lib/api';
 import { type LogFilters, logsApiQuery, normalise } from './log-query';
 
 /**
@@ -11,7 +11,7 @@ export function useLogs(filters: LogFilters, page: number) {
   const applied = normalise(filters);
   return useQuery({
     queryKey: ['logs', applied, page],
-    queryFn: ({ signal }) => api<LogPage>('/mcp_logs', { signal, notify: false, query: logsApiQuery(applied, page) }),
+    queryFn: ({ signal }) => call(routes.logs.list, { signal, notify: false, query: logsApiQuery(applied, page) }),
     placeholderData: keepPreviousData,
   });
 }

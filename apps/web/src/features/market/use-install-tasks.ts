@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { InstallResult } from '@toolport/contract';
+import { type InstallResult, type MarketSourceName, routes } from '@toolport/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError, api } from '../../lib/api';
+import { ApiError, call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { requiredEnvVarsOf } from '../services/create-failure';
 import { showFailure } from '../services/failure-toast';
@@ -42,10 +42,10 @@ export interface EnvPrompt {
   options: InstallOptions;
 }
 
-const installRequest = (item: MarketItem, values: Record<string, string>) => ({
+const installRequest = (item: MarketItem, source: MarketSourceName, values: Record<string, string>) => ({
   source_type: 'marketplace' as const,
   package_name: item.packageName,
-  package_manager: item.source,
+  package_manager: source,
   version: item.version === FALLBACK_VERSION ? '' : item.version,
   user_provided_env_vars: values,
   display_name: item.name,
@@ -173,9 +173,8 @@ export function useInstallTasks(showTick: (id: string, tick: Tick) => void) {
 
       let result: InstallResult;
       try {
-        result = await api<InstallResult>('/mcp_market/install_or_add_service', {
-          method: 'POST',
-          body: installRequest(item, values),
+        result = await call(routes.market.install, {
+          body: installRequest(item, item.source, values),
           notify: false,
         });
       } catch (err) {

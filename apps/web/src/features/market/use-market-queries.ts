@@ -1,6 +1,6 @@
 import { type QueryClient, useQuery } from '@tanstack/react-query';
-import type { MarketPackage, MarketSourceName, PackageDetails } from '@toolport/contract';
-import { api } from '../../lib/api';
+import { type MarketSourceName, routes } from '@toolport/contract';
+import { call } from '../../lib/api';
 import { fromMarketPackage, fromPackageDetails, type MarketItem } from './market-item';
 
 /** The server keeps registry answers this long too; coming back from a package's details shows the results at once. */
@@ -35,7 +35,7 @@ export function useMarketSearch(source: MarketSourceName | null, query: string) 
     staleTime: SEARCH_STALE_MS,
     queryFn: ({ signal }) =>
       logged('search', async () => {
-        const packages = await api<MarketPackage[]>('/mcp_market/search', {
+        const packages = await call(routes.market.search, {
           query: { query: term, sources: source ?? 'npm' },
           signal,
           notify: false,
@@ -51,7 +51,7 @@ export function usePackageDetails(source: MarketSourceName, name: string) {
     queryKey: marketKeys.details(source, name),
     enabled: name !== '',
     queryFn: ({ signal }) =>
-      api<PackageDetails>('/mcp_market/package_details', {
+      call(routes.market.packageDetails, {
         query: { package_name: name, package_manager: source },
         signal,
         notify: false,

@@ -1,7 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { routes } from '@toolport/contract';
 import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, messageOf } from '../../lib/api';
+import { call, messageOf } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { showFailure } from '../services/failure-toast';
 import { LocalCheckError, uninstallIdOf } from '../services/service-ids';
@@ -50,7 +51,7 @@ export function useUninstallTasks(showTick: (id: string, tick: Tick) => void) {
       running.current.add(item.id);
       set(item.id, { status: 'uninstalling', error: '' });
       try {
-        await api('/mcp_market/uninstall', { method: 'POST', body: { service_id: serviceId }, notify: false });
+        await call(routes.services.uninstall, { body: { service_id: serviceId }, notify: false });
       } catch (err) {
         set(item.id, { status: 'error', error: messageOf(err, t('errors.uninstallFailed')) });
         showFailure(err, t, { failed: 'toasts.uninstallFailed', error: 'toasts.uninstallError', fallback: 'errors.uninstallFailed' });

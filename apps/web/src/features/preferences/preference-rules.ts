@@ -1,4 +1,11 @@
-import { type OAuthProvider, type OptionEntry, type OptionKey, StartupStrategy } from '@toolport/contract';
+import {
+  MAX_OAUTH_CLIENT_ID_LENGTH,
+  MAX_OAUTH_CLIENT_SECRET_LENGTH,
+  type OAuthProvider,
+  type OptionEntry,
+  type OptionKey,
+  StartupStrategy,
+} from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 
 /** The preferences this screen shows, as the server lists them (secrets already masked by the server). */
@@ -19,9 +26,9 @@ export const providerKeys = {
 /** How the server shows a stored secret (it never sends the value back). */
 export const SECRET_MASK = '********';
 
-/** Server limits of the credential fields (definitions.ts on the server). */
-export const CLIENT_ID_MAX = 256;
-export const CLIENT_SECRET_MAX = 512;
+/** Server limits of the credential fields. */
+export const CLIENT_ID_MAX = MAX_OAUTH_CLIENT_ID_LENGTH;
+export const CLIENT_SECRET_MAX = MAX_OAUTH_CLIENT_SECRET_LENGTH;
 
 /** The server address as it is saved (console spec §9): trimmed, without trailing slashes. */
 export const normaliseServerAddress = (raw: string): string => raw.trim().replace(/\/+$/, '');

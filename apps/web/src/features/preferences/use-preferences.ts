@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type OptionEntry, type OptionKey, secretOptionKeys } from '@toolport/contract';
-import { api } from '../../lib/api';
+import { type OptionKey, routes, secretOptionKeys } from '@toolport/contract';
+import { call } from '../../lib/api';
 import { STATUS_CACHE_KEY } from '../../lib/server-status';
 import { type Preferences, preferencesOf, SECRET_MASK } from './preference-rules';
 
@@ -10,7 +10,7 @@ export const preferencesQueryKey = ['options'] as const;
 export function usePreferences() {
   return useQuery({
     queryKey: preferencesQueryKey,
-    queryFn: async ({ signal }) => preferencesOf(await api<OptionEntry[]>('/option/', { signal, notify: false })),
+    queryFn: async ({ signal }) => preferencesOf(await call(routes.options.list, { signal, notify: false })),
   });
 }
 
@@ -31,7 +31,7 @@ export function useSaveOptions() {
       const saved: OptionUpdate[] = [];
       try {
         for (const update of updates) {
-          await api('/option/', { method: 'PUT', body: update, notify: false });
+          await call(routes.options.update, { body: update, notify: false });
           saved.push(update);
         }
       } finally {

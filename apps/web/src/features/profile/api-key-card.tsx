@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { SelfUser } from '@toolport/contract';
+import { routes, type SelfUser } from '@toolport/contract';
 import { Eye, EyeOff, RefreshCw } from 'lucide-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,7 +7,7 @@ import { ConfirmDialog } from '../../components/ui/alert-dialog';
 import { Button } from '../../components/ui/button';
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '../../components/ui/card';
 import { Spinner } from '../../components/ui/spinner';
-import { api } from '../../lib/api';
+import { call } from '../../lib/api';
 import { failureText } from '../../lib/failure-text';
 import { notify } from '../../lib/notify';
 import { selfQueryKey } from '../../lib/self';
@@ -24,7 +24,7 @@ export function ApiKeyCard({ apiKey }: { apiKey: string }) {
 
   const rotate = useMutation({
     // GET is how the console asks for a new key (console spec §7).
-    mutationFn: () => api<string>('/user/token', { notify: false }),
+    mutationFn: () => call(routes.users.rotateToken, { notify: false }),
     onSuccess: (token) => {
       queryClient.setQueryData<SelfUser>(selfQueryKey, (old) => (old ? { ...old, token } : old));
       notify.success(t('apiKey.refreshed'));

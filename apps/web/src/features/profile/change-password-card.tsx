@@ -1,4 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { routes } from '@toolport/contract';
 import { type FormEvent, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
@@ -8,7 +9,7 @@ import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle }
 import { Label } from '../../components/ui/label';
 import { PasswordInput } from '../../components/ui/password-input';
 import { Spinner } from '../../components/ui/spinner';
-import { api } from '../../lib/api';
+import { call } from '../../lib/api';
 import { failureText } from '../../lib/failure-text';
 import { notify } from '../../lib/notify';
 import { clearSession } from '../../lib/session';
@@ -37,7 +38,7 @@ export function ChangePasswordCard() {
 
   const change = useMutation({
     mutationFn: (f: PasswordChangeFields) =>
-      api('/user/change-password', { method: 'POST', body: { current_password: f.current, new_password: f.next }, notify: false }),
+      call(routes.users.changePassword, { body: { current_password: f.current, new_password: f.next }, notify: false }),
     onSuccess: () => {
       notify.success(t('password.changed'), t('password.signInAgain'));
       clearSession();

@@ -1,3 +1,4 @@
+import { MIN_PASSWORD_LENGTH } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { ApiError } from '../../lib/api';
 
@@ -7,8 +8,8 @@ export interface PasswordChangeFields {
   confirm: string;
 }
 
-/** The server's minimum (ChangePasswordRequest in @toolport/contract), checked here to answer before a round trip. */
-export const MIN_PASSWORD_LENGTH = 8;
+/** The server's minimum, checked here to answer before a round trip. */
+export { MIN_PASSWORD_LENGTH };
 
 /** The button stays disabled until all three fields are filled (console spec §5). */
 export const canSubmitPasswordChange = ({ current, next, confirm }: PasswordChangeFields): boolean =>

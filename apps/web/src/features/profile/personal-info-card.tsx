@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { PublicUser, SelfUser } from '@toolport/contract';
+import { routes, type SelfUser } from '@toolport/contract';
 import { type FormEvent, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
@@ -7,7 +7,7 @@ import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle }
 import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
 import { Spinner } from '../../components/ui/spinner';
-import { api } from '../../lib/api';
+import { call } from '../../lib/api';
 import { failureText } from '../../lib/failure-text';
 import { notify } from '../../lib/notify';
 import { selfQueryKey } from '../../lib/self';
@@ -31,7 +31,7 @@ export function PersonalInfoCard({ user }: { user: SelfUser }) {
   const changed = (Object.keys(saved) as (keyof InfoFields)[]).some((key) => fields[key] !== saved[key]);
 
   const update = useMutation({
-    mutationFn: (body: InfoFields) => api<PublicUser>('/user/self', { method: 'PUT', body, notify: false }),
+    mutationFn: (body: InfoFields) => call(routes.users.updateSelf, { body, notify: false }),
     onSuccess: (updated) => {
       queryClient.setQueryData<SelfUser>(selfQueryKey, (old) => (old ? { ...old, ...updated } : old));
       saveUser(updated);

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { OAuthAuthorizeResult, OAuthProvider, PublicUser, SelfUser } from '@toolport/contract';
+import { type OAuthProvider, routes, type SelfUser } from '@toolport/contract';
 import { KeyRound, Link2, MessageCircle, Unlink } from 'lucide-react';
 import { type ComponentType, type ReactNode, useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -9,7 +9,7 @@ import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card';
 import { Spinner } from '../../components/ui/spinner';
-import { api } from '../../lib/api';
+import { call } from '../../lib/api';
 import { failureText } from '../../lib/failure-text';
 import { leaveTo } from '../../lib/leave';
 import { notify } from '../../lib/notify';
@@ -137,8 +137,7 @@ export function SignInMethodsCard({ user }: { user: SelfUser }) {
 
   const bind = useMutation({
     // The bearer token goes with this call, so the server ties the pending sign-in to this account.
-    mutationFn: (provider: OAuthProvider) =>
-      api<OAuthAuthorizeResult>(`/oauth/${provider}/authorize`, { query: { bind: 1 }, notify: false }),
+    mutationFn: (provider: OAuthProvider) => call(routes.oauth.authorize[provider], { query: { bind: '1' }, notify: false }),
     onSuccess: ({ url }, provider) => {
       setLeavingFor(provider);
       rememberBindIntent(provider, url);
@@ -148,7 +147,7 @@ export function SignInMethodsCard({ user }: { user: SelfUser }) {
   });
 
   const unbind = useMutation({
-    mutationFn: (provider: OAuthProvider) => api<PublicUser>(`/user/bindings/${provider}`, { method: 'DELETE', notify: false }),
+    mutationFn: (provider: OAuthProvider) => call(routes.oauth.unbind, { params: { provider }, notify: false }),
     onSuccess: (updated, provider) => {
       queryClient.setQueryData<SelfUser>(selfQueryKey, (old) => (old ? { ...old, ...updated } : old));
       saveUser(updated);

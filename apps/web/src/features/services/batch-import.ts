@@ -1,3 +1,5 @@
+import { pathOf, routes } from '@toolport/contract';
+
 /** Batch import (console spec §2.9, §3, §4): the progress events and the report built from them. */
 
 export type BatchItemStatus = 'success' | 'skipped' | 'failed';
@@ -67,4 +69,4 @@ export function parseImportJson(text: string): unknown {
 }
 
 export const progressUrl = (taskId: string, token: string): string =>
-  `/api/mcp_market/batch-import/progress/${encodeURIComponent(taskId)}?token=${encodeURIComponent(token)}`;
+  `/api${pathOf(routes.market.batchProgress, { task_id: taskId })}?token=${encodeURIComponent(token)}`;

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { CustomServiceResult, ServiceType } from '@toolport/contract';
+import { routes, type ServiceType } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
@@ -7,7 +7,7 @@ import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, D
 import { Input } from '../../components/ui/input';
 import { Select } from '../../components/ui/select';
 import { Textarea } from '../../components/ui/textarea';
-import { ApiError, api } from '../../lib/api';
+import { ApiError, call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { requiredEnvVarsOf, withEnvPrefill } from './create-failure';
 import { showFailure } from './failure-toast';
@@ -46,8 +46,7 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
 
   const create = async () => {
     try {
-      const result = await api<CustomServiceResult>('/mcp_market/custom_service', {
-        method: 'POST',
+      const result = await call(routes.services.createCustom, {
         body: customServiceRequest(form),
         notify: false,
       });

@@ -1,11 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { InstalledService } from '@toolport/contract';
+import { type InstalledService, routes } from '@toolport/contract';
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
 import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
-import { ApiError, api } from '../../lib/api';
+import { ApiError, call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { showFailure } from './failure-toast';
 import { integerIdOf } from './service-ids';
@@ -29,7 +29,7 @@ export function DailyLimitSection({ service, admin }: { service: InstalledServic
     setValue(String(limit));
     setSaving(true);
     try {
-      await api(`/mcp_services/${integerIdOf(service.id)}`, { method: 'PUT', body: { rpd_limit: limit }, notify: false });
+      await call(routes.services.update, { params: { id: integerIdOf(service.id) }, body: { rpd_limit: limit }, notify: false });
       patchService(queryClient, service.id, {
         rpd_limit: limit,
         remaining_requests: remainingAfter(limit, service.user_daily_request_count),

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { InstalledService } from '@toolport/contract';
+import { type InstalledService, routes } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
@@ -7,7 +7,7 @@ import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, D
 import { Input } from '../../components/ui/input';
 import { Select } from '../../components/ui/select';
 import { Textarea } from '../../components/ui/textarea';
-import { api } from '../../lib/api';
+import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { showFailure } from './failure-toast';
 import { FormField } from './form-field';
@@ -54,7 +54,7 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
 
   const save = async () => {
     try {
-      await api(`/mcp_services/${integerIdOf(service.id)}`, { method: 'PUT', body: updateServiceRequest(form), notify: false });
+      await call(routes.services.update, { params: { id: integerIdOf(service.id) }, body: updateServiceRequest(form), notify: false });
       notify.success(t('toasts.updateSuccessful'), t('toasts.updateSuccessfulDescription', { name: form.displayName.trim() }));
       await refreshServices(queryClient);
       onOpenChange(false);

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { type BatchImportRequest, routes } from '@toolport/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, api } from '../../lib/api';
+import { ApiError, call } from '../../lib/api';
 import { getToken } from '../../lib/session';
 import { type BatchItem, type BatchSummary, parseBatchEvent, parseImportJson, progressUrl, summarize } from './batch-import';
 import { refreshServices } from './use-installed-services';
@@ -69,7 +70,8 @@ export function useBatchImport() {
       setItems([]);
       setPhase('progress');
       try {
-        const data = await api<{ task_id?: string }>('/mcp_market/batch-import', { method: 'POST', body, notify: false });
+        // Whatever JSON was typed goes as it is: the server says what is wrong with a document it cannot import.
+        const data = await call(routes.market.batchImport, { body: body as BatchImportRequest, notify: false });
         if (!data?.task_id) throw new Error('no task id');
         follow(data.task_id);
       } catch (err) {

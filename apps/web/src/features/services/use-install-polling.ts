@@ -1,15 +1,15 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { InstallStatus } from '@toolport/contract';
+import { type InstallStatus, routes } from '@toolport/contract';
 import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, messageOf } from '../../lib/api';
+import { call, messageOf } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { type InstallOutcome, pollInstallStatus } from './install-polling';
 import { refreshServices } from './use-installed-services';
 
 /** GET /mcp_market/install_status/{taskId}, quiet: pollers report a failed poll their own way. */
 export const fetchInstallStatus = (taskId: string): Promise<InstallStatus> =>
-  api<InstallStatus>(`/mcp_market/install_status/${encodeURIComponent(taskId)}`, { notify: false });
+  call(routes.services.installStatus, { params: { taskId }, notify: false });
 
 /**
  * Follows a custom stdio install to its end (console spec §4) with the toasts of §8. Polling goes on

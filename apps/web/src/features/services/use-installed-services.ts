@@ -1,6 +1,6 @@
 import { type QueryClient, useQuery } from '@tanstack/react-query';
-import type { InstalledService } from '@toolport/contract';
-import { api } from '../../lib/api';
+import { type InstalledService, routes } from '@toolport/contract';
+import { call } from '../../lib/api';
 
 export const installedServicesKey = ['services', 'installed'] as const;
 
@@ -8,7 +8,7 @@ export const installedServicesKey = ['services', 'installed'] as const;
 export function useInstalledServices() {
   return useQuery({
     queryKey: installedServicesKey,
-    queryFn: ({ signal }) => api<InstalledService[]>('/mcp_market/installed', { signal, notify: false }),
+    queryFn: ({ signal }) => call(routes.services.installed, { signal, notify: false }),
   });
 }
 

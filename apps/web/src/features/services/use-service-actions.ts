@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { HealthCheckResult, InstalledService } from '@toolport/contract';
+import { type InstalledService, routes } from '@toolport/contract';
 import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../lib/api';
+import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { showFailure } from './failure-toast';
 import { healthLabelKey } from './health';
@@ -10,11 +10,6 @@ import { integerIdOf, localServiceOf, uninstallIdOf } from './service-ids';
 import { installedServicesKey, patchService, refreshServices, removeService } from './use-installed-services';
 
 export type BusyAction = 'toggle' | 'health';
-
-interface ToggleResult {
-  id: number;
-  enabled: boolean;
-}
 
 /**
  * Toggle, health check and uninstall of the Services page (console spec §2.5, §4). Toggle and health check
@@ -52,7 +47,7 @@ export function useServiceActions() {
     async (rawId: unknown): Promise<void> => {
       try {
         const id = integerIdOf(rawId);
-        const result = await api<HealthCheckResult>(`/mcp_services/${id}/health/check`, { method: 'POST', notify: false });
+        const result = await call(routes.services.healthCheck, { params: { id }, notify: false });
         patchService(queryClient, id, {
           health_status: result.health_status,
           health_details: result.health_details,
@@ -79,7 +74,7 @@ export function useServiceActions() {
         try {
           const id = integerIdOf(service.id);
           localServiceOf(queryClient.getQueryData<InstalledService[]>(installedServicesKey), id);
-          const result = await api<ToggleResult>(`/mcp_services/${id}/toggle`, { method: 'POST', notify: false });
+          const result = await call(routes.services.toggle, { params: { id }, notify: false });
           enabled = result.enabled;
           patchService(queryClient, id, { enabled, health_status: enabled ? 'unknown' : 'stopped' });
           notify.success(t('toasts.statusUpdated'), t(enabled ? 'toasts.enabled' : 'toasts.disabled'));
@@ -99,7 +94,7 @@ export function useServiceActions() {
     async (service: InstalledService): Promise<void> => {
       try {
         const id = uninstallIdOf(service);
-        await api('/mcp_market/uninstall', { method: 'POST', body: { service_id: id }, notify: false });
+        await call(routes.services.uninstall, { body: { service_id: id }, notify: false });
         removeService(queryClient, id);
         notify.success(t('toasts.uninstalled'), t('toasts.uninstalledDescription', { name: service.display_name || service.name }));
         void refreshServices(queryClient);

@@ -1,9 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { PublicUser } from '@toolport/contract';
+import { type PublicUser, routes } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../lib/api';
+import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { selfQueryKey } from '../../lib/self';
 import { displayNameOf } from '../../lib/session';
@@ -48,8 +48,7 @@ export function useUserActions() {
     (user: PublicUser, action: ManageAction) =>
       exclusive(user.id, action, async () => {
         try {
-          const updated = await api<PublicUser>('/user/manage', {
-            method: 'POST',
+          const updated = await call(routes.users.manage, {
             body: { username: user.username, action },
             notify: false,
           });
@@ -69,7 +68,7 @@ export function useUserActions() {
       let removed = false;
       await exclusive(user.id, 'delete', async () => {
         try {
-          await api(`/user/${user.id}`, { method: 'DELETE', notify: false });
+          await call(routes.users.remove, { params: { id: user.id }, notify: false });
           removed = true;
           notify.success(t('toasts.deleted'), t('toasts.deletedDescription', { name: displayNameOf(user) }));
           await refreshUsers(queryClient);

@@ -1,6 +1,6 @@
 import { keepPreviousData, type QueryClient, useQuery } from '@tanstack/react-query';
-import type { PublicUser } from '@toolport/contract';
-import { api } from '../../lib/api';
+import { type PublicUser, routes } from '@toolport/contract';
+import { call } from '../../lib/api';
 
 /** What the table shows: one page of all users (0-based), or the results of a search (no paging, §9). */
 export type UsersView = { kind: 'page'; page: number } | { kind: 'search'; keyword: string };
@@ -18,8 +18,8 @@ export function useUsers(view: UsersView) {
     queryKey: queryKeyOf(view),
     queryFn: ({ signal }) =>
       view.kind === 'page'
-        ? api<PublicUser[]>('/user/', { query: { p: view.page }, signal, notify: false })
-        : api<PublicUser[]>('/user/search', { query: { keyword: view.keyword }, signal, notify: false }),
+        ? call(routes.users.list, { query: { p: view.page }, signal, notify: false })
+        : call(routes.users.search, { query: { keyword: view.keyword }, signal, notify: false }),
     placeholderData: keepPreviousData,
   });
 }

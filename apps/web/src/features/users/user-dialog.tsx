@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { PublicUser } from '@toolport/contract';
+import { type PublicUser, routes } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { useLayoutEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,7 +7,7 @@ import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
 import { PasswordInput } from '../../components/ui/password-input';
-import { api } from '../../lib/api';
+import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { displayNameOf } from '../../lib/session';
 // The create/edit dialogs of the console share one submission flow (console spec §4) and field layout.
@@ -57,8 +57,8 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
   const save = async () => {
     try {
       const saved = user
-        ? await api<PublicUser>('/user', { method: 'PUT', body: editUserRequest(user.id, user.username, form), notify: false })
-        : await api<PublicUser>('/user', { method: 'POST', body: createUserRequest(form), notify: false });
+        ? await call(routes.users.edit, { body: editUserRequest(user.id, user.username, form), notify: false })
+        : await call(routes.users.create, { body: createUserRequest(form), notify: false });
       notify.success(t(user ? 'toasts.updated' : 'toasts.created'), t('toasts.savedDescription', { name: displayNameOf(saved) }));
       await refreshUsers(queryClient);
       onSaved?.(saved);

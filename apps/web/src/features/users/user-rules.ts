@@ -1,21 +1,24 @@
-import type { PublicUser } from '@toolport/contract';
+import {
+  MAX_DISPLAY_NAME_LENGTH,
+  MAX_EMAIL_LENGTH,
+  MAX_PASSWORD_LENGTH,
+  MAX_USERNAME_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  type PublicUser,
+  USERS_PAGE_SIZE,
+  UserStatus,
+} from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { ADMIN_ROLE, SUPER_ADMIN_ROLE } from '../../lib/roles';
 
 /**
  * The Users screen's rules (console spec §2.14, §4, §5, §6, §9), kept apart from the components so every
- * combination is easy to test. The numbers match CreateUserRequest, EditUserRequest and USERS_PAGE_SIZE in
- * @toolport/contract; the console imports only types from there (its values would pull zod into the bundle).
+ * combination is easy to test. The limits are the server's, from the contract.
  */
 
-/** Users per page of GET /user/?p= (console spec §9); a shorter page is the last one. */
-export const USERS_PAGE_SIZE = 10;
-export const USER_STATUS_ENABLED = 1;
-export const MAX_USERNAME_LENGTH = 32;
-export const MAX_DISPLAY_NAME_LENGTH = 64;
-export const MAX_EMAIL_LENGTH = 254;
-export const MIN_PASSWORD_LENGTH = 8;
-export const MAX_PASSWORD_LENGTH = 128;
+export { MAX_DISPLAY_NAME_LENGTH, MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH, MIN_PASSWORD_LENGTH, USERS_PAGE_SIZE };
+
+export const USER_STATUS_ENABLED = UserStatus.Enabled;
 
 export type RoleKind = 'user' | 'admin' | 'superAdmin' | 'unknown';
 

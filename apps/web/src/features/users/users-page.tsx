@@ -1,4 +1,4 @@
-import type { PublicUser } from '@toolport/contract';
+import { MAX_USER_SEARCH_LENGTH, type PublicUser } from '@toolport/contract';
 import { ChevronLeft, ChevronRight, RotateCw, Search, UserPlus, X } from 'lucide-react';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -42,7 +42,7 @@ function SearchForm({ active, onSearch }: { active: boolean; onSearch(keyword: s
           aria-label={t('search.label')}
           placeholder={t('search.placeholder')}
           className="min-w-0 flex-1 basis-48"
-          maxLength={100}
+          maxLength={MAX_USER_SEARCH_LENGTH}
         />
         <Button type="submit" variant="secondary">
           <Search aria-hidden="true" />

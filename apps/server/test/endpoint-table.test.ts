@@ -1,0 +1,33 @@
+import { allEndpoints } from '@toolport/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './harness.js';
+import { apiRoutes } from './route-table.js';
+
+/**
+ * The contract's endpoint table is what the console calls and what routes are registered from: every
+ * /api route the server serves must be in it with the same method, path and auth level, and every entry
+ * must be served. Routes still registered by hand count when they match their entry.
+ */
+describe('endpoint table', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite');
+  });
+  afterAll(async () => t?.close());
+
+  const served = () =>
+    apiRoutes(t.routes)
+      .filter((r) => !r.url.startsWith('/api/docs'))
+      .map((r) => `${r.method} ${r.url} ${r.auth}`);
+  const declared = () => allEndpoints().map((e) => `${e.method} /api${e.path} ${e.auth}`);
+
+  it('declares every served /api route, with its auth level', () => {
+    const table = new Set(declared());
+    expect(served().filter((r) => !table.has(r))).toEqual([]);
+  });
+
+  it('has every entry served', () => {
+    const routes = new Set(served());
+    expect(declared().filter((e) => !routes.has(e))).toEqual([]);
+  });
+});

@@ -1,0 +1,405 @@
+import { z } from 'zod';
+import { HistoryQuery, ServiceUtilization, SystemOverview, UsageHistory } from './analytics.js';
+import { LoginRequest, LogoutRequest, PublicUser, RefreshRequest, SelfUser, TokenPair } from './auth.js';
+import type { OAuthProvider } from './enums.js';
+import { envelope, OkEnvelope } from './envelope.js';
+import { LogPage, LogsQuery } from './logs.js';
+import {
+  BatchImportRequest,
+  BatchImportResult,
+  BatchProgressParams,
+  BatchProgressQuery,
+  InstallRequest,
+  InstallResult,
+  MarketPackage,
+  MarketSearchQuery,
+  McpServersDocument,
+  PackageDetails,
+  PackageDetailsQuery,
+} from './market.js';
+import {
+  BindingParams,
+  OAuthAuthorizeQuery,
+  OAuthAuthorizeResult,
+  OAuthCallbackQuery,
+  OAuthCallbackResult,
+  oauthProviderLabels,
+} from './oauth.js';
+import { OptionEntry, ProbeResult, StatusData, UpdateOptionRequest } from './options.js';
+import { type Route, routes } from './routes.js';
+import {
+  CustomServiceRequest,
+  CustomServiceResult,
+  HealthCheckResult,
+  InstalledService,
+  InstallStatus,
+  MyEnv,
+  MyEnvRequest,
+  ServiceIdParams,
+  TaskIdParams,
+  ToggleResult,
+  UninstallRequest,
+  UpdateServiceRequest,
+} from './services.js';
+import {
+  ChangePasswordRequest,
+  CreateUserRequest,
+  EditUserRequest,
+  ManageUserRequest,
+  UpdateSelfRequest,
+  USERS_TOTAL_HEADER,
+  UserIdParams,
+  UserList,
+  UserListQuery,
+  UserSearchQuery,
+} from './users.js';
+
+/**
+ * One `/api` endpoint as both sides see it: its route (method, path, auth level) with the schemas of
+ * what goes in and out and its API docs. The server registers its route from this; the console calls
+ * it by the same route, so a path, a body or an answer cannot drift apart between them.
+ */
+export interface Endpoint extends Route {
+  readonly params?: z.ZodType;
+  readonly query?: z.ZodType;
+  readonly body?: z.ZodType;
+  /** The envelope's `data`; without it the answer is `{success, message?}` alone. */
+  readonly data?: z.ZodType;
+  /** The status of a success; 200 unless given. */
+  readonly status?: 200 | 201;
+  readonly tags: readonly string[];
+  readonly summary: string;
+  readonly description?: string;
+  /** `[]` where the API docs should show that no bearer token is needed. */
+  readonly security?: readonly [];
+  /** Other answers the API docs describe, as whole bodies by status (a probe's 503, say). */
+  readonly otherResponses?: Readonly<Record<number, z.ZodType>>;
+  /** Answers `text/event-stream` rather than the JSON envelope: the console reads it with EventSource. */
+  readonly eventStream?: true;
+}
+
+const endpoint = <const R extends Route, const D extends Omit<Endpoint, keyof Route>>(route: R, details: D): R & D => ({
+  ...route,
+  ...details,
+});
+
+/** The body schema of an endpoint's success answer. */
+export const responseOf = (e: Endpoint): z.ZodType => (e.data ? envelope(e.data) : OkEnvelope);
+
+const Probe = envelope(ProbeResult);
+
+/** The same endpoint for each sign-in provider, under the provider's own path. */
+const perProvider = <const P extends Record<OAuthProvider, Route>, const D extends Omit<Endpoint, keyof Route>>(
+  providerRoutes: P,
+  details: (label: string) => D,
+): { [K in OAuthProvider]: P[K] & D } => ({
+  github: { ...providerRoutes.github, ...details(oauthProviderLabels.github) },
+  google: { ...providerRoutes.google, ...details(oauthProviderLabels.google) },
+});
+
+const status = {
+  status: endpoint(routes.status.status, {
+    data: StatusData,
+    tags: ['status'],
+    summary: 'What the console needs before sign-in; never secrets',
+  }),
+  health: endpoint(routes.status.health, { data: ProbeResult, tags: ['status'], summary: 'Liveness probe' }),
+  ready: endpoint(routes.status.ready, {
+    data: ProbeResult,
+    otherResponses: { 503: Probe },
+    tags: ['status'],
+    summary: 'Readiness probe: database reachable and migrations applied',
+  }),
+};
+
+const auth = {
+  login: endpoint(routes.auth.login, {
+    body: LoginRequest,
+    data: TokenPair,
+    tags: ['auth'],
+    summary: 'Sign in with username and password (rate-limited)',
+    security: [],
+  }),
+  refresh: endpoint(routes.auth.refresh, {
+    body: RefreshRequest,
+    data: TokenPair,
+    tags: ['auth'],
+    summary: 'Exchange a refresh token for a new token pair',
+    security: [],
+  }),
+  logout: endpoint(routes.auth.logout, {
+    body: LogoutRequest.nullish(),
+    tags: ['auth'],
+    summary: 'Revoke a refresh token (all of the caller’s when none is given)',
+  }),
+};
+
+const users = {
+  self: endpoint(routes.users.self, {
+    data: SelfUser,
+    tags: ['users'],
+    summary: 'The caller’s profile, with their own API key',
+  }),
+  updateSelf: endpoint(routes.users.updateSelf, {
+    body: UpdateSelfRequest,
+    data: PublicUser,
+    tags: ['users'],
+    summary: 'Edit the caller’s username, email and display name (password users only)',
+  }),
+  changePassword: endpoint(routes.users.changePassword, {
+    body: ChangePasswordRequest,
+    tags: ['users'],
+    summary: 'Change the caller’s password; every session of the caller ends',
+  }),
+  // The console rotates with GET; POST is the honest verb for a change and is accepted too.
+  rotateToken: endpoint(routes.users.rotateToken, {
+    data: z.string(),
+    tags: ['users'],
+    summary: 'Replace the caller’s API key and return the new one',
+  }),
+  rotateTokenPost: endpoint(routes.users.rotateTokenPost, {
+    data: z.string(),
+    tags: ['users'],
+    summary: 'Replace the caller’s API key and return the new one',
+  }),
+  list: endpoint(routes.users.list, {
+    query: UserListQuery,
+    data: UserList,
+    tags: ['users'],
+    summary: `One page of users, newest first (total in the ${USERS_TOTAL_HEADER} header)`,
+  }),
+  search: endpoint(routes.users.search, {
+    query: UserSearchQuery,
+    data: UserList,
+    tags: ['users'],
+    summary: 'Users whose username, display name or email contains the keyword, or whose id it is',
+  }),
+  create: endpoint(routes.users.create, {
+    body: CreateUserRequest,
+    data: PublicUser,
+    status: 201,
+    tags: ['users'],
+    summary: 'Create a user of a lower role than the caller',
+  }),
+  edit: endpoint(routes.users.edit, {
+    body: EditUserRequest,
+    data: PublicUser,
+    tags: ['users'],
+    summary: 'Edit a user of a lower role, or oneself',
+  }),
+  remove: endpoint(routes.users.remove, {
+    params: UserIdParams,
+    tags: ['users'],
+    summary: 'Delete a user of a lower role',
+  }),
+  manage: endpoint(routes.users.manage, {
+    body: ManageUserRequest,
+    data: PublicUser,
+    tags: ['users'],
+    summary: 'Enable, disable, promote or demote a user',
+  }),
+};
+
+const options = {
+  list: endpoint(routes.options.list, {
+    data: z.array(OptionEntry),
+    tags: ['options'],
+    summary: 'Every preference (secrets masked)',
+  }),
+  update: endpoint(routes.options.update, {
+    body: UpdateOptionRequest,
+    tags: ['options'],
+    summary: 'Set one preference',
+  }),
+};
+
+const services = {
+  installed: endpoint(routes.services.installed, {
+    data: z.array(InstalledService),
+    tags: ['services'],
+    summary: 'Every installed service with the caller’s usage today (values masked for non-admins)',
+  }),
+  createCustom: endpoint(routes.services.createCustom, {
+    body: CustomServiceRequest,
+    data: CustomServiceResult,
+    status: 201,
+    tags: ['services'],
+    summary: 'Create a custom stdio, sse or streamableHttp service',
+  }),
+  installStatus: endpoint(routes.services.installStatus, {
+    params: TaskIdParams,
+    data: InstallStatus,
+    tags: ['services'],
+    summary: 'An install task’s status and every log line so far',
+  }),
+  update: endpoint(routes.services.update, {
+    params: ServiceIdParams,
+    body: UpdateServiceRequest,
+    tags: ['services'],
+    summary: 'Set the daily limit ({rpd_limit} alone) or edit name, description, URL, headers and variables',
+  }),
+  toggle: endpoint(routes.services.toggle, {
+    params: ServiceIdParams,
+    data: ToggleResult,
+    tags: ['services'],
+    summary: 'Enable or disable a service',
+  }),
+  healthCheck: endpoint(routes.services.healthCheck, {
+    params: ServiceIdParams,
+    data: HealthCheckResult,
+    tags: ['services'],
+    summary: 'Check the service now with a real MCP round trip',
+  }),
+  uninstall: endpoint(routes.services.uninstall, {
+    body: UninstallRequest,
+    tags: ['services'],
+    summary: 'Stop and delete a service; its history stays',
+  }),
+  myEnv: endpoint(routes.services.myEnv, {
+    params: ServiceIdParams,
+    data: MyEnv,
+    tags: ['services'],
+    summary: 'The variables the caller may set on this service, with the caller’s values masked',
+  }),
+  setMyEnv: endpoint(routes.services.setMyEnv, {
+    params: ServiceIdParams,
+    body: MyEnvRequest,
+    data: MyEnv,
+    tags: ['services'],
+    summary: 'Replace the caller’s own values of this service’s variables',
+  }),
+};
+
+const analytics = {
+  overview: endpoint(routes.analytics.overview, {
+    data: SystemOverview,
+    tags: ['analytics'],
+    summary: 'Service counts by health and today’s requests and average latency',
+  }),
+  utilization: endpoint(routes.analytics.utilization, {
+    data: z.array(ServiceUtilization),
+    tags: ['analytics'],
+    summary: 'Today’s requests and average latency per service',
+  }),
+  history: endpoint(routes.analytics.history, {
+    query: HistoryQuery,
+    data: UsageHistory,
+    tags: ['analytics'],
+    summary: 'Requests, errors, latency and bytes per day, per service and per tool over a range of days',
+    description:
+      'From the daily rollups, which are kept after the raw request records are purged. `from`/`to` are days (YYYY-MM-DD) in the server time zone; by default the last 30 days. At most 366 days. `user_id` other than your own needs an administrator.',
+  }),
+};
+
+const logs = {
+  list: endpoint(routes.logs.list, {
+    query: LogsQuery,
+    data: LogPage,
+    tags: ['logs'],
+    summary: 'The service log and the counted requests, newest first, filtered by service, phase and level',
+    description:
+      'Counted requests appear as `run` lines with a negative id, their outcome as level (ok: info, refused over the daily limit: warn, failed: error). Their part of `total` comes from the daily rollups. They carry the name of their service while it is installed; `service_name` matches installed services for them, `service_id` any.',
+  }),
+};
+
+const market = {
+  search: endpoint(routes.market.search, {
+    query: MarketSearchQuery,
+    data: z.array(MarketPackage),
+    tags: ['market'],
+    summary: 'Search npm, PyPI and the MCP Registry; an empty query gives an empty list',
+  }),
+  packageDetails: endpoint(routes.market.packageDetails, {
+    query: PackageDetailsQuery,
+    data: PackageDetails,
+    tags: ['market'],
+    summary: 'One package: readme, variables, the mcpServers entry that runs it, installed state',
+  }),
+  install: endpoint(routes.market.install, {
+    body: InstallRequest,
+    data: InstallResult,
+    tags: ['market'],
+    summary: 'Install a package as a service (a durable task), or add the caller’s values to the installed one',
+    description:
+      'Missing required variables answer 400 with data.required_env_vars. Poll GET /mcp_market/install_status/{task_id} for the log.',
+  }),
+  batchImport: endpoint(routes.market.batchImport, {
+    body: BatchImportRequest,
+    data: BatchImportResult,
+    tags: ['market'],
+    summary: 'Import the servers of an mcpServers document (Claude Desktop, Cursor, Cherry Studio, VS Code `servers`, or a bare map)',
+    description: 'Existing names are skipped; npx / uvx packages are installed. Follow GET /mcp_market/batch-import/progress/{task_id}.',
+  }),
+  // EventSource cannot send headers: the handler checks the admin's token from `?token=` itself.
+  batchProgress: endpoint(routes.market.batchProgress, {
+    params: BatchProgressParams,
+    query: BatchProgressQuery,
+    eventStream: true,
+    tags: ['market'],
+    summary: 'Progress of a batch import as text/event-stream: {name, status, message} events, then {status: "done", summary}',
+    description:
+      'Authenticated by an admin access token in ?token= (or the Authorization header). A late subscriber receives the whole history.',
+  }),
+  export: endpoint(routes.market.export, {
+    data: McpServersDocument,
+    tags: ['market'],
+    summary: 'Every installed service as an mcpServers document (variable and header values included)',
+    description: 'Marketplace packages appear as pinned npx / uvx commands, so importing the document elsewhere installs them again.',
+  }),
+};
+
+const oauth = {
+  authorize: perProvider(routes.oauth.authorize, (label) => ({
+    query: OAuthAuthorizeQuery,
+    data: OAuthAuthorizeResult,
+    tags: ['oauth'],
+    summary: `Start signing in with ${label} (with bind=1 and a bearer token: link ${label} to the caller)`,
+    security: [],
+  })),
+  callback: perProvider(routes.oauth.callback, (label) => ({
+    query: OAuthCallbackQuery,
+    data: OAuthCallbackResult,
+    tags: ['oauth'],
+    summary: `Finish signing in with ${label}: exchanges the code and answers like sign-in`,
+    security: [],
+  })),
+  unbind: endpoint(routes.oauth.unbind, {
+    params: BindingParams,
+    data: PublicUser,
+    tags: ['oauth'],
+    summary: 'Unlink GitHub or Google from the caller’s account (not the last way to sign in)',
+  }),
+};
+
+/** Every `/api` endpoint, by module. */
+export const endpoints = { status, auth, users, options, services, analytics, logs, market, oauth };
+
+/** Every entry of the table, for walks over all endpoints (route checks, docs). */
+export function allEndpoints(): Endpoint[] {
+  const found: Endpoint[] = [];
+  const walk = (node: object): void => {
+    for (const value of Object.values(node)) {
+      if (typeof value.method === 'string' && typeof value.path === 'string') found.push(value as Endpoint);
+      else walk(value);
+    }
+  };
+  walk(endpoints);
+  return found;
+}
+
+type Leaves<T> = T extends Endpoint ? T : T extends object ? { [K in keyof T]: Leaves<T[K]> }[keyof T] : never;
+
+/** Any entry of the table, with its own schemas. */
+export type AnyEndpoint = Leaves<typeof endpoints>;
+
+/** The table's entry of a route, found by method and path (the console holds routes, not schemas). */
+export type EndpointOf<R extends Route> = Extract<AnyEndpoint, { method: R['method']; path: R['path'] }>;
+
+/** The `params` an endpoint's path takes, as the caller writes them. */
+export type ParamsOf<E extends Endpoint> = E['params'] extends z.ZodType ? z.input<E['params']> : undefined;
+/** The query string an endpoint reads, as the caller writes it. */
+export type QueryOf<E extends Endpoint> = E['query'] extends z.ZodType ? z.input<E['query']> : undefined;
+/** The request body, as the caller writes it. */
+export type BodyOf<E extends Endpoint> = E['body'] extends z.ZodType ? z.input<E['body']> : undefined;
+/** The envelope's `data` of a success, as the server sends it. */
+export type DataOf<E extends Endpoint> = E['data'] extends z.ZodType ? z.output<E['data']> : undefined;
