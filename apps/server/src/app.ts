@@ -88,8 +88,8 @@ export interface AppParts {
 export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppParts;
-  /** Every route registered, for the route-table tests. */
-  routes: { method: string; url: string; auth: string }[];
+  /** Every route registered, for the route-table tests; `endpoint` when it came from the contract's endpoint table. */
+  routes: { method: string; url: string; auth: string; endpoint: boolean }[];
 }
 
 /**
@@ -225,7 +225,12 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     const methods = Array.isArray(r.method) ? r.method : [r.method];
     for (const method of methods) {
       if (method === 'HEAD') continue;
-      routes.push({ method, url: r.url, auth: r.config?.auth ?? (r.url.startsWith('/api/') ? 'user' : 'public') });
+      routes.push({
+        method,
+        url: r.url,
+        auth: r.config?.auth ?? (r.url.startsWith('/api/') ? 'user' : 'public'),
+        endpoint: r.config?.endpoint === true,
+      });
     }
   });
   app.addHook('onRequest', async (req) => attachLocale(req));

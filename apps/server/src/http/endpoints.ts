@@ -5,6 +5,13 @@ import type { ZodApi } from './api.js';
 import { unauthorized } from './errors.js';
 import type { Principal } from './principals.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set by `route()`: the route was registered from the contract's endpoint table, not by hand. */
+    endpoint?: true;
+  }
+}
+
 type Parsed<S> = S extends z.ZodType ? z.output<S> : unknown;
 
 /** The signed-in caller of a `user` or `admin` endpoint; a `public` one has none. */
@@ -52,7 +59,7 @@ export function route<E extends Endpoint>(api: ZodApi, e: E, handler: EndpointHa
   api.route({
     method: e.method,
     url: e.path,
-    config: { auth: e.auth },
+    config: { auth: e.auth, endpoint: true },
     schema: schemaOf(e),
     handler: async (req, reply) => {
       // The guard has already refused a caller without the level; this keeps the type's promise if it ever did not.

@@ -51,9 +51,3 @@ export function installGuard(app: FastifyInstance, deps: GuardDeps): void {
     if (level === 'admin' && !isAdminRole(req.principal.role)) throw forbidden();
   });
 }
-
-/** The caller of a route declared 'user' or 'admin'. */
-export function principalOf(req: FastifyRequest): Principal {
-  if (!req.principal) throw unauthorized('auth.token_missing');
-  return req.principal;
-}

@@ -4,8 +4,6 @@ import { githubClient } from './github.js';
 import { googleClient } from './google.js';
 import type { ProviderClient } from './provider-client.js';
 
-export const providerLabels: Record<OAuthProvider, string> = { github: 'GitHub', google: 'Google' };
-
 /** Endpoints come from configuration, so tests (and GitHub Enterprise) can point elsewhere. */
 export function providerClients(oauth: Config['oauth']): Record<OAuthProvider, ProviderClient> {
   return {

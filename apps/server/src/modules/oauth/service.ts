@@ -2,6 +2,7 @@ import {
   type OAuthCallbackQuery,
   type OAuthCallbackResult,
   type OAuthProvider,
+  oauthProviderLabels,
   type PublicUser,
   Role,
   UserStatus,
@@ -19,7 +20,7 @@ import type { OptionsService } from '../options/index.js';
 import { issueApiKey, toPublicUser, type UsersRepo } from '../users/index.js';
 import { codeChallengeOf, createCodeVerifier } from './pkce.js';
 import type { ProviderClient, ProviderProfile } from './provider-client.js';
-import { providerClients, providerLabels } from './providers.js';
+import { providerClients } from './providers.js';
 import type { OAuthRepo, OAuthStateRow } from './repo.js';
 import { usernameBase, usernameCandidates } from './usernames.js';
 
@@ -95,7 +96,7 @@ export class OAuthService {
   /** The provider sent the browser back: check it, swap the code, and sign in (or link). */
   async finish(provider: OAuthProvider, query: OAuthCallbackQuery, browserNonce: string | undefined): Promise<OAuthCallbackResult> {
     const credentials = this.credentials(provider);
-    const label = providerLabels[provider];
+    const label = oauthProviderLabels[provider];
     if (query.error) {
       // The user said no, or the provider refused the request: that sign-in is over.
       if (query.state) await this.repo.takeState(sha256(query.state));
@@ -121,7 +122,7 @@ export class OAuthService {
 
   /** Unlinks a provider, unless it is the only way left to sign in. */
   async unbind(userId: number, provider: OAuthProvider): Promise<PublicUser> {
-    const label = providerLabels[provider];
+    const label = oauthProviderLabels[provider];
     if (!(await this.repo.identityOf(userId, provider))) throw notFound('oauth.not_bound', { provider: label });
     await this.repo.removeIdentity(userId, provider, (methods) => {
       const others = methods.providers.filter((p) => p !== provider);
@@ -140,14 +141,14 @@ export class OAuthService {
     const keys = credentialKeys[provider];
     const clientSecret = this.deps.options.get(keys.secret);
     if (!this.deps.options.providerUsable(provider) || !clientSecret) {
-      throw badRequest('oauth.not_configured', { provider: providerLabels[provider] }, 'oauth_not_configured');
+      throw badRequest('oauth.not_configured', { provider: oauthProviderLabels[provider] }, 'oauth_not_configured');
     }
     return { clientId: this.deps.options.get(keys.id), clientSecret };
   }
 
   /** The pending sign-in named by `state`, used up whatever happens next. */
   private async takeState(provider: OAuthProvider, state: string | undefined, browserNonce: string | undefined): Promise<OAuthStateRow> {
-    const label = providerLabels[provider];
+    const label = oauthProviderLabels[provider];
     const row = state ? await this.repo.takeState(sha256(state)) : undefined;
     if (!row || row.provider !== provider) throw badRequest('oauth.state_invalid', { provider: label }, 'oauth_state_invalid');
     if (row.expires_at <= Date.now()) throw badRequest('oauth.state_expired', { provider: label }, 'oauth_state_expired');
@@ -172,7 +173,7 @@ export class OAuthService {
       return user;
     }
     if (!this.deps.options.bool('RegistrationEnabled')) {
-      throw new AppError(403, 'oauth.registration_closed', { provider: providerLabels[provider] }, { code: 'registration_closed' });
+      throw new AppError(403, 'oauth.registration_closed', { provider: oauthProviderLabels[provider] }, { code: 'registration_closed' });
     }
     return this.register(provider, profile);
   }
@@ -209,7 +210,7 @@ export class OAuthService {
   }
 
   private async bind(userId: number, provider: OAuthProvider, profile: ProviderProfile): Promise<UserRow> {
-    const label = providerLabels[provider];
+    const label = oauthProviderLabels[provider];
     const user = await this.deps.usersRepo.byId(userId);
     if (!user) throw notFound('user.not_found');
     assertEnabled(user);

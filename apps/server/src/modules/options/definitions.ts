@@ -1,4 +1,10 @@
-import { type OptionKey, optionKeys, secretOptionKeys } from '@toolport/contract';
+import {
+  MAX_OAUTH_CLIENT_ID_LENGTH,
+  MAX_OAUTH_CLIENT_SECRET_LENGTH,
+  type OptionKey,
+  optionKeys,
+  secretOptionKeys,
+} from '@toolport/contract';
 import type { MessageKey, MessageParams } from '../../i18n/index.js';
 
 /** A preference's default and how a submitted value is checked and normalised. */
@@ -67,10 +73,10 @@ const timeZone: Definition['normalise'] = (raw) => {
 
 export const definitions: Record<OptionKey, Definition> = {
   ServerAddress: { default: '', normalise: serverAddress },
-  GitHubClientId: { default: '', normalise: text(256) },
-  GitHubClientSecret: { default: '', normalise: text(512) },
-  GoogleClientId: { default: '', normalise: text(256) },
-  GoogleClientSecret: { default: '', normalise: text(512) },
+  GitHubClientId: { default: '', normalise: text(MAX_OAUTH_CLIENT_ID_LENGTH) },
+  GitHubClientSecret: { default: '', normalise: text(MAX_OAUTH_CLIENT_SECRET_LENGTH) },
+  GoogleClientId: { default: '', normalise: text(MAX_OAUTH_CLIENT_ID_LENGTH) },
+  GoogleClientSecret: { default: '', normalise: text(MAX_OAUTH_CLIENT_SECRET_LENGTH) },
   GitHubOAuthEnabled: { default: 'false', normalise: bool },
   GoogleOAuthEnabled: { default: 'false', normalise: bool },
   StdioServiceStartupStrategy: {

@@ -1,5 +1,6 @@
-import { envelope, McpServersDocument } from '@toolport/contract';
+import { endpoints } from '@toolport/contract';
 import type { ZodApi } from '../../../http/api.js';
+import { route } from '../../../http/endpoints.js';
 import { ok } from '../../../http/locale.js';
 import type { Secrets } from '../../../infra/secrets.js';
 import type { ServiceRows } from '../../services/index.js';
@@ -10,17 +11,5 @@ export async function exportRoutes(
   api: ZodApi,
   { rows, secrets, dataDir }: { rows: Pick<ServiceRows, 'all'>; secrets: Secrets; dataDir: string },
 ): Promise<void> {
-  api.get(
-    '/mcp_market/export',
-    {
-      config: { auth: 'admin' },
-      schema: {
-        tags: ['market'],
-        summary: 'Every installed service as an mcpServers document (variable and header values included)',
-        description: 'Marketplace packages appear as pinned npx / uvx commands, so importing the document elsewhere installs them again.',
-        response: { 200: envelope(McpServersDocument) },
-      },
-    },
-    async (_req, reply) => ok(reply, exportServices(await rows.all(), secrets, dataDir)),
-  );
+  route(api, endpoints.market.export, async (_req, reply) => ok(reply, exportServices(await rows.all(), secrets, dataDir)));
 }
