@@ -19,11 +19,7 @@ export async function serviceRoutes(
   route(api, endpoints.services.update, async (req, reply) => {
     const done = await services.update(serviceIdOf(req.params.id), req.body);
     if (done.kind === 'edit') return ok(reply, undefined, req.t('service.updated'));
-    return ok(
-      reply,
-      undefined,
-      done.limit > 0 ? req.t('service.limit_updated', { limit: done.limit }) : req.t('service.limit_unlimited'),
-    );
+    return ok(reply, undefined, done.limit > 0 ? req.t('service.limit_updated', { limit: done.limit }) : req.t('service.limit_unlimited'));
   });
 
   route(api, endpoints.services.toggle, async (req, reply) => {
