@@ -1,8 +1,8 @@
 import { Role, UserStatus } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signAccessToken } from '../src/http/access-tokens.js';
 import { hashPassword } from '../src/infra/passwords.js';
 import { randomToken, sha256 } from '../src/infra/secrets.js';
-import { signAccessToken } from '../src/modules/auth/tokens.js';
 import { OAuthRepo } from '../src/modules/oauth/repo.js';
 import { createServiceRows } from '../src/modules/services/index.js';
 import { issueApiKey } from '../src/modules/users/api-keys.js';
