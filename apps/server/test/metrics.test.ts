@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNMATCHED_ROUTE } from '../src/infra/metrics.js';
 import { InstallJobs, type Job } from '../src/modules/market/install/jobs.js';
 import { InstallTasks } from '../src/modules/market/install/tasks.js';
-import { createServiceRows } from '../src/modules/services/index.js';
 import { connect, type McpClient, textOf, until } from './gateway/clients.js';
 import { addService, addUser, everythingEntry, type LiveGateway, liveChildren, startGateway } from './gateway/gateway-harness.js';
 import { openSession, raw } from './gateway/raw-http.js';
@@ -194,7 +193,7 @@ describe.each(engines)('Prometheus metrics at /metrics on %s', (engine) => {
     const tasks = new InstallTasks(ctx.db);
     const jobs = new InstallJobs({
       tasks,
-      rows: createServiceRows({ db: ctx.db, events: ctx.events }),
+      rows: ctx.services.rows,
       gateway: ctx.gateway,
       events: ctx.events,
       serviceLog: ctx.serviceLog,
