@@ -2,6 +2,8 @@
 //
 //   gateway       gateway/ never imports modules/ or context.ts: the proxy path stands without the API.
 //   module-door   a file of modules/<a>/ reaches another module only through modules/<b>/index.ts.
+//   module-internals  outside modules/, only the composition root (app.ts) and the CLI (cli.ts, cli/) may import
+//                 a file of modules/<m>/ other than its index.ts: http/, backup/ and the rest use the doors.
 //   infra         infra/ never imports modules/ or gateway/.
 //   cycle         no import cycle among the server's source files.
 //   test-code     code that is not a test (*.test.ts) imports neither vitest nor apps/server/test/.
@@ -13,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
-const RULES = ['gateway', 'module-door', 'infra', 'cycle', 'test-code'];
+const RULES = ['gateway', 'module-door', 'module-internals', 'infra', 'cycle', 'test-code'];
 
 /** Enough to show the shape of a tangled graph without flooding the terminal. */
 const MAX_CYCLES = 200;
@@ -88,6 +90,9 @@ function resolveRelative(fromFile, specifier) {
   candidates.push(path.join(base, 'index.ts'));
   return candidates.find((c) => existsSync(c) && statSync(c).isFile());
 }
+
+/** The composition root and the CLI build modules from their parts, so they may import past the doors. */
+const mayReachInternals = (rel) => rel === 'src/app.ts' || /^src\/cli(\.ts$|[-.]|\/)/.test(rel);
 
 /** Where a file sits: which layer, and which module for a file under modules/<name>/. */
 function placeOf(rel) {
@@ -207,6 +212,14 @@ export function checkBoundaries(serverDir) {
       ) {
         report('module-door', from, line, { target: to });
       }
+      if (
+        (fromPlace.area === 'src' || fromPlace.area === 'modules-root') &&
+        toPlace.area === 'modules' &&
+        to !== `src/modules/${toPlace.module}/index.ts` &&
+        !mayReachInternals(from)
+      ) {
+        report('module-internals', from, line, { target: to });
+      }
     }
   }
 
@@ -234,6 +247,10 @@ export function describeViolation(v, prefix = '') {
       const from = v.file.split('/')[2];
       return `module-door: ${at} (module ${from}) imports ${target}; use ${prefix}src/modules/${owner}/index.ts`;
     }
+    case 'module-internals': {
+      const [, , owner] = v.target.split('/');
+      return `module-internals: ${at} imports ${target}; outside modules/ only app.ts and cli* may, use ${prefix}src/modules/${owner}/index.ts`;
+    }
     case 'infra':
       return `infra: ${at} imports ${target}; infra must not depend on modules/ or gateway/`;
     case 'cycle':
@@ -250,7 +267,7 @@ export function formatReport(result, prefix = '') {
   if (result.violations.length === 0) {
     return [
       `Boundaries ok: ${result.files} files (${result.testFiles} tests), ${result.imports} imports; ` +
-        'gateway, module doors, infra, import cycles and test code checked.',
+        'gateway, module doors, module internals, infra, import cycles and test code checked.',
     ];
   }
   const source = result.violations.filter((v) => !v.test);

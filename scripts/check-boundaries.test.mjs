@@ -88,6 +88,27 @@ describe('checkBoundaries', () => {
     );
   });
 
+  it('reports files outside modules/ reaching past a door, except the composition root and the CLI', () => {
+    const result = checkBoundaries(
+      tree({
+        ...clean,
+        'src/http/guard.ts':
+          "import { users } from '../modules/a/service.js';\nimport * as a from '../modules/a/index.js';\nexport const g = [users, a];\n",
+        'src/backup/run.test.ts': "import type { users } from '../modules/a/service.js';\nexport type U = typeof users;\n",
+        'src/app.ts': "import { users } from './modules/a/service.js';\nexport const app = users;\n",
+        'src/cli.ts': "import { users } from './modules/a/service.js';\nexport const cli = users;\n",
+        'src/cli/user.ts': "import { users } from '../modules/a/service.js';\nexport const user = users;\n",
+      }),
+    );
+    expect(result.violations.filter((v) => v.rule === 'module-internals')).toEqual([
+      { rule: 'module-internals', file: 'src/backup/run.test.ts', line: 1, test: true, target: 'src/modules/a/service.ts' },
+      { rule: 'module-internals', file: 'src/http/guard.ts', line: 1, test: false, target: 'src/modules/a/service.ts' },
+    ]);
+    expect(formatReport(result)).toContain(
+      'module-internals: src/http/guard.ts:1 imports src/modules/a/service.ts; outside modules/ only app.ts and cli* may, use src/modules/a/index.ts',
+    );
+  });
+
   it('reports infra importing a module or the gateway', () => {
     const result = checkBoundaries(
       tree({

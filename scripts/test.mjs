@@ -6,6 +6,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 const steps = [
   ['lint and format', 'npx', ['biome', 'check', '.']],
+  ['module boundaries and import cycles (server)', 'node', ['scripts/check-boundaries.mjs']],
   ['type check (server, web, e2e)', 'npm', ['run', 'typecheck']],
   ['unit, component and API tests (vitest: server on SQLite and PostgreSQL, contract, web)', 'npx', ['vitest', 'run']],
   ['build (console and server bundle)', 'npm', ['run', 'build']],

@@ -31,11 +31,17 @@ import { createAnalyticsModule } from './modules/analytics/index.js';
 import { type AuthService, createAuthModule, createRefreshTokens } from './modules/auth/index.js';
 import { createHistoryModule, type HistoryRetention } from './modules/history/index.js';
 import { createLogsModule } from './modules/logs/index.js';
-import { createMarketModule, createMarketSources, createReplicaInstalls, type ReplicaInstalls } from './modules/market/index.js';
+import {
+  createMarketModule,
+  createMarketSources,
+  createReplicaInstalls,
+  type MarketModule,
+  type ReplicaInstalls,
+} from './modules/market/index.js';
 import { createMeteringModule } from './modules/metering/index.js';
 import { createOAuthModule } from './modules/oauth/index.js';
 import { createOptionsModule, type OptionsService } from './modules/options/index.js';
-import { createServiceCatalog, createServiceRows, createServicesModule } from './modules/services/index.js';
+import { createServiceCatalog, createServiceRows, createServicesModule, type ServicesModule } from './modules/services/index.js';
 import { createStatusModule } from './modules/status/index.js';
 import { createUsersModule, type UsersRepo, type UsersService } from './modules/users/index.js';
 import { VERSION } from './version.js';
@@ -81,6 +87,10 @@ export interface AppParts {
   packages?: ReplicaInstalls;
   /** The MCP data plane: proxy routes, sessions, upstream pool (gateway/index.ts). */
   gateway: Gateway;
+  /** The catalog of services: rows, edits, health checks, personal values (modules/services). */
+  services: ServicesModule;
+  /** Search, the install lifecycle, batch import and export (modules/market). */
+  market: MarketModule;
   startedAt: number;
   version: string;
 }
@@ -319,6 +329,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     retention: history.retention,
     packages,
     gateway,
+    services,
+    market,
     startedAt,
     version: VERSION,
   };

@@ -1,10 +1,9 @@
 import { Role, UserStatus } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signAccessToken } from '../src/http/access-tokens.js';
 import { hashPassword } from '../src/infra/passwords.js';
 import { randomToken, sha256 } from '../src/infra/secrets.js';
-import { signAccessToken } from '../src/modules/auth/tokens.js';
 import { OAuthRepo } from '../src/modules/oauth/repo.js';
-import { createServiceRows } from '../src/modules/services/index.js';
 import { issueApiKey } from '../src/modules/users/api-keys.js';
 import { type FakeRegistries, startFakeRegistries } from './fake-registries.js';
 import { ACCEPT_BOTH, initializeBody, SseReader } from './gateway/raw-http.js';
@@ -106,7 +105,7 @@ describe.each(engines)('access matrix on %s', (engine) => {
   let toggleId: number;
   let installTaskId: string;
   let batchTaskId: string;
-  const services = () => createServiceRows({ db: t.ctx.db, events: t.ctx.events });
+  const services = () => t.ctx.services.rows;
   let counter = 0;
   const unique = (prefix: string) =>
     `${prefix}-${engine}-${++counter}-${randomToken(3)

@@ -11,7 +11,6 @@ import { loadConfig } from '../src/config.js';
 import { type Engine, openDatabase } from '../src/db/db.js';
 import { createLogger } from '../src/infra/logger.js';
 import { Secrets, sha256 } from '../src/infra/secrets.js';
-import { createServiceRows } from '../src/modules/services/index.js';
 import { runRotateSecretCommand } from '../src/secrets-rotation/cli.js';
 import { SEALED_COLUMNS } from '../src/secrets-rotation/rotate.js';
 import { ACCEPT_BOTH, initializeBody } from './gateway/raw-http.js';
@@ -167,7 +166,7 @@ describe.each(engines)('secrets at rest on %s', (engine) => {
       await call(r, 'PUT', '/api/option/', root, { key, value });
 
     // A stdio service declaring a secret and a plain variable; values set through the edit API.
-    const services = createServiceRows({ db: r.ctx.db, events: r.ctx.events });
+    const services = r.ctx.services.rows;
     seeded.stdioId = (
       await services.insert(
         serviceRow({

@@ -23,7 +23,18 @@ import type { HealthResult, UpstreamPool } from './link-api.js';
 import type { Meter } from './meter.js';
 import { createUpstreamPool } from './upstream/index.js';
 import type { LocalPackages } from './upstream/pool.js';
+import { OneOffHealth, type OneOffHealthDeps } from './upstream/probe.js';
 import type { OptionsReader, ServiceLogWriter } from './upstream/types.js';
+
+export type { OneOffHealth, OneOffHealthDeps } from './upstream/probe.js';
+
+/**
+ * The gateway's MCP health check without the gateway: no pool, no sessions, no proxy routes. Each check
+ * starts the service for one round trip and stops it; for commands that install without serving.
+ */
+export function createHealthProbe(deps: OneOffHealthDeps): OneOffHealth {
+  return new OneOffHealth(deps);
+}
 
 /** The MCP data plane as the rest of the app sees it. */
 export interface Gateway {

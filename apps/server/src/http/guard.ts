@@ -1,7 +1,7 @@
 import { type AuthLevel, isAdminRole, UserStatus } from '@toolport/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Secrets } from '../infra/secrets.js';
-import { verifyAccessToken } from '../modules/auth/tokens.js';
+import { verifyAccessToken } from './access-tokens.js';
 import { AppError, forbidden, unauthorized } from './errors.js';
 import type { Principal, Principals } from './principals.js';
 

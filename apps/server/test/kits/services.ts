@@ -1,6 +1,6 @@
 import { Role, UserStatus } from '@toolport/contract';
 import type { NewService } from '../../src/db/schema.js';
-import { signAccessToken } from '../../src/modules/auth/tokens.js';
+import { signAccessToken } from '../../src/http/access-tokens.js';
 import { issueApiKey } from '../../src/modules/users/api-keys.js';
 import { bearer, type TestApp } from '../harness.js';
 

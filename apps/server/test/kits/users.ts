@@ -1,4 +1,4 @@
-import { signAccessToken } from '../../src/modules/auth/tokens.js';
+import { signAccessToken } from '../../src/http/access-tokens.js';
 import { bearer, type TestApp } from '../harness.js';
 
 export interface MadeUser {

@@ -39,6 +39,46 @@ export interface LocalPackages {
   ensure(spec: ServiceSpec, forRequest?: boolean): Promise<void> | undefined;
 }
 
+/**
+ * Opens one upstream: the process of a stdio service (its command on record) or the connection to a
+ * remote one. The pool's links and the one-off health probe (probe.ts) start upstreams alike.
+ */
+export async function openUpstream(
+  deps: Pick<PoolDeps, 'serviceLog' | 'logger' | 'config' | 'metrics' | 'packages'>,
+  tuning: Pick<UpstreamTuning, 'initializeTimeoutMs' | 'stopGraceMs' | 'stderrLinesPerSecond'>,
+  spec: ServiceSpec,
+  userEnv: Record<string, string> | undefined,
+): Promise<Channel> {
+  const { serviceLog, logger, config } = deps;
+  // A process never starts from an install directory this replica does not have.
+  if (spec.type === 'stdio') await deps.packages?.ensure(spec);
+  serviceLog.registerSecrets([
+    ...spec.secretEnvNames.map((name) => spec.env[name] ?? ''),
+    ...Object.values(userEnv ?? {}),
+    ...Object.values(spec.headers),
+  ]);
+  if (spec.type !== 'stdio') return RemoteChannel.open(spec, logger, tuning.initializeTimeoutMs);
+  // Every command run is on record (architecture §8); secret values are redacted by the writer.
+  serviceLog.write({
+    serviceId: spec.id,
+    serviceName: spec.name,
+    phase: 'run',
+    level: 'info',
+    message: `starting: ${[spec.command, ...spec.args].join(' ')}`,
+  });
+  return StdioChannel.open({
+    spec,
+    env: buildProcessEnv(process.env, spec.env, userEnv, config.registries),
+    cwd: resolveInstallDir(config.dataDir, spec.installDir) || path.join(config.dataDir, 'services', String(spec.id)),
+    serviceLog,
+    logger,
+    stopGraceMs: tuning.stopGraceMs,
+    stderrLinesPerSecond: tuning.stderrLinesPerSecond,
+    onSpawn: () => deps.metrics?.processStarted(spec.name),
+    onExit: () => deps.metrics?.processExited(spec.name),
+  });
+}
+
 type EntryKind = 'shared' | 'user' | 'session';
 
 interface Entry {
@@ -221,35 +261,8 @@ export class LinkPool implements UpstreamPool {
     await entry.link.close(reason);
   }
 
-  private async open(spec: ServiceSpec, userEnv: Record<string, string> | undefined): Promise<Channel> {
-    const { serviceLog, logger, config } = this.deps;
-    // A process never starts from an install directory this replica does not have.
-    if (spec.type === 'stdio') await this.deps.packages?.ensure(spec);
-    serviceLog.registerSecrets([
-      ...spec.secretEnvNames.map((name) => spec.env[name] ?? ''),
-      ...Object.values(userEnv ?? {}),
-      ...Object.values(spec.headers),
-    ]);
-    if (spec.type !== 'stdio') return RemoteChannel.open(spec, logger, this.tuning.initializeTimeoutMs);
-    // Every command run is on record (architecture §8); secret values are redacted by the writer.
-    serviceLog.write({
-      serviceId: spec.id,
-      serviceName: spec.name,
-      phase: 'run',
-      level: 'info',
-      message: `starting: ${[spec.command, ...spec.args].join(' ')}`,
-    });
-    return StdioChannel.open({
-      spec,
-      env: buildProcessEnv(process.env, spec.env, userEnv, config.registries),
-      cwd: resolveInstallDir(config.dataDir, spec.installDir) || path.join(config.dataDir, 'services', String(spec.id)),
-      serviceLog,
-      logger,
-      stopGraceMs: this.tuning.stopGraceMs,
-      stderrLinesPerSecond: this.tuning.stderrLinesPerSecond,
-      onSpawn: () => this.deps.metrics?.processStarted(spec.name),
-      onExit: () => this.deps.metrics?.processExited(spec.name),
-    });
+  private open(spec: ServiceSpec, userEnv: Record<string, string> | undefined): Promise<Channel> {
+    return openUpstream(this.deps, this.tuning, spec, userEnv);
   }
 
   private async probe(spec: ServiceSpec): Promise<number | undefined> {

@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
 import { type SuiteUser, serviceRow, suiteUser } from '../../../test/kits/services.js';
 import { dayIn } from '../../infra/day.js';
-import { addDays } from '../history/days.js';
-import { type NewRequestRecord, storeRecords } from '../history/rollups.js';
+import { addDays, type NewRequestRecord, storeRecords } from '../history/index.js';
 
 const TZ = 'Pacific/Kiritimati';
 

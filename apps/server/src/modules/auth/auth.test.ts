@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
-import { signAccessToken } from './tokens.js';
+import { signAccessToken } from '../../http/access-tokens.js';
 
 describe.each(engines)('auth on %s', (engine) => {
   let t: TestApp;

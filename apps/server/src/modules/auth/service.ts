@@ -1,5 +1,6 @@
 import { type TokenPair, UserStatus } from '@toolport/contract';
 import type { UserRow } from '../../db/schema.js';
+import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../http/access-tokens.js';
 import { AppError, unauthorized } from '../../http/errors.js';
 import type { Metrics } from '../../infra/metrics.js';
 import { burnPasswordCheck, verifyPassword } from '../../infra/passwords.js';
@@ -9,7 +10,8 @@ import type { Secrets } from '../../infra/secrets.js';
 import { randomToken, sha256 } from '../../infra/secrets.js';
 import { toPublicUser, type UsersRepo } from '../users/index.js';
 import type { RefreshTokensRepo } from './repo.js';
-import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_MS, signAccessToken } from './tokens.js';
+
+const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** What password sign-in and the tokens read and write. */
 export interface AuthDeps {

@@ -6,7 +6,7 @@ import { createPgDatabase, createTestApp, engines, type TestApp } from '../../..
 import { expectedRollup, figuresOf, fineKey, makeRecords, serviceDayKey } from '../../../test/kits/history.js';
 import { type Db, migrateToLatest, migrator, openDatabase } from '../../db/db.js';
 import { dayIn } from '../../infra/day.js';
-import { DbMeter } from '../metering/meter.js';
+import { DbMeter } from '../metering/index.js';
 import { addDays, dayEnd, dayStart, isDay } from './days.js';
 import { type NewRequestRecord, recomputeRollups, recordedDays, storeRecords } from './rollups.js';
 

@@ -4,7 +4,7 @@ import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
 import { makeRecords, random } from '../../../test/kits/history.js';
 import { type SuiteUser, serviceRow, suiteUser } from '../../../test/kits/services.js';
 import { dayIn } from '../../infra/day.js';
-import { storeRecords } from '../history/rollups.js';
+import { storeRecords } from '../history/index.js';
 
 describe.each(engines)('service logs on %s', (engine) => {
   let t: TestApp;

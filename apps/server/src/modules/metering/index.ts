@@ -4,6 +4,8 @@ import type { Db } from '../../db/db.js';
 import type { Meter } from '../../gateway/meter.js';
 import { DbMeter, RedisAdmission } from './meter.js';
 
+export { DbMeter } from './meter.js';
+
 export interface MeteringDeps {
   db: Db;
   logger: Logger;

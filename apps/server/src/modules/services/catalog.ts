@@ -2,8 +2,7 @@ import type { ServiceRow } from '../../db/schema.js';
 import type { GatewayUser, ServiceCatalog, ServiceKind, ServiceSpec } from '../../gateway/catalog.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { Secrets } from '../../infra/secrets.js';
-import { hashApiKey } from '../users/api-keys.js';
-import type { UsersRepo } from '../users/repo.js';
+import { hashApiKey, type UsersRepo } from '../users/index.js';
 import type { ServicesRepo } from './repo.js';
 
 /** How long a key lookup is trusted: a disabled user is refused within this time even across replicas. */

@@ -5,7 +5,7 @@ import type { ZodApi } from '../../http/api.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { Secrets } from '../../infra/secrets.js';
 import type { ServiceLog } from '../../infra/service-log.js';
-import type { UsersRepo } from '../users/repo.js';
+import type { UsersRepo } from '../users/index.js';
 import { ServicesCatalog } from './catalog.js';
 import { HealthChecks, type HealthProbe } from './health.js';
 import { PersonalEnvs } from './personal-env.js';

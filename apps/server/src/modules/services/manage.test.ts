@@ -7,7 +7,7 @@ import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
 import { type SuiteUser, suiteUser } from '../../../test/kits/services.js';
 import { dayIn } from '../../infra/day.js';
 import type { ConfigEvent } from '../../infra/events.js';
-import type { DbMeter } from '../metering/meter.js';
+import type { DbMeter } from '../metering/index.js';
 
 describe.each(engines)('managing installed services on %s', (engine) => {
   let t: TestApp;

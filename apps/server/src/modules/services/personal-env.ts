@@ -3,7 +3,7 @@ import type { ServiceRow } from '../../db/schema.js';
 import { badRequest } from '../../http/errors.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { Secrets } from '../../infra/secrets.js';
-import { SECRET_MASK } from '../options/definitions.js';
+import { SECRET_MASK } from '../options/index.js';
 import { declaredVariables } from './catalog.js';
 import { maskValues } from './presenter.js';
 import type { ServicesRepo } from './repo.js';

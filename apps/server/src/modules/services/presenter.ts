@@ -1,7 +1,7 @@
 import type { EnvVarDeclaration, InstalledService, ServiceType } from '@toolport/contract';
 import type { ServiceRow } from '../../db/schema.js';
 import type { Secrets } from '../../infra/secrets.js';
-import { SECRET_MASK } from '../options/definitions.js';
+import { SECRET_MASK } from '../options/index.js';
 import { declaredVariables } from './catalog.js';
 
 export const maskValues = (values: Record<string, string>): Record<string, string> =>

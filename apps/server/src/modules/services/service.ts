@@ -6,7 +6,7 @@ import type { Principal } from '../../http/principals.js';
 import { dayIn } from '../../infra/day.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { Secrets } from '../../infra/secrets.js';
-import { SECRET_MASK } from '../options/definitions.js';
+import { SECRET_MASK } from '../options/index.js';
 import {
   type CustomDraft,
   checkedDisplayName,

@@ -1,12 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { Role } from '@toolport/contract';
-import { buildApp } from '../../../app.js';
 import { CliUsageError, parseCommand } from '../../../cli/args.js';
+import { migrateToLatest } from '../../../db/db.js';
+import { createHealthProbe } from '../../../gateway/index.js';
 import { AppError } from '../../../http/errors.js';
-import { toPrincipal } from '../../../http/principals.js';
+import { Principals, toPrincipal } from '../../../http/principals.js';
 import { translate } from '../../../i18n/index.js';
+import { ConfigEvents } from '../../../infra/events.js';
+import { Leader } from '../../../infra/leader.js';
+import { Metrics } from '../../../infra/metrics.js';
+import { setAddressPolicy } from '../../../infra/outbound.js';
+import { resolveMasterSecret, Secrets } from '../../../infra/secrets.js';
+import { ServiceLog } from '../../../infra/service-log.js';
 import { openRuntime } from '../../../runtime.js';
-import { createServiceRows, createServicesModule } from '../../services/index.js';
+import { createRefreshTokens } from '../../auth/index.js';
+import { createOptionsModule } from '../../options/index.js';
+import { createServiceCatalog, createServiceRows, createServicesModule } from '../../services/index.js';
+import { createUsersModule } from '../../users/index.js';
 import { createMarketModule, createMarketSources } from '../index.js';
 import type { BatchSummary } from './importer.js';
 import { batchEntriesOf } from './routes.js';
@@ -44,15 +54,52 @@ export async function runImportCommand(args: string[], io: MarketCommandIo = {})
   const print = io.print ?? ((line: string) => process.stdout.write(`${line}\n`));
 
   const rt = await openRuntime(io.env ?? process.env);
-  const built = await buildApp({ ...rt, print }).catch(async (err) => {
+  try {
+    return await importEntries(rt, file, entries, print);
+  } finally {
     await rt.database.db.destroy();
-    throw err;
+  }
+}
+
+/**
+ * Builds what installing needs and nothing more: the options, users (for the super admin), services and
+ * market modules, with the gateway's one-off health probe in place of the gateway. No HTTP server, no
+ * upstream pool: no enabled service starts, and each new one runs only for its install's health check.
+ * Without Redis relaying events, a running server picks the new services up on their first request.
+ */
+async function importEntries(
+  rt: Awaited<ReturnType<typeof openRuntime>>,
+  file: string,
+  entries: ReturnType<typeof batchEntriesOf>,
+  print: (line: string) => void,
+): Promise<BatchSummary> {
+  const { config, logger } = rt;
+  const { db } = rt.database;
+  await migrateToLatest(db);
+  const events = new ConfigEvents();
+  const secrets = new Secrets(resolveMasterSecret(config.secretKey, config.dataDir));
+  const options = createOptionsModule({ db, secrets, events });
+  await options.service.load();
+  // Remote services are checked under the same address policy as the server's (infra/outbound.ts).
+  setAddressPolicy(() => options.service.bool('AllowPrivateNetworkUpstreams'));
+  const serviceLog = new ServiceLog(db, logger);
+  const users = createUsersModule({ db, refreshTokens: createRefreshTokens(db), secrets, events, config, logger });
+  // A fresh DATA_DIR gets its super admin here as at a first start, so the import has someone to run as.
+  await users.ensureSuperAdmin(print);
+  const catalog = createServiceCatalog({ db, users: users.repo, secrets, events });
+  const metrics = new Metrics();
+  const probe = createHealthProbe({ catalog, serviceLog, options: options.service, logger, config, metrics });
+  const services = createServicesModule({
+    db,
+    secrets,
+    events,
+    options: options.service,
+    serviceLog,
+    rows: createServiceRows({ db, events }),
+    catalog,
+    gateway: probe,
   });
-  const { ctx } = built;
-  const { db, config, logger, secrets, events, serviceLog, gateway } = ctx;
-  // Installs of this command run here, beside the app's own modules; no sweep, no replica installs.
-  const rows = createServiceRows({ db, events });
-  const services = createServicesModule({ db, secrets, events, options: ctx.options, serviceLog, rows, catalog: ctx.catalog, gateway });
+  const leader = Leader.solo({ logger });
   const market = createMarketModule({
     db,
     config,
@@ -60,16 +107,16 @@ export async function runImportCommand(args: string[], io: MarketCommandIo = {})
     secrets,
     events,
     serviceLog,
-    metrics: ctx.metrics,
-    leader: ctx.leader,
-    principals: ctx.principals,
+    metrics,
+    leader,
+    principals: new Principals(users.repo, events),
     services,
     sources: createMarketSources(config, logger),
     replicaInstalls: undefined,
-    gateway,
+    gateway: probe,
   });
   try {
-    const root = await ctx.db.selectFrom('users').selectAll().where('role', '>=', Role.SuperAdmin).orderBy('id').executeTakeFirstOrThrow();
+    const root = await db.selectFrom('users').selectAll().where('role', '>=', Role.SuperAdmin).orderBy('id').executeTakeFirstOrThrow();
     print(`Importing ${entries.length} servers from ${file}`);
     const summary = await market.batch.importAll(toPrincipal(root), entries, 'en', (event) => {
       if (event.status !== 'done') print(`${MARK[event.status]} ${event.name}: ${event.message}`);
@@ -78,8 +125,12 @@ export async function runImportCommand(args: string[], io: MarketCommandIo = {})
     return summary;
   } finally {
     await market.close();
+    await probe.close();
     await services.close();
-    await built.app.close();
-    await rt.database.db.destroy();
+    await users.close();
+    await options.close();
+    await leader.close();
+    // The install logs reach the database before it closes.
+    await serviceLog.flush();
   }
 }

@@ -2,11 +2,11 @@ import type { BatchProgressEvent } from '@toolport/contract';
 import { isAdminRole, UserStatus } from '@toolport/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { verifyAccessToken } from '../../../http/access-tokens.js';
 import { AppError, forbidden, notFound, unauthorized } from '../../../http/errors.js';
 import { bearerToken } from '../../../http/guard.js';
 import type { Principal, Principals } from '../../../http/principals.js';
 import type { Secrets } from '../../../infra/secrets.js';
-import { verifyAccessToken } from '../../auth/tokens.js';
 import type { InstallTasks } from '../install/tasks.js';
 import type { BatchSummary } from './importer.js';
 

@@ -1,7 +1,8 @@
 import { jwtVerify, SignJWT } from 'jose';
 
+// The console's bearer token: the auth module signs it, the guard and the batch progress stream verify it.
+
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
-export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface AccessClaims {
   userId: number;

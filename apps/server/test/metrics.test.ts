@@ -1,15 +1,14 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type McpClient, textOf, until } from '../../test/gateway/clients.js';
-import { addService, addUser, everythingEntry, type LiveGateway, liveChildren, startGateway } from '../../test/gateway/gateway-harness.js';
-import { openSession, raw } from '../../test/gateway/raw-http.js';
-import { bearer, createTestApp, engines, type TestApp } from '../../test/harness.js';
-import { InstallJobs, type Job } from '../modules/market/install/jobs.js';
-import { InstallTasks } from '../modules/market/install/tasks.js';
-import { createServiceRows } from '../modules/services/index.js';
-import { UNMATCHED_ROUTE } from './metrics.js';
+import { UNMATCHED_ROUTE } from '../src/infra/metrics.js';
+import { InstallJobs, type Job } from '../src/modules/market/install/jobs.js';
+import { InstallTasks } from '../src/modules/market/install/tasks.js';
+import { connect, type McpClient, textOf, until } from './gateway/clients.js';
+import { addService, addUser, everythingEntry, type LiveGateway, liveChildren, startGateway } from './gateway/gateway-harness.js';
+import { openSession, raw } from './gateway/raw-http.js';
+import { bearer, createTestApp, engines, type TestApp } from './harness.js';
 
-const FIXTURE_SERVER = new URL('../../test/fixtures/fixture-mcp-server.mjs', import.meta.url).pathname;
+const FIXTURE_SERVER = new URL('./fixtures/fixture-mcp-server.mjs', import.meta.url).pathname;
 
 interface Sample {
   name: string;
@@ -194,7 +193,7 @@ describe.each(engines)('Prometheus metrics at /metrics on %s', (engine) => {
     const tasks = new InstallTasks(ctx.db);
     const jobs = new InstallJobs({
       tasks,
-      rows: createServiceRows({ db: ctx.db, events: ctx.events }),
+      rows: ctx.services.rows,
       gateway: ctx.gateway,
       events: ctx.events,
       serviceLog: ctx.serviceLog,
