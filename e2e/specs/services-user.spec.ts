@@ -19,8 +19,9 @@ async function copyConfig(page: Page): Promise<CopiedConfig> {
   const dialog = page.getByRole('dialog', { name: NAME });
   await expect(dialog.getByTestId('config-json')).toContainText('Bearer');
   await dialog.getByRole('button', { name: 'Copy JSON' }).click();
-  await expect(toast(page, 'JSON configuration copied')).toBeVisible();
+  // The button says "Copied" for 1.2 s only, the toast stays 5 s: the short-lived state is checked first.
   await expect(dialog.getByRole('button', { name: 'Copied' })).toBeVisible();
+  await expect(toast(page, 'JSON configuration copied')).toBeVisible();
   return JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as CopiedConfig;
 }
 
