@@ -24,6 +24,7 @@ import type { Meter } from './meter.js';
 import { createUpstreamPool } from './upstream/index.js';
 import type { LocalPackages } from './upstream/pool.js';
 import type { OptionsReader, ServiceLogWriter } from './upstream/types.js';
+import type { UpstreamAuthorization } from './upstream-auth.js';
 
 /** The MCP data plane as the rest of the app sees it. */
 export interface Gateway {
@@ -70,6 +71,8 @@ export interface GatewayDeps {
   redis?: RedisHub;
   /** Several replicas: installs a service's package into this replica's DATA_DIR before it starts here. */
   packages?: LocalPackages;
+  /** OAuth connections of remote services: the token each remote link sends (gateway/upstream-auth.ts). */
+  authorization?: UpstreamAuthorization;
 }
 
 export interface GatewayOptions {
