@@ -50,6 +50,9 @@ async function login(gw: LiveGateway, username: string, password: string): Promi
   return ((await res.json()) as { data: { access_token: string } }).data.access_token;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: answers of many endpoints, read field by field in the assertions
+type Answer = { success: boolean; message?: string; data?: any };
+
 async function api(gw: LiveGateway, token: string, method: string, url: string, body?: unknown, locale = 'en') {
   const res = await fetch(`${gw.url}/api${url}`, {
     method,
@@ -57,7 +60,7 @@ async function api(gw: LiveGateway, token: string, method: string, url: string, 
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, text, json: JSON.parse(text) as { success: boolean; message?: string; data?: any } };
+  return { status: res.status, text, json: JSON.parse(text) as Answer };
 }
 
 /**
