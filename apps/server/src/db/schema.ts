@@ -164,15 +164,15 @@ export interface OAuthStatesTable {
 /** Toolport as OAuth client of a remote service (migration 0007). */
 export interface UpstreamOAuthServicesTable {
   service_id: number;
-  mode: string;
-  resource: string;
-  issuer: string;
-  metadata_json: string;
-  scope: string;
-  registration: string;
-  client_id: string;
+  mode: Generated<string>;
+  resource: Generated<string>;
+  issuer: Generated<string>;
+  metadata_json: Generated<string>;
+  scope: Generated<string>;
+  registration: Generated<string>;
+  client_id: Generated<string>;
   client_secret_enc: string | null;
-  redirect_uri: string;
+  redirect_uri: Generated<string>;
   updated_at: number;
 }
 
@@ -183,10 +183,10 @@ export interface UpstreamOAuthTokensTable {
   access_token_enc: string;
   refresh_token_enc: string | null;
   expires_at: number | null;
-  subject: string;
+  subject: Generated<string>;
   connected_by: number;
-  version: number;
-  refreshing_until: number;
+  version: Generated<number>;
+  refreshing_until: Generated<number>;
   updated_at: number;
 }
 

@@ -2,12 +2,27 @@ import { endpoints } from '@toolport/contract';
 import type { FastifyRequest } from 'fastify';
 import type { ZodApi } from '../../http/api.js';
 import { route } from '../../http/endpoints.js';
+import { AppError } from '../../http/errors.js';
 import { ok } from '../../http/locale.js';
+import { LocalisedError } from '../../i18n/localised-error.js';
 import { serviceIdOf } from '../services/index.js';
 import type { UpstreamOAuth } from './service.js';
 
 /** Where the browser came from: the callback and the client document are under it while ServerAddress is unset. */
 const originOf = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
+
+/**
+ * A provider that cannot be found, reached or registered with is the service's configuration, not a
+ * server fault: a 400 with the localised reason.
+ */
+async function answered<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof LocalisedError) throw new AppError(400, err.key, err.params);
+    throw err;
+  }
+}
 
 /** The OAuth connections of remote services (issue 19): state, settings, connect, callback, disconnect. */
 export async function upstreamOAuthRoutes(api: ZodApi, oauth: UpstreamOAuth): Promise<void> {
@@ -18,7 +33,7 @@ export async function upstreamOAuthRoutes(api: ZodApi, oauth: UpstreamOAuth): Pr
   );
 
   route(api, endpoints.upstreamOAuth.connect, async (req, reply) =>
-    ok(reply, await oauth.connect(serviceIdOf(req.params.id), req.principal, originOf(req))),
+    ok(reply, await answered(oauth.connect(serviceIdOf(req.params.id), req.principal, originOf(req)))),
   );
 
   route(api, endpoints.upstreamOAuth.disconnect, async (req, reply) =>

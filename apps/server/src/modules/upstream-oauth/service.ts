@@ -215,9 +215,10 @@ export class UpstreamOAuth implements UpstreamAuthorization {
     const service = await this.mustGet(serviceId);
     if (service.type === 'stdio') throw badRequest('upstream_oauth.not_remote');
     let row = await this.deps.repo.settings(service.id);
-    if (!row?.issuer) row = await this.discover(service, undefined);
-    const owner = row.mode === 'per_user' ? caller.id : 0;
+    // Shared until an admin says otherwise: only admins start the first connection of a service.
+    const owner = row?.mode === 'per_user' ? caller.id : 0;
     if (owner === 0 && !isAdminRole(caller.role)) throw forbidden('upstream_oauth.shared_admin_only');
+    if (!row?.issuer) row = await this.discover(service, undefined);
     const redirectUri = `${this.base(origin)}${CALLBACK_PATH}`;
     const client = await this.client(service, row, redirectUri);
     const state = randomToken();
