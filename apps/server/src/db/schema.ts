@@ -180,6 +180,7 @@ export interface UpstreamOAuthServicesTable {
 export interface UpstreamOAuthTokensTable {
   service_id: number;
   owner_id: number;
+  user_id: number | null;
   access_token_enc: string;
   refresh_token_enc: string | null;
   expires_at: number | null;

@@ -256,6 +256,16 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
     expect(String(failed)).toMatch(/You have not connected your account/);
   });
 
+  it('forgets the connection of a user who is deleted', async () => {
+    const carol = await person(gw, 'carol');
+    expect((await connectAs(gw, carol, serviceId, { 'x-test-user': 'carol-upstream' })).searchParams.get('result')).toBe('connected');
+    const mine = () => gw.ctx.db.selectFrom('upstream_oauth_tokens').select('owner_id').where('owner_id', '=', carol.id).execute();
+    expect(await mine()).toHaveLength(1);
+    const removed = await api(gw, admin.token, 'DELETE', `/user/${carol.id}`);
+    expect(removed.status, removed.text).toBe(200);
+    expect(await mine()).toHaveLength(0);
+  });
+
   it('serves a Client ID Metadata Document and uses it when ServerAddress is https and the provider supports it', async () => {
     const cimd = await startOAuthMcpServer({ cimd: true });
     try {

@@ -31,6 +31,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('service_id', 'integer', (c) => c.notNull().references('services.id').onDelete('cascade'))
     // 0: the shared connection; else the user whose own account this is.
     .addColumn('owner_id', 'integer', (c) => c.notNull())
+    // The same user for a per-user connection (null for the shared one): deleting the user deletes it.
+    .addColumn('user_id', 'integer', (c) => c.references('users.id').onDelete('cascade'))
     .addColumn('access_token_enc', 'text', (c) => c.notNull())
     .addColumn('refresh_token_enc', 'text')
     // Unix milliseconds; null when the provider did not say.

@@ -61,9 +61,9 @@ export class UpstreamOAuthRepo {
       .execute();
   }
 
-  async saveToken(row: Omit<TokenRow, 'version' | 'refreshing_until' | 'updated_at'>): Promise<void> {
+  async saveToken(row: Omit<TokenRow, 'version' | 'refreshing_until' | 'updated_at' | 'user_id'>): Promise<void> {
     const now = Date.now();
-    const values = { ...row, refreshing_until: 0, updated_at: now };
+    const values = { ...row, user_id: row.owner_id === 0 ? null : row.owner_id, refreshing_until: 0, updated_at: now };
     await this.db
       .insertInto('upstream_oauth_tokens')
       .values({ ...values, version: 1 })
