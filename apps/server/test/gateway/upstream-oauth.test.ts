@@ -184,6 +184,24 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
     expect(await whoami(c)).toBe('team-bot');
   });
 
+  it('takes over a refresh whose replica died holding the claim', async () => {
+    const row = await gw.ctx.db.selectFrom('upstream_oauth_tokens').selectAll().where('owner_id', '=', 0).executeTakeFirstOrThrow();
+    const rejected = gw.ctx.secrets.decrypt(row.access_token_enc);
+    // Another replica claimed the refresh and never finished: its claim runs out shortly.
+    await gw.ctx.db
+      .updateTable('upstream_oauth_tokens')
+      .set({ refreshing_until: Date.now() + 300 })
+      .where('owner_id', '=', 0)
+      .where('service_id', '=', serviceId)
+      .execute();
+    const replica = otherReplica(gw.ctx);
+    const before = upstream.seen.refreshGrants;
+    const fresh = await replica.oauth.renew(serviceId, 0, rejected);
+    await replica.close();
+    expect(fresh).not.toBe(rejected);
+    expect(upstream.seen.refreshGrants).toBe(before + 1);
+  });
+
   it('per user: each user connects their own account and acts as themselves upstream', async () => {
     const set = await api(gw, admin.token, 'PUT', `/mcp_services/${serviceId}`, { oauth_mode: 'per_user' });
     expect(set.status, set.text).toBe(200);

@@ -506,7 +506,8 @@ export class UpstreamOAuth implements UpstreamAuthorization {
       const now = await this.deps.repo.token(row.service_id, row.owner_id);
       if (!now) throw await this.missing(row.service_id, row.owner_id);
       if (now.version !== row.version) return this.remember(now);
-      if (now.refreshing_until < Date.now()) return this.refresh(now);
+      // The other replica gave up (or died holding the claim): try it here, within this same refresh.
+      if (now.refreshing_until < Date.now()) return this.refreshOnce(now);
     }
     throw new LocalisedError('upstream_oauth.provider_unreachable', { service: String(row.service_id), detail: 'refresh did not finish' });
   }
