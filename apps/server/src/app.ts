@@ -43,6 +43,7 @@ import { createOAuthModule } from './modules/oauth/index.js';
 import { createOptionsModule, type OptionsService } from './modules/options/index.js';
 import { createServiceCatalog, createServiceRows, createServicesModule, type ServicesModule } from './modules/services/index.js';
 import { createStatusModule } from './modules/status/index.js';
+import { createUpstreamOAuthModule } from './modules/upstream-oauth/index.js';
 import { createUsersModule, type UsersRepo, type UsersService } from './modules/users/index.js';
 import { VERSION } from './version.js';
 
@@ -162,6 +163,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const sources = createMarketSources(config, logger);
   const packages = createReplicaInstalls({ config, redis, events, catalog, rows, serviceLog, logger, sources });
   const meter = metering.meter;
+  // Toolport as the OAuth client of remote services: the gateway's links ask it for their tokens.
+  const upstreamOAuth = createUpstreamOAuthModule({ db, secrets, events, options: options.service, catalog, logger, leader });
   const gateway = await createGateway({
     config,
     db,
@@ -178,8 +181,19 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     leader,
     redis,
     packages,
+    authorization: upstreamOAuth.oauth,
   });
-  const services = createServicesModule({ db, secrets, events, options: options.service, serviceLog, rows, catalog, gateway });
+  const services = createServicesModule({
+    db,
+    secrets,
+    events,
+    options: options.service,
+    serviceLog,
+    rows,
+    catalog,
+    gateway,
+    oauth: upstreamOAuth.oauth,
+  });
   const market = createMarketModule({
     db,
     config,
@@ -223,7 +237,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   app.addHook('onReady', async () => history.start());
   app.addHook('onClose', async () => history.close());
   app.addHook('onClose', async () => {
-    for (const module of [oauth, logs, analytics, options, users, auth, status]) await module.close();
+    for (const module of [upstreamOAuth, oauth, logs, analytics, options, users, auth, status]) await module.close();
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -293,6 +307,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       await market.start();
       await market.routes(api);
       await oauth.routes(api);
+      await upstreamOAuth.routes(api);
     },
     { prefix: '/api' },
   );

@@ -369,6 +369,33 @@ describe.each(engines)('access matrix on %s', (engine) => {
       },
     },
     'GET /api/mcp_services/:id/my_env': { expect: signedIn(200), call: () => get(`/api/mcp_services/${stdioId}/my_env`) },
+    // Upstream OAuth (issue 19): tokens are never in any answer; the shared connection is for admins to make.
+    'GET /api/mcp_services/:id/oauth': { expect: signedIn(200), call: () => get(`/api/mcp_services/${remoteId}/oauth`) },
+    'PUT /api/mcp_services/:id/oauth': {
+      expect: adminOnly(200),
+      call: async () => {
+        const row = await services().insert(
+          serviceRow({ name: unique('oauth'), type: 'streamableHttp', command: 'http://127.0.0.1:9/mcp' }),
+        );
+        return json('PUT', `/api/mcp_services/${row.id}/oauth`, { oauth_mode: 'per_user' });
+      },
+    },
+    // Nothing answers at port 9: an admin is told discovery failed (400); a user may not start the shared connection.
+    'POST /api/mcp_services/:id/oauth/connect': {
+      expect: { none: 401, garbage: 401, disabled: 401, user: 403, admin: 400, super: 400 },
+      call: async () => {
+        const row = await services().insert(
+          serviceRow({ name: unique('oauth'), type: 'streamableHttp', command: 'http://127.0.0.1:9/mcp' }),
+        );
+        return json('POST', `/api/mcp_services/${row.id}/oauth/connect`, {});
+      },
+    },
+    'POST /api/mcp_services/:id/oauth/disconnect': {
+      expect: signedIn(400),
+      call: () => json('POST', `/api/mcp_services/${stdioId}/oauth/disconnect`, {}),
+    },
+    'GET /api/upstream_oauth/callback': { expect: anyone(302), call: () => get('/api/upstream_oauth/callback?code=c&state=forged-state') },
+    'GET /api/upstream_oauth/client_metadata.json': { expect: anyone(200), call: () => get('/api/upstream_oauth/client_metadata.json') },
     'PUT /api/mcp_services/:id/my_env': {
       expect: signedIn(200),
       call: (c) => json('PUT', `/api/mcp_services/${stdioId}/my_env`, { env: { MATRIX_TOKEN: personalOf(c) } }),

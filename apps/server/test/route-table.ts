@@ -28,6 +28,10 @@ export const publicApiRoutes = new Set([
   'GET /api/oauth/google',
   // EventSource cannot send headers: the route checks a token in the query itself.
   'GET /api/mcp_market/batch-import/progress/:task_id',
+  // Upstream OAuth (issue 19): the provider sends the browser back here, proven by a single-use state;
+  // authorization servers fetch Toolport's Client ID Metadata Document without credentials.
+  'GET /api/upstream_oauth/callback',
+  'GET /api/upstream_oauth/client_metadata.json',
 ]);
 
 export const isPublicApiRoute = (method: string, url: string): boolean =>

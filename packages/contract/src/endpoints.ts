@@ -42,6 +42,13 @@ import {
   UpdateServiceRequest,
 } from './services.js';
 import {
+  ClientMetadataDocument,
+  ConnectResult,
+  UpdateUpstreamOAuthRequest,
+  UpstreamOAuthCallbackQuery,
+  UpstreamOAuthState,
+} from './upstream-oauth.js';
+import {
   ChangePasswordRequest,
   CreateUserRequest,
   EditUserRequest,
@@ -270,6 +277,48 @@ const services = {
   }),
 };
 
+const upstreamOAuth = {
+  state: endpoint(routes.upstreamOAuth.state, {
+    params: ServiceIdParams,
+    data: UpstreamOAuthState,
+    tags: ['upstream-oauth'],
+    summary: 'How a remote service is connected with OAuth, as the caller sees it (no token is ever shown)',
+  }),
+  update: endpoint(routes.upstreamOAuth.update, {
+    params: ServiceIdParams,
+    body: UpdateUpstreamOAuthRequest,
+    data: UpstreamOAuthState,
+    tags: ['upstream-oauth'],
+    summary: 'Set the OAuth mode (shared or per user) and a client registered by hand',
+  }),
+  connect: endpoint(routes.upstreamOAuth.connect, {
+    params: ServiceIdParams,
+    data: ConnectResult,
+    tags: ['upstream-oauth'],
+    summary: 'Start connecting: the shared account (admins) or, in per-user mode, the caller’s own',
+    description:
+      'Discovers the authorization server (RFC 9728, RFC 8414, OpenID discovery), registers Toolport (Client ID Metadata Document, dynamic registration, or the client the admin entered) and answers the authorize URL (code, PKCE S256, resource indicator, single-use state bound to the caller). Following it ends on the console page /oauth/upstream, which says the result.',
+  }),
+  disconnect: endpoint(routes.upstreamOAuth.disconnect, {
+    params: ServiceIdParams,
+    data: UpstreamOAuthState,
+    tags: ['upstream-oauth'],
+    summary: 'Forget the connection (revoked upstream when the provider offers revocation)',
+  }),
+  callback: endpoint(routes.upstreamOAuth.callback, {
+    query: UpstreamOAuthCallbackQuery,
+    tags: ['upstream-oauth'],
+    summary: 'Where the provider sends the browser back: redirects to the console page /oauth/upstream with the result',
+    security: [],
+  }),
+  clientMetadata: endpoint(routes.upstreamOAuth.clientMetadata, {
+    tags: ['upstream-oauth'],
+    summary: 'Toolport’s OAuth Client ID Metadata Document (its URL is the client id when ServerAddress is https)',
+    security: [],
+    otherResponses: { 200: ClientMetadataDocument },
+  }),
+};
+
 const analytics = {
   overview: endpoint(routes.analytics.overview, {
     data: SystemOverview,
@@ -372,7 +421,7 @@ const oauth = {
 };
 
 /** Every `/api` endpoint, by module. */
-export const endpoints = { status, auth, users, options, services, analytics, logs, market, oauth };
+export const endpoints = { status, auth, users, options, services, upstreamOAuth, analytics, logs, market, oauth };
 
 /** Every entry of the table, for walks over all endpoints (route checks, docs). */
 export function allEndpoints(): Endpoint[] {

@@ -12,4 +12,5 @@ export * from './options.js';
 export * from './roles.js';
 export * from './routes.js';
 export * from './services.js';
+export * from './upstream-oauth.js';
 export * from './users.js';

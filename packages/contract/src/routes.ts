@@ -55,6 +55,16 @@ export const routes = {
     myEnv: { method: 'GET', path: '/mcp_services/:id/my_env', auth: 'user' },
     setMyEnv: { method: 'PUT', path: '/mcp_services/:id/my_env', auth: 'user' },
   },
+  upstreamOAuth: {
+    state: { method: 'GET', path: '/mcp_services/:id/oauth', auth: 'user' },
+    update: { method: 'PUT', path: '/mcp_services/:id/oauth', auth: 'admin' },
+    connect: { method: 'POST', path: '/mcp_services/:id/oauth/connect', auth: 'user' },
+    disconnect: { method: 'POST', path: '/mcp_services/:id/oauth/disconnect', auth: 'user' },
+    // The provider sends the browser back here; `state` (single use, bound to the user) is the proof.
+    callback: { method: 'GET', path: '/upstream_oauth/callback', auth: 'public' },
+    // Toolport's Client ID Metadata Document: authorization servers fetch it without credentials.
+    clientMetadata: { method: 'GET', path: '/upstream_oauth/client_metadata.json', auth: 'public' },
+  },
   analytics: {
     overview: { method: 'GET', path: '/analytics/system/overview', auth: 'user' },
     utilization: { method: 'GET', path: '/analytics/services/utilization', auth: 'user' },

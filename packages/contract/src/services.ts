@@ -37,6 +37,8 @@ export const UpdateServiceRequest = z.object({
   command: z.string().max(4096).optional(),
   headers_json: KeyValueInput.optional(),
   default_envs_json: KeyValueInput.optional(),
+  /** Remote services: how their OAuth connection is shared (issue 19). */
+  oauth_mode: z.enum(['shared', 'per_user']).optional(),
 });
 export type UpdateServiceRequest = z.infer<typeof UpdateServiceRequest>;
 
@@ -84,6 +86,9 @@ export const InstalledService = z.object({
   remaining_requests: z.number().int(),
   /** Names of the variables the caller has personal values for. */
   my_env_names: z.array(z.string()),
+  /** Remote services that need OAuth: the connection as the caller sees it (per user in per-user mode). */
+  oauth_status: z.enum(['none', 'needs_authorization', 'connected']),
+  oauth_mode: z.enum(['shared', 'per_user']).nullable(),
   created_at: z.number().int(),
   updated_at: z.number().int(),
 });

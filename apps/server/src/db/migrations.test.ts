@@ -28,6 +28,9 @@ const schemaTables = {
   oauth_states: true,
   request_rollups: true,
   service_day_rollups: true,
+  upstream_oauth_services: true,
+  upstream_oauth_tokens: true,
+  upstream_oauth_states: true,
 } satisfies Record<keyof Database, true>;
 
 /** A fresh, empty database of one engine, and a way to throw it away. */

@@ -161,6 +161,48 @@ export interface OAuthStatesTable {
   expires_at: number;
 }
 
+/** Toolport as OAuth client of a remote service (migration 0007). */
+export interface UpstreamOAuthServicesTable {
+  service_id: number;
+  mode: Generated<string>;
+  resource: Generated<string>;
+  issuer: Generated<string>;
+  metadata_json: Generated<string>;
+  scope: Generated<string>;
+  registration: Generated<string>;
+  client_id: Generated<string>;
+  client_secret_enc: string | null;
+  redirect_uri: Generated<string>;
+  updated_at: number;
+}
+
+/** One connection to a remote service's provider: owner 0 is the shared one (migration 0007). */
+export interface UpstreamOAuthTokensTable {
+  service_id: number;
+  owner_id: number;
+  user_id: number | null;
+  access_token_enc: string;
+  refresh_token_enc: string | null;
+  expires_at: number | null;
+  subject: Generated<string>;
+  connected_by: number;
+  version: Generated<number>;
+  refreshing_until: Generated<number>;
+  updated_at: number;
+}
+
+/** An authorization started from the console, until its callback (migration 0007). */
+export interface UpstreamOAuthStatesTable {
+  state_hash: string;
+  service_id: number;
+  user_id: number;
+  owner_id: number;
+  code_verifier_enc: string;
+  redirect_uri: string;
+  created_at: number;
+  expires_at: number;
+}
+
 /** The figures of a rollup row (migration 0003): admitted requests, errors, refusals, latency, bytes. */
 export interface RollupFigures {
   /** Admitted requests (ok or error). */
@@ -206,6 +248,9 @@ export interface Database {
   oauth_states: OAuthStatesTable;
   request_rollups: RequestRollupsTable;
   service_day_rollups: ServiceDayRollupsTable;
+  upstream_oauth_services: UpstreamOAuthServicesTable;
+  upstream_oauth_tokens: UpstreamOAuthTokensTable;
+  upstream_oauth_states: UpstreamOAuthStatesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -25,6 +25,7 @@ import { createUpstreamPool } from './upstream/index.js';
 import type { LocalPackages } from './upstream/pool.js';
 import { OneOffHealth, type OneOffHealthDeps } from './upstream/probe.js';
 import type { OptionsReader, ServiceLogWriter } from './upstream/types.js';
+import type { UpstreamAuthorization } from './upstream-auth.js';
 
 export type { OneOffHealth, OneOffHealthDeps } from './upstream/probe.js';
 
@@ -81,6 +82,8 @@ export interface GatewayDeps {
   redis?: RedisHub;
   /** Several replicas: installs a service's package into this replica's DATA_DIR before it starts here. */
   packages?: LocalPackages;
+  /** OAuth connections of remote services: the token each remote link sends (gateway/upstream-auth.ts). */
+  authorization?: UpstreamAuthorization;
 }
 
 export interface GatewayOptions {

@@ -165,6 +165,25 @@ export const en = {
     '{provider} is the only way to sign in to this account, so it cannot be unlinked; link another provider first',
   'oauth.bound': '{provider} account linked',
   'oauth.unbound': '{provider} account unlinked',
+  'upstream_oauth.not_remote': 'Only remote services (SSE, streamable HTTP) can be connected with OAuth',
+  'upstream_oauth.not_configured': 'This service does not use an OAuth connection',
+  'upstream_oauth.needs_authorization':
+    'The service {service} needs authorization: an administrator must connect it in the console at {page}',
+  'upstream_oauth.not_connected': 'You have not connected your account for {service} yet: connect it in the console at {page}',
+  'upstream_oauth.discovery_failed': 'Could not find how {service} is authorized ({detail})',
+  'upstream_oauth.no_registration':
+    'The authorization server of {service} does not register clients automatically: enter a client id (and secret) first',
+  'upstream_oauth.registration_failed': 'Could not register Toolport with the authorization server of {service} ({detail})',
+  'upstream_oauth.provider_unreachable': 'The authorization server of {service} could not be reached ({detail})',
+  'upstream_oauth.token_refused': 'The authorization server of {service} refused the token request ({detail})',
+  'upstream_oauth.state_invalid': 'This authorization link is invalid, expired or already used: start again from the console',
+  'upstream_oauth.denied': 'The authorization was not granted ({detail})',
+  'upstream_oauth.shared_admin_only': 'Only administrators can connect the shared account of a service',
+  'upstream_oauth.per_user_mode': 'Each user connects their own account for this service',
+  'upstream_oauth.connected': 'Connected',
+  'upstream_oauth.disconnected': 'Disconnected',
+  'upstream_oauth.settings_saved': 'OAuth settings saved',
+  'upstream_oauth.bad_mode': 'oauth_mode must be "shared" or "per_user"',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -175,6 +175,39 @@ describe.each<Engine>(['sqlite', 'postgres'])('toolport rotate-secret on %s', (e
       },
     });
     expect(remote.statusCode, remote.body).toBe(201);
+    // An upstream OAuth connection (migration 0007): client secret, tokens and an authorization in progress.
+    const remoteId = remote.json().data.service_id as number;
+    const sealedBy = app.ctx.secrets;
+    const at = Date.now();
+    await app.ctx.db
+      .insertInto('upstream_oauth_services')
+      .values({ service_id: remoteId, client_id: 'c', client_secret_enc: sealedBy.encrypt('upstream-client-secret'), updated_at: at })
+      .execute();
+    await app.ctx.db
+      .insertInto('upstream_oauth_tokens')
+      .values({
+        service_id: remoteId,
+        owner_id: 0,
+        access_token_enc: sealedBy.encrypt('upstream-access'),
+        refresh_token_enc: sealedBy.encrypt('upstream-refresh'),
+        expires_at: null,
+        connected_by: 1,
+        updated_at: at,
+      })
+      .execute();
+    await app.ctx.db
+      .insertInto('upstream_oauth_states')
+      .values({
+        state_hash: 'f'.repeat(64),
+        service_id: remoteId,
+        user_id: 1,
+        owner_id: 0,
+        code_verifier_enc: sealedBy.encrypt('upstream-verifier'),
+        redirect_uri: 'http://127.0.0.1/api/upstream_oauth/callback',
+        created_at: at,
+        expires_at: at + 600_000,
+      })
+      .execute();
     // A user (and so an API key) with personal values.
     const user = await app.createUser();
     seen.username = user.username;
@@ -287,7 +320,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('toolport rotate-secret on %s', (e
     const lines = await rotate(place, { SECRET_KEY: OLD_KEY, NEW_SECRET_KEY: NEW_KEY });
     const text = lines.join('\n');
     expect(lines[0]).toMatch(
-      /^Re-encrypted with the new key in .*: 2 API key copies, 2 service variable sets, 2 service header sets, 1 personal variable set, 2 OAuth client secrets, 1 sign-in in progress\.$/,
+      /^Re-encrypted with the new key in .*: 2 API key copies, 2 service variable sets, 2 service header sets, 1 personal variable set, 2 OAuth client secrets, 1 sign-in in progress, 1 upstream OAuth client secret, 1 upstream OAuth access token, 1 upstream OAuth refresh token, 1 upstream OAuth authorization in progress\.$/,
     );
     expect(text).toContain('Now set SECRET_KEY to the value of NEW_SECRET_KEY');
     expect(text).toContain('gateway session ids (MCP clients reconnect and initialise a new session)');

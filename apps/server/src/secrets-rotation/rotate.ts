@@ -45,6 +45,31 @@ export const SEALED_COLUMNS: SealedColumn[] = [
     what: ['OAuth client secret', 'OAuth client secrets'],
   },
   { table: 'oauth_states', column: 'code_verifier_enc', keys: ['state_hash'], what: ['sign-in in progress', 'sign-ins in progress'] },
+  // Toolport as OAuth client of remote services (migration 0007).
+  {
+    table: 'upstream_oauth_services',
+    column: 'client_secret_enc',
+    keys: ['service_id'],
+    what: ['upstream OAuth client secret', 'upstream OAuth client secrets'],
+  },
+  {
+    table: 'upstream_oauth_tokens',
+    column: 'access_token_enc',
+    keys: ['service_id', 'owner_id'],
+    what: ['upstream OAuth access token', 'upstream OAuth access tokens'],
+  },
+  {
+    table: 'upstream_oauth_tokens',
+    column: 'refresh_token_enc',
+    keys: ['service_id', 'owner_id'],
+    what: ['upstream OAuth refresh token', 'upstream OAuth refresh tokens'],
+  },
+  {
+    table: 'upstream_oauth_states',
+    column: 'code_verifier_enc',
+    keys: ['state_hash'],
+    what: ['upstream OAuth authorization in progress', 'upstream OAuth authorizations in progress'],
+  },
 ];
 
 /** A problem the operator can act on; nothing was changed. */
@@ -79,7 +104,7 @@ async function rowsOf(conn: Kysely<Database>, c: SealedColumn): Promise<Row[]> {
 const rowId = (c: SealedColumn, row: Record<string, unknown>) => c.keys.map((k) => String(row[k])).join('/');
 /** Where a value is, for messages: the table, column and row keys (option names and ids, never a value). */
 const placeOf = (c: SealedColumn, row: Record<string, unknown>) =>
-  `${c.table}.${c.column} (${c.keys.map((k) => `${k} ${c.table === 'oauth_states' ? '…' : String(row[k])}`).join(', ')})`;
+  `${c.table}.${c.column} (${c.keys.map((k) => `${k} ${c.table === 'oauth_states' || c.table === 'upstream_oauth_states' ? '…' : String(row[k])}`).join(', ')})`;
 
 const opens = (secrets: Secrets, sealed: string): string | undefined => {
   try {

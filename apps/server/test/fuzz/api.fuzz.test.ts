@@ -284,7 +284,11 @@ function requestArb(route: RouteUnderTest, ids: IdPool): fc.Arbitrary<Generated>
 // ---- what every answer must look like ------------------------------------------------------------
 
 /** Answers that are not the JSON envelope by design when they succeed: a file download, the docs. */
-const nonEnvelopeOk = new Set(['GET /api/mcp_market/export']);
+const nonEnvelopeOk = new Set([
+  'GET /api/mcp_market/export',
+  // Toolport's OAuth Client ID Metadata Document: authorization servers read it as the document itself.
+  'GET /api/upstream_oauth/client_metadata.json',
+]);
 
 function checkAnswer(
   route: RouteUnderTest,

@@ -7,11 +7,12 @@ import type { Leadership } from '../../infra/leader.js';
 import type { UpstreamMetrics } from '../../infra/metrics.js';
 import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { HealthResult, SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
+import type { ConnectionOwner, UpstreamAuthorization, UpstreamOAuthMode } from '../upstream-auth.js';
 import type { Channel } from './channel.js';
 import { checkServiceHealth, type HealthHost, PeriodicHealth } from './health.js';
 import { Link, type LinkHealth } from './link.js';
 import { buildProcessEnv, type RegistryMirrors } from './process-env.js';
-import { RemoteChannel } from './remote-channel.js';
+import { type RemoteAuth, RemoteChannel } from './remote-channel.js';
 import { StdioChannel } from './stdio-channel.js';
 import type { LinkDeps, OptionsReader, ServiceLogWriter, UpstreamTuning } from './types.js';
 
@@ -28,6 +29,8 @@ export interface PoolDeps {
   leader?: Pick<Leadership, 'runs'>;
   /** Several replicas: installs a service's package into this replica's DATA_DIR before it starts here. */
   packages?: LocalPackages;
+  /** OAuth connections of remote services (modules/upstream-oauth): tokens per link, never read from tables here. */
+  authorization?: UpstreamAuthorization;
 }
 
 /**
@@ -48,6 +51,7 @@ export async function openUpstream(
   tuning: Pick<UpstreamTuning, 'initializeTimeoutMs' | 'stopGraceMs' | 'stderrLinesPerSecond'>,
   spec: ServiceSpec,
   userEnv: Record<string, string> | undefined,
+  auth: RemoteAuth = {},
 ): Promise<Channel> {
   const { serviceLog, logger, config } = deps;
   // A process never starts from an install directory this replica does not have.
@@ -57,7 +61,7 @@ export async function openUpstream(
     ...Object.values(userEnv ?? {}),
     ...Object.values(spec.headers),
   ]);
-  if (spec.type !== 'stdio') return RemoteChannel.open(spec, logger, tuning.initializeTimeoutMs);
+  if (spec.type !== 'stdio') return RemoteChannel.open(spec, logger, tuning.initializeTimeoutMs, auth);
   // Every command run is on record (architecture §8); secret values are redacted by the writer.
   serviceLog.write({
     serviceId: spec.id,
@@ -91,6 +95,15 @@ interface Entry {
   userEnv: Record<string, string> | undefined;
   /** What the process or connection was started from; a change means a restart. */
   runtime: string;
+  /** Whose OAuth connection a remote link sends (0: the shared one); undefined when it uses none. */
+  owner: ConnectionOwner | undefined;
+}
+
+/** Whose connection a link of this kind uses in this OAuth mode. */
+function ownerOf(mode: UpstreamOAuthMode | undefined, kind: EntryKind, userId: number | undefined): ConnectionOwner | undefined {
+  if (mode === 'shared') return 0;
+  if (mode === 'per_user' && kind !== 'shared') return userId;
+  return undefined;
 }
 
 /** Everything that decides how an upstream runs; display name, limits and the like do not count. */
@@ -197,24 +210,34 @@ export class LinkPool implements UpstreamPool {
   // ---- which link serves a session ----
 
   private async entryFor(service: ServiceSpec, session: SessionPeer): Promise<Entry> {
-    if (service.isolation === 'session') return this.sessionEntry(service, session);
+    const mode = await this.oauthMode(service);
+    // A user who has not connected their own account is told here, with the console page to visit.
+    if (mode === 'per_user') await this.deps.authorization?.token(service.id, session.userId);
+    if (service.isolation === 'session') return this.sessionEntry(service, session, mode);
+    if (mode === 'per_user') return this.upToDate(this.userEntry(service, session.userId, undefined, mode), service);
+    if (mode === 'shared') return this.upToDate(this.sharedEntry(service, mode), service);
     const userEnv = service.type === 'stdio' ? await this.deps.catalog.userEnv(service.id, session.userId) : undefined;
     if (userEnv && Object.keys(userEnv).length > 0)
       return this.upToDate(this.userEntry(service, session.userId, userEnv), service, userEnv);
     return this.upToDate(this.sharedEntry(service), service);
   }
 
-  private sharedEntry(service: ServiceSpec): Entry {
+  private oauthMode(service: ServiceSpec): Promise<UpstreamOAuthMode | undefined> {
+    if (service.type === 'stdio' || !this.deps.authorization) return Promise.resolve(undefined);
+    return this.deps.authorization.modeOf(service.id);
+  }
+
+  private sharedEntry(service: ServiceSpec, mode?: UpstreamOAuthMode): Entry {
     const key = `shared:${service.id}`;
-    return this.entries.get(key) ?? this.add(key, 'shared', service, undefined);
+    return this.entries.get(key) ?? this.add(key, 'shared', service, undefined, undefined, ownerOf(mode, 'shared', undefined));
   }
 
-  private userEntry(service: ServiceSpec, userId: number, userEnv: Record<string, string>): Entry {
+  private userEntry(service: ServiceSpec, userId: number, userEnv: Record<string, string> | undefined, mode?: UpstreamOAuthMode): Entry {
     const key = `user:${service.id}:${userId}`;
-    return this.entries.get(key) ?? this.add(key, 'user', service, userId, userEnv);
+    return this.entries.get(key) ?? this.add(key, 'user', service, userId, userEnv, ownerOf(mode, 'user', userId));
   }
 
-  private sessionEntry(service: ServiceSpec, session: SessionPeer): Entry {
+  private sessionEntry(service: ServiceSpec, session: SessionPeer, mode?: UpstreamOAuthMode): Entry {
     const key = `session:${service.id}:${session.id}`;
     const existing = this.entries.get(key);
     if (existing) return this.upToDate(existing, service);
@@ -223,7 +246,7 @@ export class LinkPool implements UpstreamPool {
     if (mine >= this.tuning.perUserSessionLinks) {
       throw new Error(`too many isolated sessions on ${service.name} for this user (limit ${this.tuning.perUserSessionLinks})`);
     }
-    return this.add(key, 'session', service, session.userId);
+    return this.add(key, 'session', service, session.userId, undefined, ownerOf(mode, 'session', session.userId));
   }
 
   /** A newer spec (or new personal values) reached acquire before its event: apply it now. */
@@ -242,16 +265,23 @@ export class LinkPool implements UpstreamPool {
     return entry.link.reconfigure(service);
   }
 
-  private add(key: string, kind: EntryKind, spec: ServiceSpec, userId: number | undefined, userEnv?: Record<string, string>): Entry {
+  private add(
+    key: string,
+    kind: EntryKind,
+    spec: ServiceSpec,
+    userId: number | undefined,
+    userEnv?: Record<string, string>,
+    owner?: ConnectionOwner,
+  ): Entry {
     const link = new Link({
       spec,
       mode: kind === 'session' ? 'session' : 'shared',
       deps: this.linkDeps,
       // Read at each start: personal values may change while the link lives.
-      open: (current) => this.open(current, entry.userEnv),
+      open: (current) => this.open(current, entry.userEnv, this.remoteAuth(current, entry.owner)),
       ...(kind === 'shared' ? { onHealth: (health: LinkHealth) => this.record(spec.id, health) } : {}),
     });
-    const entry: Entry = { key, kind, serviceId: spec.id, userId, link, userEnv, runtime: runtimeKey(spec, userEnv) };
+    const entry: Entry = { key, kind, serviceId: spec.id, userId, link, userEnv, runtime: runtimeKey(spec, userEnv), owner };
     this.entries.set(key, entry);
     return entry;
   }
@@ -261,12 +291,32 @@ export class LinkPool implements UpstreamPool {
     await entry.link.close(reason);
   }
 
-  private open(spec: ServiceSpec, userEnv: Record<string, string> | undefined): Promise<Channel> {
-    return openUpstream(this.deps, this.tuning, spec, userEnv);
+  /** The token a remote link sends, bound to its connection; without one, a 401 is reported instead. */
+  private remoteAuth(spec: ServiceSpec, owner: ConnectionOwner | undefined): RemoteAuth {
+    const authorization = this.deps.authorization;
+    if (!authorization || spec.type === 'stdio') return {};
+    if (owner === undefined) return { unauthorized: (www) => authorization.unauthorized(spec.id, www) };
+    return {
+      authorization: {
+        token: () => authorization.token(spec.id, owner),
+        renew: (rejected) => authorization.renew(spec.id, owner, rejected),
+      },
+    };
+  }
+
+  private open(spec: ServiceSpec, userEnv: Record<string, string> | undefined, auth: RemoteAuth = {}): Promise<Channel> {
+    return openUpstream(this.deps, this.tuning, spec, userEnv, auth);
   }
 
   private async probe(spec: ServiceSpec): Promise<number | undefined> {
-    const link = new Link({ spec, mode: 'shared', deps: this.linkDeps, open: (current) => this.open(current, undefined) });
+    // A shared connection is checked with its token; a service without one reports a 401 as needing authorization.
+    const owner = ownerOf(await this.oauthMode(spec), 'shared', undefined);
+    const link = new Link({
+      spec,
+      mode: 'shared',
+      deps: this.linkDeps,
+      open: (current) => this.open(current, undefined, this.remoteAuth(current, owner)),
+    });
     this.probes.add(link);
     try {
       await link.ensureReady();
@@ -311,10 +361,16 @@ export class LinkPool implements UpstreamPool {
     }
     for (const [key, entry] of this.bySession) if (entry.serviceId === serviceId) this.bySession.delete(key);
     const work: Promise<void>[] = [];
+    // A new OAuth mode (or none) changes whose token a link sends: such links are replaced.
+    const mode = await this.oauthMode(spec);
     for (const entry of [...this.entries.values()]) {
       if (entry.serviceId !== serviceId) continue;
-      const userEnv = entry.kind === 'user' ? await this.deps.catalog.userEnv(serviceId, entry.userId as number) : undefined;
-      const kindFits = (spec.isolation === 'session') === (entry.kind === 'session') && (entry.kind !== 'user' || userEnv !== undefined);
+      const userEnv =
+        entry.kind === 'user' && entry.owner === undefined ? await this.deps.catalog.userEnv(serviceId, entry.userId as number) : undefined;
+      const kindFits =
+        (spec.isolation === 'session') === (entry.kind === 'session') &&
+        (entry.kind !== 'user' || userEnv !== undefined || entry.owner !== undefined) &&
+        ownerOf(mode, entry.kind, entry.userId) === entry.owner;
       work.push(kindFits ? this.refresh(entry, spec, userEnv) : this.remove(entry, 'service configuration changed'));
     }
     await Promise.all(work);
@@ -325,7 +381,8 @@ export class LinkPool implements UpstreamPool {
   private async userChanged(userId: number): Promise<void> {
     this.bySession.clear();
     for (const entry of [...this.entries.values()]) {
-      if (entry.kind !== 'user' || entry.userId !== userId) continue;
+      // A per-user OAuth link is not made of personal values: a user change leaves it alone.
+      if (entry.kind !== 'user' || entry.userId !== userId || entry.owner !== undefined) continue;
       try {
         const userEnv = await this.deps.catalog.userEnv(entry.serviceId, userId);
         if (userEnv) await this.refresh(entry, entry.link.spec, userEnv);

@@ -3,7 +3,9 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import type { FetchLike } from '../../infra/outbound.js';
 import type { ServiceSpec } from '../catalog.js';
+import type { LinkAuthorization } from '../upstream-auth.js';
 import { answerGuard } from './answer-guard.js';
 import { type Channel, errorText, SessionLostError } from './channel.js';
 import { perRequestFetch } from './per-request-fetch.js';
@@ -29,12 +31,12 @@ export class RemoteChannel implements Channel {
     transport.onerror = (err) => this.transportError(err);
   }
 
-  static async open(spec: ServiceSpec, logger: Logger, timeoutMs: number): Promise<RemoteChannel> {
+  static async open(spec: ServiceSpec, logger: Logger, timeoutMs: number, auth: RemoteAuth = {}): Promise<RemoteChannel> {
     const url = new URL(spec.command);
     const live = new Set<AbortController>();
     let brokenAnswer: (message: JSONRPCMessage) => void = () => undefined;
     // Answers that break (reset, truncated, not JSON) fail their request at once (answer-guard.ts).
-    const fetch = answerGuard(perRequestFetch(live), (message) => brokenAnswer(message));
+    const fetch = answerGuard(withAuthorization(perRequestFetch(live), auth), (message) => brokenAnswer(message));
     // 'follow': the transports leave redirects to the fetch, where infra/outbound.ts applies its rules.
     const opts = { requestInit: { headers: { ...spec.headers } }, fetch, redirectPolicy: 'follow' as const };
     const transport = spec.type === 'sse' ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, opts);
@@ -107,6 +109,42 @@ export class RemoteChannel implements Channel {
     for (const controller of this.live) controller.abort();
     this.live.clear();
   }
+}
+
+/** How a remote link authorises itself: an OAuth connection's token, or a report when it needs one. */
+export interface RemoteAuth {
+  authorization?: LinkAuthorization;
+  /** No connection and the upstream answered 401: its WWW-Authenticate goes here. */
+  unauthorized?: (wwwAuthenticate: string) => void;
+}
+
+/**
+ * Adds the connection's bearer token to every request (the transports' own headers keep the admin's
+ * configured ones). A 401 gets one renewal and the request is sent once more with the new token
+ * (docs/decisions/0030-upstream-oauth.md); a second 401 is the upstream's answer.
+ */
+export function withAuthorization(base: FetchLike, auth: RemoteAuth): FetchLike {
+  const { authorization, unauthorized } = auth;
+  if (!authorization) {
+    if (!unauthorized) return base;
+    return async (url, init) => {
+      const response = await base(url, init);
+      if (response.status === 401) unauthorized(response.headers.get('www-authenticate') ?? '');
+      return response;
+    };
+  }
+  const send = (url: string | URL, init: RequestInit | undefined, token: string) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return base(url, { ...init, headers });
+  };
+  return async (url, init) => {
+    const token = await authorization.token();
+    const response = await send(url, init, token);
+    if (response.status !== 401) return response;
+    await response.body?.cancel().catch(() => undefined);
+    return send(url, init, await authorization.renew(token));
+  };
 }
 
 /**

@@ -39,6 +39,13 @@ export interface PresentOptions {
   admin: boolean;
   todayCount: number;
   myEnvNames: string[];
+  /** The OAuth connection as this caller sees it (issue 19); none when the service uses none. */
+  oauth?: ServiceOAuthView;
+}
+
+export interface ServiceOAuthView {
+  mode: 'shared' | 'per_user' | null;
+  status: 'none' | 'needs_authorization' | 'connected';
 }
 
 /** An installed service as `GET /mcp_market/installed` shows it to one caller. */
@@ -73,6 +80,8 @@ export function presentService(row: ServiceRow, secrets: Secrets, opts: PresentO
     user_daily_request_count: opts.todayCount,
     remaining_requests: remaining,
     my_env_names: opts.myEnvNames,
+    oauth_status: opts.oauth?.status ?? 'none',
+    oauth_mode: opts.oauth?.mode ?? null,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

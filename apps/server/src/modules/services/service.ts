@@ -16,7 +16,7 @@ import {
   checkedUrl,
   draftCustomService,
 } from './custom.js';
-import { presentService } from './presenter.js';
+import { presentService, type ServiceOAuthView } from './presenter.js';
 import type { ServicesRepo } from './repo.js';
 
 const MAX_ID = 2_147_483_647;
@@ -55,6 +55,14 @@ export interface ServicesServiceDeps {
   events: ConfigEvents;
   /** The time zone today's usage is counted in. */
   options: { get(key: 'TimeZone'): string };
+  /** OAuth connections of remote services (modules/upstream-oauth), plugged in by app.ts. */
+  oauth?: ServiceOAuthPort;
+}
+
+/** What the services API asks of the OAuth connections: the view per caller, and the mode an admin sets. */
+export interface ServiceOAuthPort {
+  viewsFor(caller: Principal): Promise<Map<number, ServiceOAuthView>>;
+  setMode(serviceId: number, mode: 'shared' | 'per_user'): Promise<void>;
 }
 
 /**
@@ -76,16 +84,23 @@ export class ServicesService {
   }
 
   async installed(caller: Principal): Promise<InstalledService[]> {
-    const [rows, counts, myEnvs] = await Promise.all([
+    const [rows, counts, myEnvs, oauth] = await Promise.all([
       this.deps.repo.all(),
       this.deps.repo.userCountsOn(this.today(), caller.id),
       this.deps.repo.userEnvsOf(caller.id),
+      this.deps.oauth?.viewsFor(caller),
     ]);
     const admin = isAdminRole(caller.role);
     return rows.map((row) => {
       const mine = myEnvs.get(row.id);
       const myEnvNames = mine ? Object.keys(this.deps.secrets.decryptJson<Record<string, string>>(mine, {})) : [];
-      return presentService(row, this.deps.secrets, { admin, todayCount: counts.get(row.id) ?? 0, myEnvNames });
+      const view = oauth?.get(row.id);
+      return presentService(row, this.deps.secrets, {
+        admin,
+        todayCount: counts.get(row.id) ?? 0,
+        myEnvNames,
+        ...(view ? { oauth: view } : {}),
+      });
     });
   }
 
@@ -153,6 +168,11 @@ export class ServicesService {
   /** `{rpd_limit}` alone sets the limit; otherwise the edit dialog's fields. Returns what changed. */
   async update(id: number, req: UpdateServiceRequest): Promise<{ kind: 'limit'; limit: number } | { kind: 'edit' }> {
     const row = await this.mustGet(id);
+    if (req.oauth_mode !== undefined) {
+      if (!this.deps.oauth) throw badRequest('upstream_oauth.not_configured');
+      await this.deps.oauth.setMode(id, req.oauth_mode);
+      if (Object.keys(req).every((k) => k === 'oauth_mode')) return { kind: 'edit' };
+    }
     const editing = ['display_name', 'description', 'command', 'headers_json', 'default_envs_json'].some(
       (k) => req[k as keyof UpdateServiceRequest] !== undefined,
     );

@@ -12,6 +12,7 @@ import { clipboardApiAvailable } from './clipboard';
 import { DailyLimitSection } from './daily-limit-section';
 import { DEFAULT_ENDPOINT_TYPE, type EndpointType, endpointUrl, gatewayHost } from './endpoint-config';
 import { EndpointSection } from './endpoint-section';
+import { OAuthSection } from './oauth-section';
 import { useCopy } from './use-copy';
 
 interface ConfigDialogProps {
@@ -74,6 +75,7 @@ export default function ConfigDialog({ service, admin, open, onOpenChange }: Con
         <EndpointSection name={service.name} url={url} type={type} token={token} copy={copy} copiedId={copiedId} />
         {!token && !self.isPending && <p className="text-sm text-slate-600 dark:text-slate-400">{t('config.noToken')}</p>}
         <ClientSnippets name={service.name} url={url} type={type} token={token} copy={copy} copiedId={copiedId} />
+        <OAuthSection service={service} admin={admin} />
         <DailyLimitSection service={service} admin={admin} />
       </DialogContent>
     </Dialog>

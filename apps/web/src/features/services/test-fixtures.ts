@@ -29,6 +29,8 @@ export function installedService(overrides: Partial<InstalledService> = {}): Ins
     user_daily_request_count: 0,
     remaining_requests: -1,
     my_env_names: [],
+    oauth_status: 'none',
+    oauth_mode: null,
     created_at: 0,
     updated_at: 0,
     ...overrides,

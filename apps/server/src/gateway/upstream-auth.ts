@@ -1,0 +1,30 @@
+/**
+ * The port through which the gateway asks for the OAuth credentials of remote services (issue 19,
+ * docs/decisions/0030-upstream-oauth.md). modules/upstream-oauth implements it; the gateway never
+ * reads its tables. Like personal values (architecture §3, §10): a shared connection feeds the
+ * shared link, a per-user connection makes a link of that user's own.
+ */
+export type UpstreamOAuthMode = 'shared' | 'per_user';
+
+/** Whose connection a link uses: 0 is the shared one, else the user's own. */
+export type ConnectionOwner = number;
+
+export interface UpstreamAuthorization {
+  /** How a remote service is authorised upstream: undefined when it uses no OAuth connection. */
+  modeOf(serviceId: number): Promise<UpstreamOAuthMode | undefined>;
+  /**
+   * The access token to send now (refreshed beforehand when it is about to expire). Throws a
+   * LocalisedError naming the console page when the connection does not exist or needs authorizing.
+   */
+  token(serviceId: number, owner: ConnectionOwner): Promise<string>;
+  /** The upstream refused `rejected` with 401: refresh once (or take another replica's result), or throw. */
+  renew(serviceId: number, owner: ConnectionOwner, rejected: string): Promise<string>;
+  /** A service without a connection answered 401: what it said is remembered, it now needs authorization. */
+  unauthorized(serviceId: number, wwwAuthenticate: string): void;
+}
+
+/** What one link's connection sends upstream: bound to a service and an owner by the pool. */
+export interface LinkAuthorization {
+  token(): Promise<string>;
+  renew(rejected: string): Promise<string>;
+}

@@ -1,0 +1,68 @@
+import type { Logger } from 'pino';
+import type { Db } from '../../db/db.js';
+import type { ServiceCatalog } from '../../gateway/catalog.js';
+import type { ZodApi } from '../../http/api.js';
+import type { ConfigEvents } from '../../infra/events.js';
+import type { Leadership } from '../../infra/leader.js';
+import type { FetchLike } from '../../infra/outbound.js';
+import type { Secrets } from '../../infra/secrets.js';
+import { UpstreamOAuthRepo } from './repo.js';
+import { upstreamOAuthRoutes } from './routes.js';
+import { UpstreamOAuth } from './service.js';
+
+export { NeedsAuthorizationError, type UpstreamOAuth } from './service.js';
+
+/** How often connections that end soon are looked for (the refresh happens before they do). */
+const REFRESH_SCAN_MS = 60_000;
+
+/** Everything the upstream OAuth module may touch. */
+export interface UpstreamOAuthModuleDeps {
+  db: Db;
+  secrets: Secrets;
+  events: ConfigEvents;
+  /** ServerAddress: the callback and the Client ID Metadata Document are under it. */
+  options: { get(key: 'ServerAddress'): string };
+  /** The services as the gateway reads them (URLs, headers). */
+  catalog: Pick<ServiceCatalog, 'byId'>;
+  logger: Logger;
+  /** Every replica scans; the claim in the database lets one refresh each connection. */
+  leader?: Pick<Leadership, 'runs'>;
+  /** Tests may watch the provider calls; production uses infra/outbound.ts's remoteFetch. */
+  fetch?: FetchLike;
+  /** Tests shorten the background scan. */
+  refreshScanMs?: number;
+}
+
+export interface UpstreamOAuthModule {
+  /** Implements the gateway's UpstreamAuthorization port and the services module's ServiceOAuthPort. */
+  oauth: UpstreamOAuth;
+  routes(api: ZodApi): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Toolport as the OAuth client of remote MCP services (issue 19, docs/decisions/0030-upstream-oauth.md).
+ * Separate from modules/oauth (GitHub and Google sign-in) and modules/oauth-server (Toolport's own
+ * authorization server).
+ */
+export function createUpstreamOAuthModule(deps: UpstreamOAuthModuleDeps): UpstreamOAuthModule {
+  const repo = new UpstreamOAuthRepo(deps.db);
+  const oauth = new UpstreamOAuth({ ...deps, repo });
+  // Cached modes and tokens follow configuration on every replica (events are relayed over Redis).
+  const stopListening = deps.events.on((event) => {
+    if (event.type === 'service.changed' || event.type === 'service.removed') oauth.forget(event.serviceId);
+  });
+  const timer = setInterval(() => {
+    void oauth.refreshExpiring().catch((err) => deps.logger.warn({ err }, 'upstream OAuth refresh scan failed'));
+  }, deps.refreshScanMs ?? REFRESH_SCAN_MS);
+  timer.unref();
+  return {
+    oauth,
+    routes: (api) => upstreamOAuthRoutes(api, oauth),
+    async close() {
+      clearInterval(timer);
+      stopListening();
+      await oauth.idle();
+    },
+  };
+}

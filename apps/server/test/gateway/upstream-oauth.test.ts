@@ -1,0 +1,403 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { Role, UserStatus } from '@toolport/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppParts } from '../../src/app.js';
+import { ConfigEvents } from '../../src/infra/events.js';
+import { hashPassword } from '../../src/infra/passwords.js';
+import { createUpstreamOAuthModule } from '../../src/modules/upstream-oauth/index.js';
+import { issueApiKey } from '../../src/modules/users/api-keys.js';
+import { type OAuthMcpServer, startOAuthMcpServer } from '../fixtures/oauth-mcp-server.js';
+import { engines } from '../harness.js';
+import { connect, type McpClient, textOf, until } from './clients.js';
+import { addService, type LiveGateway, startGateway } from './gateway-harness.js';
+
+const require = createRequire(import.meta.url);
+
+interface Person {
+  id: number;
+  key: string;
+  token: string;
+}
+
+/** A user with a password (for the console API) and an API key (for the proxy). */
+async function person(gw: LiveGateway, name: string, role: number = Role.User): Promise<Person> {
+  const key = issueApiKey(gw.ctx.secrets);
+  const now = Date.now();
+  const row = await gw.ctx.usersRepo.insert({
+    username: name,
+    display_name: name,
+    email: '',
+    password_hash: await hashPassword('password-1234'),
+    role,
+    status: UserStatus.Enabled,
+    api_key_hash: key.hash,
+    api_key_enc: key.encrypted,
+    created_at: now,
+    updated_at: now,
+  });
+  return { id: row.id, key: key.plain, token: await login(gw, name, 'password-1234') };
+}
+
+async function login(gw: LiveGateway, username: string, password: string): Promise<string> {
+  const res = await fetch(`${gw.url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  return ((await res.json()) as { data: { access_token: string } }).data.access_token;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: answers of many endpoints, read field by field in the assertions
+type Answer = { success: boolean; message?: string; data?: any };
+
+async function api(gw: LiveGateway, token: string, method: string, url: string, body?: unknown, locale = 'en') {
+  const res = await fetch(`${gw.url}/api${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'accept-language': locale, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: JSON.parse(text) as Answer };
+}
+
+/**
+ * Follows redirects by hand as a browser would, adding `headers` on the provider's pages (who
+ * consents), and stops at the console page: its URL is the result.
+ */
+async function follow(start: string, headers: Record<string, string> = {}): Promise<URL> {
+  let url = new URL(start);
+  for (let hop = 0; hop < 10; hop++) {
+    if (url.pathname === '/oauth/upstream') return url;
+    const res = await fetch(url, { redirect: 'manual', headers });
+    const location = res.headers.get('location');
+    await res.body?.cancel();
+    if (!location) throw new Error(`no redirect from ${url} (${res.status})`);
+    url = new URL(location, url);
+  }
+  throw new Error('too many redirects');
+}
+
+const connectAs = async (gw: LiveGateway, who: Person, serviceId: number, headers: Record<string, string> = {}) => {
+  const started = await api(gw, who.token, 'POST', `/mcp_services/${serviceId}/oauth/connect`);
+  expect(started.status, started.text).toBe(200);
+  return follow(started.json.data.authorize_url, headers);
+};
+
+const statusOf = async (gw: LiveGateway, who: Person, serviceId: number) => {
+  const list = await api(gw, who.token, 'GET', '/mcp_market/installed');
+  return list.json.data.find((s: { id: number }) => s.id === serviceId)?.oauth_status as string;
+};
+
+const whoami = async (c: McpClient) => textOf(await c.callTool('whoami', {}));
+
+describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
+  let gw: LiveGateway;
+  let upstream: OAuthMcpServer;
+  let admin: Person;
+  let alice: Person;
+  let bob: Person;
+  let serviceId: number;
+  const open: McpClient[] = [];
+  const client = async (who: Person) => {
+    const c = await connect(gw.url, 'guarded', who.key, { sdk: 'v1', wire: 'http' });
+    open.push(c);
+    return c;
+  };
+
+  beforeAll(async () => {
+    upstream = await startOAuthMcpServer();
+    gw = await startGateway(engine);
+    admin = await person(gw, 'admin1', Role.Admin);
+    alice = await person(gw, 'alice');
+    bob = await person(gw, 'bob');
+    serviceId = await addService(gw.ctx, { name: 'guarded', type: 'streamableHttp', command: upstream.mcpUrl, args: [] });
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((c) => c.close().catch(() => undefined)));
+    await gw?.close();
+    await upstream?.close();
+  });
+
+  it('marks a service that answers 401 as needing authorization when it is checked, and says so to MCP clients', async () => {
+    const check = await api(gw, admin.token, 'POST', `/mcp_services/${serviceId}/health/check`);
+    expect(check.status).toBeLessThan(500);
+    await until(async () => (await statusOf(gw, alice, serviceId)) === 'needs_authorization', 'discovery after the 401');
+    const state = await api(gw, admin.token, 'GET', `/mcp_services/${serviceId}/oauth`);
+    expect(state.json.data).toMatchObject({ oauth_mode: 'shared', oauth_status: 'needs_authorization', issuer: upstream.url });
+    const refused = await connect(gw.url, 'guarded', alice.key, { sdk: 'v1', wire: 'http' }).catch((err: Error) => err);
+    expect(String(refused)).toMatch(/needs authorization: an administrator must connect it in the console at .*\/services/);
+  });
+
+  it('lets only an admin connect the shared account; every user then calls with it', async () => {
+    const denied = await api(gw, alice.token, 'POST', `/mcp_services/${serviceId}/oauth/connect`, undefined, 'zh-CN');
+    expect(denied.status).toBe(403);
+    expect(denied.json.message).toBe('只有管理员可以连接服务的共享账号');
+
+    const done = await connectAs(gw, admin, serviceId, { 'x-test-user': 'team-bot' });
+    expect(done.searchParams.get('result')).toBe('connected');
+    expect(upstream.seen.registrations).toBe(1);
+    // The resource indicator names the protected MCP server (RFC 8707).
+    expect(upstream.seen.resources.at(-1)).toBe(upstream.mcpUrl);
+    expect(await whoami(await client(alice))).toBe('team-bot');
+    expect(await whoami(await client(bob))).toBe('team-bot');
+    expect(await statusOf(gw, bob, serviceId)).toBe('connected');
+  });
+
+  it('refuses a replayed or forged callback and keeps the connection', async () => {
+    const started = await api(gw, admin.token, 'POST', `/mcp_services/${serviceId}/oauth/connect`);
+    const authorize = await fetch(started.json.data.authorize_url, { redirect: 'manual', headers: { 'x-test-user': 'intruder' } });
+    const callback = authorize.headers.get('location') as string;
+    expect((await follow(callback)).searchParams.get('result')).toBe('connected');
+    expect((await follow(callback)).searchParams.get('result')).toBe('invalid_state');
+    const forged = new URL(callback);
+    forged.searchParams.set('state', 'made-up');
+    expect((await follow(forged.toString())).searchParams.get('result')).toBe('invalid_state');
+    expect(await whoami(await client(alice))).toBe('intruder');
+    // Put the team account back for the tests that follow.
+    expect((await connectAs(gw, admin, serviceId, { 'x-test-user': 'team-bot' })).searchParams.get('result')).toBe('connected');
+  });
+
+  it('refreshes on a 401 and goes on with the call', async () => {
+    const c = await client(alice);
+    const before = upstream.seen.refreshGrants;
+    upstream.expireAccessTokens();
+    expect(await whoami(c)).toBe('team-bot');
+    expect(upstream.seen.refreshGrants).toBe(before + 1);
+  });
+
+  it('one refresh wins when two replicas renew the same rejected token at once', async () => {
+    const c = await client(alice);
+    await whoami(c);
+    const row = await gw.ctx.db.selectFrom('upstream_oauth_tokens').selectAll().where('owner_id', '=', 0).executeTakeFirstOrThrow();
+    const rejected = gw.ctx.secrets.decrypt(row.access_token_enc);
+    const [one, two] = [otherReplica(gw.ctx), otherReplica(gw.ctx)];
+    const before = upstream.seen.refreshGrants;
+    const [a, b] = await Promise.all([one.oauth.renew(serviceId, 0, rejected), two.oauth.renew(serviceId, 0, rejected)]);
+    expect(a).toBe(b);
+    expect(a).not.toBe(rejected);
+    // Refresh tokens rotate at this provider: a second refresh would have failed with invalid_grant.
+    expect(upstream.seen.refreshGrants).toBe(before + 1);
+    await Promise.all([one.close(), two.close()]);
+    expect(await whoami(c)).toBe('team-bot');
+  });
+
+  it('takes over a refresh whose replica died holding the claim', async () => {
+    const row = await gw.ctx.db.selectFrom('upstream_oauth_tokens').selectAll().where('owner_id', '=', 0).executeTakeFirstOrThrow();
+    const rejected = gw.ctx.secrets.decrypt(row.access_token_enc);
+    // Another replica claimed the refresh and never finished: its claim runs out shortly.
+    await gw.ctx.db
+      .updateTable('upstream_oauth_tokens')
+      .set({ refreshing_until: Date.now() + 300 })
+      .where('owner_id', '=', 0)
+      .where('service_id', '=', serviceId)
+      .execute();
+    const replica = otherReplica(gw.ctx);
+    const before = upstream.seen.refreshGrants;
+    const fresh = await replica.oauth.renew(serviceId, 0, rejected);
+    await replica.close();
+    expect(fresh).not.toBe(rejected);
+    expect(upstream.seen.refreshGrants).toBe(before + 1);
+  });
+
+  it('per user: each user connects their own account and acts as themselves upstream', async () => {
+    const set = await api(gw, admin.token, 'PUT', `/mcp_services/${serviceId}`, { oauth_mode: 'per_user' });
+    expect(set.status, set.text).toBe(200);
+    expect(await statusOf(gw, alice, serviceId)).toBe('needs_authorization');
+    const refused = await connect(gw.url, 'guarded', bob.key, { sdk: 'v1', wire: 'http' }).catch((err: Error) => err);
+    expect(String(refused)).toMatch(/You have not connected your account for guarded yet: connect it in the console at .*\/services/);
+
+    expect((await connectAs(gw, alice, serviceId, { 'x-test-user': 'alice-upstream' })).searchParams.get('result')).toBe('connected');
+    expect((await connectAs(gw, bob, serviceId, { 'x-test-user': 'bob-upstream' })).searchParams.get('result')).toBe('connected');
+    const [a, b] = [await client(alice), await client(bob)];
+    expect(await whoami(a)).toBe('alice-upstream');
+    expect(await whoami(b)).toBe('bob-upstream');
+    expect(await statusOf(gw, alice, serviceId)).toBe('connected');
+    expect(await statusOf(gw, admin, serviceId)).toBe('needs_authorization');
+  });
+
+  it('a denied consent leaves the user unconnected with a clear result', async () => {
+    const done = await connectAs(gw, admin, serviceId, { 'x-test-consent': 'deny' });
+    expect(done.searchParams.get('result')).toBe('denied');
+    expect(done.searchParams.get('reason')).toBe('The user said no');
+    expect(await statusOf(gw, admin, serviceId)).toBe('needs_authorization');
+    expect(await statusOf(gw, alice, serviceId)).toBe('connected');
+  });
+
+  it('never shows a token, and stores them encrypted', async () => {
+    const answers = [
+      (await api(gw, admin.token, 'GET', '/mcp_market/installed')).text,
+      (await api(gw, admin.token, 'GET', `/mcp_services/${serviceId}/oauth`)).text,
+      (await api(gw, alice.token, 'GET', `/mcp_services/${serviceId}/oauth`)).text,
+    ].join('\n');
+    const rows = await gw.ctx.db.selectFrom('upstream_oauth_tokens').selectAll().execute();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      const plain = gw.ctx.secrets.decrypt(row.access_token_enc);
+      expect(answers).not.toContain(plain);
+      expect(JSON.stringify(row)).not.toContain(plain);
+      expect(row.access_token_enc.startsWith('v1.')).toBe(true);
+    }
+  });
+
+  it('a refresh token revoked upstream: that user needs authorization again, nobody else is affected', async () => {
+    const b = await client(bob);
+    expect(await whoami(b)).toBe('bob-upstream');
+    // Bob's grant ends at the provider (alice's stays): his access token and his refresh token are refused.
+    const bobRow = await gw.ctx.db.selectFrom('upstream_oauth_tokens').selectAll().where('owner_id', '=', bob.id).executeTakeFirstOrThrow();
+    await fetch(`${upstream.url}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: gw.ctx.secrets.decrypt(bobRow.refresh_token_enc as string) }).toString(),
+    });
+    await fetch(`${upstream.url}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: gw.ctx.secrets.decrypt(bobRow.access_token_enc) }).toString(),
+    });
+    const failed = await b.callTool('whoami', {}).catch((err: Error) => err);
+    expect(String(failed)).toMatch(/You have not connected your account for guarded yet/);
+    expect(await statusOf(gw, bob, serviceId)).toBe('needs_authorization');
+    expect(await whoami(await client(alice))).toBe('alice-upstream');
+  });
+
+  it('disconnecting revokes upstream and forgets the connection', async () => {
+    const before = upstream.seen.revoked.length;
+    const res = await api(gw, alice.token, 'POST', `/mcp_services/${serviceId}/oauth/disconnect`, undefined, 'zh-CN');
+    expect(res.status).toBe(200);
+    expect(res.json.message).toBe('已断开连接');
+    expect(res.json.data.oauth_status).toBe('needs_authorization');
+    expect(upstream.seen.revoked.slice(before)).toEqual(['refresh_token', 'access_token']);
+    const failed = await connect(gw.url, 'guarded', alice.key, { sdk: 'v1', wire: 'http' }).catch((err: Error) => err);
+    expect(String(failed)).toMatch(/You have not connected your account/);
+  });
+
+  it('forgets the connection of a user who is deleted', async () => {
+    const carol = await person(gw, 'carol');
+    expect((await connectAs(gw, carol, serviceId, { 'x-test-user': 'carol-upstream' })).searchParams.get('result')).toBe('connected');
+    const mine = () => gw.ctx.db.selectFrom('upstream_oauth_tokens').select('owner_id').where('owner_id', '=', carol.id).execute();
+    expect(await mine()).toHaveLength(1);
+    const removed = await api(gw, admin.token, 'DELETE', `/user/${carol.id}`);
+    expect(removed.status, removed.text).toBe(200);
+    expect(await mine()).toHaveLength(0);
+  });
+
+  it('serves a Client ID Metadata Document and uses it when ServerAddress is https and the provider supports it', async () => {
+    const cimd = await startOAuthMcpServer({ cimd: true });
+    try {
+      const id = await addService(gw.ctx, { name: 'cimd', type: 'streamableHttp', command: cimd.mcpUrl, args: [] });
+      const set = await api(gw, admin.token, 'PUT', '/option/', { key: 'ServerAddress', value: 'https://toolport.example' });
+      expect(set.status, set.text).toBe(200);
+      const started = await api(gw, admin.token, 'POST', `/mcp_services/${id}/oauth/connect`);
+      const url = new URL(started.json.data.authorize_url);
+      expect(url.searchParams.get('client_id')).toBe('https://toolport.example/api/upstream_oauth/client_metadata.json');
+      expect(url.searchParams.get('redirect_uri')).toBe('https://toolport.example/api/upstream_oauth/callback');
+      expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(cimd.seen.registrations).toBe(0);
+      const doc = await (await fetch(`${gw.url}/api/upstream_oauth/client_metadata.json`)).json();
+      expect(doc).toMatchObject({
+        client_id: 'https://toolport.example/api/upstream_oauth/client_metadata.json',
+        redirect_uris: ['https://toolport.example/api/upstream_oauth/callback'],
+      });
+    } finally {
+      await api(gw, admin.token, 'PUT', '/option/', { key: 'ServerAddress', value: '' });
+      await cimd.close();
+    }
+  });
+
+  it('refreshes tokens that end soon in the background, before any call needs it', async () => {
+    const short = await startOAuthMcpServer({ accessTtl: 120 });
+    try {
+      const id = await addService(gw.ctx, { name: 'short', type: 'streamableHttp', command: short.mcpUrl, args: [] });
+      expect((await connectAs(gw, admin, id)).searchParams.get('result')).toBe('connected');
+      const module = otherReplica(gw.ctx);
+      await module.oauth.refreshExpiring();
+      await module.close();
+      expect(short.seen.refreshGrants).toBe(1);
+      const row = await gw.ctx.db.selectFrom('upstream_oauth_tokens').selectAll().where('service_id', '=', id).executeTakeFirstOrThrow();
+      expect(row.version).toBe(2);
+    } finally {
+      await short.close();
+    }
+  });
+});
+
+/** A second replica's module on the same database (its own caches and refreshes). */
+const replicaDeps = (ctx: AppParts) => ({
+  db: ctx.db,
+  secrets: ctx.secrets,
+  events: new ConfigEvents(),
+  options: ctx.options,
+  catalog: ctx.catalog,
+  logger: ctx.logger,
+  refreshScanMs: 3_600_000,
+});
+const otherReplica = (ctx: AppParts) => createUpstreamOAuthModule(replicaDeps(ctx));
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+
+/** The official SDK's example: a streamable HTTP server plus a demo authorization server with dynamic registration. */
+describe('the SDK example server with --oauth', () => {
+  let gw: LiveGateway;
+  let example: ChildProcess;
+  let admin: Person;
+  let mcpPort: number;
+
+  beforeAll(async () => {
+    mcpPort = await freePort();
+    const authPort = await freePort();
+    // The package's exports resolve to dist/cjs; the example is an ES module beside it.
+    const entry = path.join(
+      path.dirname(require.resolve('@modelcontextprotocol/sdk/server/mcp.js')),
+      '../../esm/examples/server/simpleStreamableHttp.js',
+    );
+    example = spawn(process.execPath, [entry, '--oauth'], {
+      env: { ...process.env, MCP_PORT: String(mcpPort), MCP_AUTH_PORT: String(authPort) },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    example.stdout?.on('data', (d) => {
+      out += String(d);
+    });
+    example.stderr?.on('data', (d) => {
+      out += String(d);
+    });
+    await until(
+      () => out.includes('MCP Streamable HTTP Server listening') && out.includes('Authorization Server listening'),
+      'the example',
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}: ${out}`);
+    });
+    gw = await startGateway('sqlite');
+    admin = await person(gw, 'admin2', Role.Admin);
+  });
+  afterAll(async () => {
+    await gw?.close();
+    if (example?.pid) process.kill(-example.pid, 'SIGKILL');
+  });
+
+  it('is connected by an admin (dynamic registration, PKCE) and its tools are called through the proxy', async () => {
+    const id = await addService(gw.ctx, { name: 'example', type: 'streamableHttp', command: `http://localhost:${mcpPort}/mcp`, args: [] });
+    const done = await connectAs(gw, admin, id);
+    expect(done.searchParams.get('result')).toBe('connected');
+    const state = await api(gw, admin.token, 'GET', `/mcp_services/${id}/oauth`);
+    expect(state.json.data).toMatchObject({ oauth_status: 'connected', registration: 'dynamic' });
+    const c = await connect(gw.url, 'example', admin.key, { sdk: 'v2', wire: 'http' });
+    try {
+      expect(textOf(await c.callTool('greet', { name: 'Toolport' }))).toBe('Hello, Toolport!');
+    } finally {
+      await c.close();
+    }
+  });
+});
