@@ -1,7 +1,15 @@
-import type { InitializeRequest, InitializeResult, JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  InitializeRequest,
+  InitializeResult,
+  JSONRPCError,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResponse,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
 import { CallScope } from './call-scope.js';
+import { ClientRequests, refusalFor } from './client-requests.js';
 import type { SseStream } from './http-io.js';
 
 export type InitializeParams = InitializeRequest['params'];
@@ -49,6 +57,8 @@ export class DownstreamSession implements SessionPeer {
   closedReason = '';
   /** Legacy transport: the requests whose answers will travel on the stream, cancelled when it ends. */
   readonly calls: CallScope = new CallScope(this);
+  /** Server-to-client requests sent to this client and not answered yet (client-requests.ts). */
+  readonly outgoing: ClientRequests;
   /** Each request waiting upstream, with how to end it when the session ends first. */
   private readonly waiting = new Set<(reason: string) => void>();
   private boundLink: UpstreamLink | undefined;
@@ -64,10 +74,28 @@ export class DownstreamSession implements SessionPeer {
     this.protocolVersion = init.protocolVersion;
     this.initParams = init.initParams;
     this.revocationCheckedAt = init.revocationCheckedAt ?? 0;
+    this.outgoing = new ClientRequests(`toolport-${init.peerId.slice(0, 8)}`);
   }
 
   notify(message: JSONRPCNotification): void {
     this.stream?.message(JSON.stringify(message));
+  }
+
+  /** A server-to-client request tied to none of this client's requests: on the standalone stream. */
+  request(message: JSONRPCRequest, timeoutMs: number): Promise<JSONRPCResponse | JSONRPCError> {
+    return this.outgoing.send(
+      message,
+      (json) => {
+        if (!this.stream?.open) return false;
+        this.stream.message(json);
+        return true;
+      },
+      timeoutMs,
+    );
+  }
+
+  refuses(message: JSONRPCRequest): string | undefined {
+    return refusalFor(this.initParams?.capabilities, message);
   }
 
   touch(): void {
@@ -85,6 +113,7 @@ export class DownstreamSession implements SessionPeer {
 
   /** The session ends: every request still waiting is answered with an error and cancelled upstream. */
   endRequests(reason: string): void {
+    this.outgoing.rejectAll(`session closed: ${reason}`);
     const waiting = [...this.waiting];
     this.waiting.clear();
     for (const end of waiting) end(reason);

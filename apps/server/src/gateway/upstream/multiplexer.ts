@@ -15,6 +15,8 @@ export const GatewayErrorCode = {
   ConnectionClosed: -32000,
   RequestTimeout: -32001,
   MethodNotFound: -32601,
+  /** A server-to-client request that could not be given to the client that caused it. */
+  NotRelayed: -32603,
   Cancelled: -32800,
 } as const;
 
@@ -59,8 +61,11 @@ export interface MultiplexerHost {
   transmit(pending: Pending): void;
   /** Writes a notification or a response upstream, best effort. */
   post(message: JSONRPCMessage): void;
-  /** A request from the upstream to its client (ping, sampling, elicitation, roots). */
-  serverRequest(request: JSONRPCRequest): void;
+  /**
+   * A request from the upstream to its client (ping, sampling, elicitation, roots), with the client
+   * request that caused it when that is certain (`origin`; see Multiplexer.originOf).
+   */
+  serverRequest(request: JSONRPCRequest, origin: Pending | undefined): void;
   callTimeoutMs(): number;
   /** A message nobody may receive: kept in the service log instead. */
   logUnrouted(message: JSONRPCNotification): void;
@@ -294,8 +299,11 @@ export class Multiplexer {
   /** Every message the upstream sends arrives here. */
   receive(message: JSONRPCMessage): void {
     if ('method' in message) {
-      if ('id' in message) this.host.serverRequest(message);
-      else this.routeNotification(message);
+      if ('id' in message) {
+        this.host.touch();
+        const origin = this.originOf(message);
+        this.host.serverRequest(origin ? this.restoreToken(message, origin) : message, origin);
+      } else this.routeNotification(message);
       return;
     }
     const pending = typeof message.id === 'number' ? this.pending.get(message.id) : undefined;
@@ -304,6 +312,30 @@ export class Multiplexer {
     if ('error' in message) this.subscriptions.requestFailed(pending);
     (message as { id: RequestId | undefined }).id = pending.clientId;
     pending.sink.response(message as JSONRPCResponse);
+  }
+
+  /**
+   * The client request a server-to-client request belongs to, only when that is certain: it names one
+   * in flight by its progress token (rewritten to the upstream id on the way up), or exactly one
+   * client request is in flight on this link. Otherwise undefined: on a shared link it is then refused,
+   * never guessed (architecture §4).
+   */
+  originOf(request: JSONRPCRequest): Pending | undefined {
+    const token = request.params?._meta?.progressToken;
+    if (typeof token === 'number') {
+      const named = this.pending.get(token);
+      if (named?.session && named.progressToken !== undefined) return named;
+    }
+    if (this.clientInFlight !== 1) return undefined;
+    for (const pending of this.pending.values()) if (pending.session && pending.clientId !== undefined) return pending;
+    return undefined;
+  }
+
+  /** The client sees its own progress token, as in progress notifications. */
+  private restoreToken(request: JSONRPCRequest, origin: Pending): JSONRPCRequest {
+    const meta = request.params?._meta;
+    if (meta?.progressToken !== origin.upstreamId || origin.progressToken === undefined) return request;
+    return { ...request, params: { ...request.params, _meta: { ...meta, progressToken: origin.progressToken } } };
   }
 
   private routeNotification(message: JSONRPCNotification): void {
