@@ -248,6 +248,8 @@ export class Link implements UpstreamLink {
       this.backoff.up();
       this.setState('ready');
       this.resubscribe();
+      // A restarted process starts at its own default level: the level the sessions asked for again.
+      this.mux.applyLevel();
       this.opts.onHealth?.({ status: 'healthy', details: describeRoundTrip(toolCount, Date.now() - started), toolCount });
     } catch (err) {
       if (gen !== this.generation) return;
@@ -440,12 +442,12 @@ export class Link implements UpstreamLink {
       return;
     }
     const timeoutMs = (this.opts.deps.options.int('UpstreamCallTimeoutSeconds') || 300) * 1000;
-    const relayed = origin?.sink.request
-      ? origin.sink.request(request, timeoutMs)
-      : session.request
-        ? session.request(request, timeoutMs)
-        : Promise.reject(new Error('this client cannot receive requests'));
-    relayed.then(
+    const relay = origin?.sink.request ?? session.request?.bind(session);
+    if (!relay) {
+      refuse(GatewayErrorCode.MethodNotFound, `${request.method} is not available: the client cannot receive requests`);
+      return;
+    }
+    relay(request, timeoutMs).then(
       (answer) => this.post({ ...answer, id: request.id } as JSONRPCMessage),
       (err) => {
         if (request.method === 'ping') this.post({ jsonrpc: '2.0', id: request.id, result: {} });
