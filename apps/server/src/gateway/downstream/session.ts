@@ -57,6 +57,8 @@ export class DownstreamSession implements SessionPeer {
   closedReason = '';
   /** Legacy transport: the requests whose answers will travel on the stream, cancelled when it ends. */
   readonly calls: CallScope = new CallScope(this);
+  /** list_changed notifications that found no open stream (notify). */
+  private readonly unsent = new Set<string>();
   /** Server-to-client requests sent to this client and not answered yet (client-requests.ts). */
   readonly outgoing: ClientRequests;
   /** Each request waiting upstream, with how to end it when the session ends first. */
@@ -78,7 +80,21 @@ export class DownstreamSession implements SessionPeer {
   }
 
   notify(message: JSONRPCNotification): void {
-    this.stream?.message(JSON.stringify(message));
+    if (this.stream?.open) {
+      this.stream.message(JSON.stringify(message));
+      return;
+    }
+    // A list change while the client's stream is down (between its reconnects) is kept, once per kind,
+    // and sent when the stream opens again: a client must not keep a stale tool list.
+    if (message.method.endsWith('/list_changed')) this.unsent.add(message.method);
+  }
+
+  /** The session's standalone stream (re)opened: what it missed meanwhile. */
+  attachStream(stream: SseStream): void {
+    this.stream = stream;
+    const missed = [...this.unsent];
+    this.unsent.clear();
+    for (const method of missed) stream.message(JSON.stringify({ jsonrpc: '2.0', method }));
   }
 
   /** A server-to-client request tied to none of this client's requests: on the standalone stream. */

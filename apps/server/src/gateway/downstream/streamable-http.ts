@@ -105,7 +105,7 @@ export class StreamableHttp {
       },
       bound,
     );
-    session.stream = stream;
+    session.attachStream(stream);
   }
 
   /** Ends the session: its id goes on the revocation list until it would have expired anyway. */

@@ -243,6 +243,7 @@ export class Link implements UpstreamLink {
       channel.send({ jsonrpc: '2.0', method: 'notifications/initialized' })?.catch(() => undefined);
       const toolCount = result.capabilities?.tools ? await this.countTools(true) : 0;
       if (gen !== this.generation) return;
+      const restarted = this.initResult !== undefined;
       this.initResult = result;
       this.toolCount = toolCount;
       this.backoff.up();
@@ -250,10 +251,23 @@ export class Link implements UpstreamLink {
       this.resubscribe();
       // A restarted process starts at its own default level: the level the sessions asked for again.
       this.mux.applyLevel();
+      if (restarted) this.announceLists(result);
       this.opts.onHealth?.({ status: 'healthy', details: describeRoundTrip(toolCount, Date.now() - started), toolCount });
     } catch (err) {
       if (gen !== this.generation) return;
       this.failed(`could not start: ${errorText(err)}`);
+    }
+  }
+
+  /**
+   * A restarted upstream may offer other tools, prompts and resources than the one its sessions
+   * listed, and most servers do not say so at start: every attached session is told to list again
+   * (architecture §4), whatever the process itself sends.
+   */
+  private announceLists(result: InitializeResult): void {
+    const caps = result.capabilities ?? {};
+    for (const kind of ['tools', 'prompts', 'resources'] as const) {
+      if (caps[kind]) this.mux.fanOut({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });
     }
   }
 

@@ -364,6 +364,11 @@ export class Multiplexer {
     return { ...request, params: { ...request.params, _meta: { ...meta, progressToken: origin.progressToken } } };
   }
 
+  /** A notification every attached session receives (list changes). */
+  fanOut(message: JSONRPCNotification): void {
+    for (const session of this.sessions.values()) session.notify(message);
+  }
+
   private routeNotification(message: JSONRPCNotification): void {
     const { method } = message;
     if (method === 'notifications/progress') {
@@ -375,7 +380,7 @@ export class Multiplexer {
       return;
     }
     if (method.endsWith('/list_changed')) {
-      for (const session of this.sessions.values()) session.notify(message);
+      this.fanOut(message);
       return;
     }
     if (method === 'notifications/resources/updated') {
