@@ -91,7 +91,10 @@ const EnvSchema = z.object({
   // Abuse limits (docs/operations.md, "Abuse limits").
   PROXY_MAX_CALLS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(32),
   PROXY_MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(100),
-  PROXY_NEW_SESSIONS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  PROXY_NEW_SESSIONS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+  PROXY_NEW_SESSIONS_BURST: z.coerce.number().int().min(0).max(100_000).default(240),
+  PROXY_CALL_QUEUE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
+  PROXY_CALL_QUEUE_LENGTH: z.coerce.number().int().min(1).max(100_000).default(1000),
   PROXY_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   PROXY_STREAM_BUFFER_BYTES: z.coerce
     .number()
@@ -176,6 +179,12 @@ export interface AbuseLimits {
   sessionsPerUser: number;
   /** Sessions one user may open per minute, all replicas together (REDIS_URL). */
   newSessionsPerMinute: number;
+  /** Sessions one user may open beyond that rate, refilled over ten minutes (bursts of per-invocation clients). */
+  newSessionsBurst: number;
+  /** How long a counted call over callsInFlight waits for a slot before it is refused; 0: refused at once. */
+  callQueueMs: number;
+  /** Calls one user may have waiting on one service, on one replica. */
+  callQueueLength: number;
   /** Refused proxy authentications (401, 403, 404) per client address per minute before it is answered 429. */
   authFailuresPerMinute: number;
   /** Bytes an event stream may hold unsent for a client that does not read before it is dropped. */
@@ -259,6 +268,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       callsInFlight: e.PROXY_MAX_CALLS_IN_FLIGHT,
       sessionsPerUser: e.PROXY_MAX_SESSIONS_PER_USER,
       newSessionsPerMinute: e.PROXY_NEW_SESSIONS_PER_MINUTE,
+      newSessionsBurst: e.PROXY_NEW_SESSIONS_BURST,
+      callQueueMs: e.PROXY_CALL_QUEUE_MS,
+      callQueueLength: e.PROXY_CALL_QUEUE_LENGTH,
       authFailuresPerMinute: e.PROXY_AUTH_FAILURES_PER_MINUTE,
       streamBufferBytes: e.PROXY_STREAM_BUFFER_BYTES,
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,

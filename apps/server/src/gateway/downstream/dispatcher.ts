@@ -121,7 +121,7 @@ export class Dispatcher {
     const abuse = this.deps.abuse;
     if (!abuse || !isCounted(request)) return this.pass(session, service, request, target, scope, bytesIn, undefined);
     // Refused before the daily limit is consulted: a call never admitted is not counted against it.
-    const release = abuse.takeCall(session.userId, service.id);
+    const release = await abuse.waitForCall(session.userId, service.id, session.id);
     if (!release) {
       const message = abuse.tooManyCalls(target.locale ?? 'en', session.userId, service.name);
       return target.response(rpcErrorJson(request.id, RpcCode.ServerError, message), 429);
