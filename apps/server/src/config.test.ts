@@ -91,6 +91,24 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads ALLOWED_HOSTS and ALLOWED_ORIGINS as lists and refuses entries of the wrong shape', () => {
+    expect(loadConfig({}).proxyAccess).toEqual({ allowedHosts: [], allowedOrigins: [] });
+    const c = loadConfig({
+      ALLOWED_HOSTS: 'MCP.internal, gw.example.com',
+      ALLOWED_ORIGINS: 'https://App.example.com/,http://localhost:5173',
+    });
+    expect(c.proxyAccess).toEqual({
+      allowedHosts: ['mcp.internal', 'gw.example.com'],
+      allowedOrigins: ['https://app.example.com', 'http://localhost:5173'],
+    });
+    for (const bad of ['https://gw.example.com', 'gw.example.com:8080', 'a b/c']) {
+      expect(problemsOf({ ALLOWED_HOSTS: bad })[0], bad).toMatch(/^ALLOWED_HOSTS: /);
+    }
+    for (const bad of ['app.example.com', 'https://app.example.com/path', 'ftp://app.example.com']) {
+      expect(problemsOf({ ALLOWED_ORIGINS: bad })[0], bad).toMatch(/^ALLOWED_ORIGINS: /);
+    }
+  });
+
   it('reports every bad variable at once, not just the first', () => {
     const problems = problemsOf({ PORT: 'abc', LOG_LEVEL: 'loud' });
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'PORT']);

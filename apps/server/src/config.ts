@@ -49,6 +49,19 @@ const urlOf = (protocols: string[]) =>
 
 const httpUrl = urlOf(['http:', 'https:']);
 
+/** Comma- or space-separated entries of a list variable. */
+const listOf = (v: string): string[] => v.split(/[\s,]+/).filter((e) => e !== '');
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
+/** `scheme://host[:port]` exactly: what a browser sends as Origin. */
+function isOrigin(v: string): boolean {
+  try {
+    const url = new URL(v);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === v.replace(/\/$/, '').toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().trim().min(1).default('0.0.0.0'),
@@ -78,7 +91,10 @@ const EnvSchema = z.object({
   // Abuse limits (docs/operations.md, "Abuse limits").
   PROXY_MAX_CALLS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(32),
   PROXY_MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(100),
-  PROXY_NEW_SESSIONS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  PROXY_NEW_SESSIONS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+  PROXY_NEW_SESSIONS_BURST: z.coerce.number().int().min(0).max(100_000).default(240),
+  PROXY_CALL_QUEUE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
+  PROXY_CALL_QUEUE_LENGTH: z.coerce.number().int().min(1).max(100_000).default(1000),
   PROXY_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   PROXY_STREAM_BUFFER_BYTES: z.coerce
     .number()
@@ -88,6 +104,18 @@ const EnvSchema = z.object({
     .default(4 * 1024 * 1024),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(200).max(3_600_000).default(60_000),
+  // Who may reach the MCP endpoints by name and from a browser (gateway/downstream/origin-policy.ts).
+  ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .refine((v) => listOf(v).every((h) => HOST_NAME.test(h)), 'must be host names (no scheme or port) separated by commas'),
+  ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .refine(
+      (v) => listOf(v).every((o) => isOrigin(o)),
+      'must be origins such as https://app.example.com (scheme, host and optional port, nothing else) separated by commas',
+    ),
   STDIO_MAX_RSS_MB: z.coerce.number().int().min(0).max(1_048_576).default(1024),
   TRUST_PROXY: z
     .string()
@@ -133,6 +161,8 @@ export type Config = {
   shutdownGraceMs: number;
   /** Abuse limits of the proxy and the HTTP server (docs/operations.md, "Abuse limits"). */
   abuse: AbuseLimits;
+  /** Host names and browser origins the MCP endpoints accept besides the defaults (origin-policy.ts). */
+  proxyAccess: { allowedHosts: string[]; allowedOrigins: string[] };
   /** Resident memory a stdio tool server's process group may use before it is stopped and restarted; 0 = no limit. */
   stdioMaxRssMb: number;
   /**
@@ -149,6 +179,12 @@ export interface AbuseLimits {
   sessionsPerUser: number;
   /** Sessions one user may open per minute, all replicas together (REDIS_URL). */
   newSessionsPerMinute: number;
+  /** Sessions one user may open beyond that rate, refilled over ten minutes (bursts of per-invocation clients). */
+  newSessionsBurst: number;
+  /** How long a counted call over callsInFlight waits for a slot before it is refused; 0: refused at once. */
+  callQueueMs: number;
+  /** Calls one user may have waiting on one service, on one replica. */
+  callQueueLength: number;
   /** Refused proxy authentications (401, 403, 404) per client address per minute before it is answered 429. */
   authFailuresPerMinute: number;
   /** Bytes an event stream may hold unsent for a client that does not read before it is dropped. */
@@ -232,10 +268,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       callsInFlight: e.PROXY_MAX_CALLS_IN_FLIGHT,
       sessionsPerUser: e.PROXY_MAX_SESSIONS_PER_USER,
       newSessionsPerMinute: e.PROXY_NEW_SESSIONS_PER_MINUTE,
+      newSessionsBurst: e.PROXY_NEW_SESSIONS_BURST,
+      callQueueMs: e.PROXY_CALL_QUEUE_MS,
+      callQueueLength: e.PROXY_CALL_QUEUE_LENGTH,
       authFailuresPerMinute: e.PROXY_AUTH_FAILURES_PER_MINUTE,
       streamBufferBytes: e.PROXY_STREAM_BUFFER_BYTES,
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    },
+    proxyAccess: {
+      allowedHosts: listOf(e.ALLOWED_HOSTS).map((h) => h.toLowerCase()),
+      allowedOrigins: listOf(e.ALLOWED_ORIGINS).map((o) => o.replace(/\/$/, '').toLowerCase()),
     },
     stdioMaxRssMb: e.STDIO_MAX_RSS_MB,
     trustProxy: parseTrustProxy(e.TRUST_PROXY) ?? false,

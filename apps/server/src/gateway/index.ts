@@ -13,6 +13,7 @@ import type { ServiceCatalog } from './catalog.js';
 import { AbuseGuard } from './downstream/abuse.js';
 import { CallTelemetry } from './downstream/call-telemetry.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
+import { OriginPolicy } from './downstream/origin-policy.js';
 import { ProxyAuth } from './downstream/proxy-auth.js';
 import { Revocations } from './downstream/revocations.js';
 import { registerProxyRoutes } from './downstream/routes.js';
@@ -64,7 +65,7 @@ export interface UserStatusLookup {
  * meter, options, principals, packages) are declared here; the modules implement them.
  */
 export interface GatewayDeps {
-  config: Pick<Config, 'dataDir' | 'registries' | 'abuse'>;
+  config: Pick<Config, 'dataDir' | 'registries' | 'abuse' | 'proxyAccess'>;
   /** The revoked streamable sessions' table (downstream/revocations.ts). */
   db: Db;
   catalog: ServiceCatalog;
@@ -112,8 +113,10 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   const legacyRelay = deps.redis ? new LegacyRelay(deps.redis, deps.catalog, deps.logger) : undefined;
   await legacyRelay?.start();
   const work = new ProxyWork(() => pool.links().reduce((n, link) => n + link.inFlight, 0));
+  const origins = new OriginPolicy(deps.options, deps.config.proxyAccess);
   const routeDeps = {
-    auth: new ProxyAuth(deps.catalog, deps.options, deps.events, abuse),
+    origins,
+    auth: new ProxyAuth(deps.catalog, origins, deps.events, abuse),
     access: new SessionAccess(deps.secrets, sessions, revocations),
     sessions,
     dispatcher: new DrainingDispatcher(work, {

@@ -29,11 +29,17 @@ export interface SessionPeer {
    */
   notify(message: JSONRPCNotification): void;
   /**
-   * Optional, used only by per-session (isolated) links: a server-to-client request (sampling,
-   * elicitation, roots/list) relayed to this client on its standalone stream; resolves with the
-   * client's answer (its id is ignored). Without it such requests are answered with an error.
+   * A server-to-client request (sampling, elicitation, roots/list, ping) relayed to this client on its
+   * standalone stream (GET on streamable HTTP, the SSE stream on the legacy transport); resolves with
+   * the client's answer (its id is ignored), rejects when it cannot be delivered or is not answered
+   * within `timeoutMs`. Used when the request is tied to no request of the client's in flight.
    */
-  request?(message: JSONRPCRequest): Promise<JSONRPCResponse | JSONRPCError>;
+  request?(message: JSONRPCRequest, timeoutMs: number): Promise<JSONRPCResponse | JSONRPCError>;
+  /**
+   * Why this client cannot take a server-to-client request (it did not declare the capability in its
+   * initialize), or undefined when it can (downstream/client-requests.ts).
+   */
+  refuses?(message: JSONRPCRequest): string | undefined;
 }
 
 /** Where the messages that belong to one client request go, ids and progress tokens already restored. */
@@ -42,6 +48,12 @@ export interface RequestSink {
   notification(message: JSONRPCNotification): void;
   /** The final answer. Called exactly once per request (a timeout or upstream loss yields a JSON-RPC error). */
   response(message: JSONRPCResponse | JSONRPCError): void;
+  /**
+   * A server-to-client request caused by this client request, delivered where the request's own
+   * answer travels (its POST's event stream, or the legacy SSE stream); resolves with the client's
+   * answer. Absent for the gateway's own requests.
+   */
+  request?(message: JSONRPCRequest, timeoutMs: number): Promise<JSONRPCResponse | JSONRPCError>;
 }
 
 export interface UpstreamLink {

@@ -3,8 +3,14 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 
-/** Paths the single-page app never owns (architecture §1). */
-const NOT_SPA = /^\/(api|proxy|metrics|locales)(\/|$)/;
+/**
+ * Paths the single-page app never owns (architecture §1): the API, the MCP endpoints (`/proxy`, and
+ * `/group` for groups), metrics, translations, and `/.well-known`, where MCP clients such as mcp-remote
+ * probe for OAuth metadata and must get JSON, never the page (routes registered there, such as an
+ * OAuth server's metadata, answer before this fallback).
+ */
+const NOT_SPA = /^\/(api|proxy|group|metrics|locales|\.well-known)(\/|$)/;
+const API = /^\/api(\/|$)/;
 
 /**
  * Serves the built console at `/` with an SPA fallback: any other GET that accepts HTML gets
@@ -20,15 +26,25 @@ export async function serveConsole(app: FastifyInstance, distDir: string | undef
 
   app.setNotFoundHandler((req, reply) => {
     const pathname = req.url.split('?')[0] ?? '/';
-    const wantsPage = (req.method === 'GET' || req.method === 'HEAD') && !NOT_SPA.test(pathname) && !path.extname(pathname);
+    const wantsPage =
+      (req.method === 'GET' || req.method === 'HEAD') &&
+      !NOT_SPA.test(pathname) &&
+      !path.extname(pathname) &&
+      asksForHtml(req.headers.accept);
     if (wantsPage) {
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(indexHtml);
     }
-    return reply.status(404).send({
-      success: false,
-      message: req.t('error.route_not_found', { method: req.method, path: pathname }),
-    });
+    const key = API.test(pathname) ? 'error.route_not_found' : 'error.path_not_found';
+    return reply.status(404).send({ success: false, message: req.t(key, { method: req.method, path: pathname }) });
   });
+}
+
+/**
+ * A browser navigating asks for text/html; programs (fetch, MCP clients, curl's `*\/*`) do not, and a
+ * page in answer to them only breaks their JSON parsing.
+ */
+function asksForHtml(accept: string | undefined): boolean {
+  return !!accept && /(^|,)\s*(text\/html|application\/xhtml\+xml)\s*(;|,|$)/i.test(accept);
 }
 
 function cacheHeaders(res: { setHeader(name: string, value: string): void }, file: string): void {

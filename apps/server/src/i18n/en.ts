@@ -4,6 +4,7 @@ export const en = {
   'error.database_unavailable': 'The database cannot be reached right now, please try again in a few seconds',
   'error.not_found': 'The requested resource does not exist',
   'error.route_not_found': 'No API route {method} {path}',
+  'error.path_not_found': 'Nothing here: {method} {path}',
   'error.validation': 'Invalid value for {field}: {reason}',
   'error.invalid_json': 'The request body is not valid JSON',
   'error.body_too_large': 'The request body is too large',
@@ -184,6 +185,8 @@ export const en = {
   'upstream_oauth.disconnected': 'Disconnected',
   'upstream_oauth.settings_saved': 'OAuth settings saved',
   'upstream_oauth.bad_mode': 'oauth_mode must be "shared" or "per_user"',
+  'option.invalid_origins':
+    'Invalid value for preference {key}: "{entry}" is not an origin; write origins such as https://app.example.com (scheme, host and optional port) separated by commas',
 } as const;
 
 export type MessageKey = keyof typeof en;

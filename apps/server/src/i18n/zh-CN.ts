@@ -5,6 +5,7 @@ export const zhCN: Record<MessageKey, string> = {
   'error.database_unavailable': '暂时无法连接数据库，请几秒后重试',
   'error.not_found': '请求的资源不存在',
   'error.route_not_found': '没有 API 路由 {method} {path}',
+  'error.path_not_found': '此处没有内容：{method} {path}',
   'error.validation': '{field} 的值无效：{reason}',
   'error.invalid_json': '请求体不是有效的 JSON',
   'error.body_too_large': '请求体过大',
@@ -170,4 +171,6 @@ export const zhCN: Record<MessageKey, string> = {
   'upstream_oauth.disconnected': '已断开连接',
   'upstream_oauth.settings_saved': 'OAuth 设置已保存',
   'upstream_oauth.bad_mode': 'oauth_mode 必须是 "shared" 或 "per_user"',
+  'option.invalid_origins':
+    '设置项 {key} 的值无效：“{entry}”不是来源（origin）；请填写如 https://app.example.com 的来源（协议、主机和可选端口），以逗号分隔',
 };

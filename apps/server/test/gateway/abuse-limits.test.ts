@@ -41,7 +41,10 @@ describe('abuse limit settings', () => {
     expect(loadConfig({}).abuse).toEqual({
       callsInFlight: 32,
       sessionsPerUser: 100,
-      newSessionsPerMinute: 60,
+      newSessionsPerMinute: 120,
+      newSessionsBurst: 240,
+      callQueueMs: 15_000,
+      callQueueLength: 1000,
       authFailuresPerMinute: 30,
       streamBufferBytes: 4 * 1024 * 1024,
       headersTimeoutMs: 20_000,
@@ -62,6 +65,9 @@ describe('abuse limits of the proxy (SQLite)', () => {
     gw = await startGateway('sqlite', {
       PROXY_MAX_CALLS_IN_FLIGHT: '2',
       PROXY_NEW_SESSIONS_PER_MINUTE: '3',
+      // Refusals at once here; the burst allowance and the call queue have their own tests.
+      PROXY_NEW_SESSIONS_BURST: '0',
+      PROXY_CALL_QUEUE_MS: '0',
       PROXY_MAX_SESSIONS_PER_USER: '2',
       PROXY_AUTH_FAILURES_PER_MINUTE: '3',
     });
@@ -229,6 +235,7 @@ describe('abuse limits shared by two replicas through Redis (PostgreSQL)', () =>
       REDIS_PREFIX: `toolport-test:${process.pid}:${Math.random().toString(36).slice(2, 10)}:`,
       PROXY_AUTH_FAILURES_PER_MINUTE: '4',
       PROXY_NEW_SESSIONS_PER_MINUTE: '3',
+      PROXY_NEW_SESSIONS_BURST: '0',
     };
     for (let i = 0; i < 2; i++) {
       const t = await createTestApp('postgres', env);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { RateLimiterRes } from 'rate-limiter-flexible';
+import { BurstyRateLimiter, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AbuseLimits } from '../../config.js';
 import { type MessageKey, type MessageParams, translate } from '../../i18n/index.js';
 import type { AbuseLimit, Metrics } from '../../infra/metrics.js';
@@ -41,7 +41,9 @@ export class AbuseGuard {
   /** This guard's own copy: tests change a limit on a live gateway. */
   readonly limits: AbuseLimits;
   private readonly inFlight = new Map<string, number>();
-  private readonly newSessions: RateLimiterAbstract;
+  /** Calls waiting for a slot, per user and service. */
+  private readonly queues = new Map<string, FairQueue>();
+  private readonly newSessions: Pick<RateLimiterAbstract, 'consume'>;
   private readonly authFailures: FailureLimiter;
   private readonly logged = new Map<string, number>();
 
@@ -50,7 +52,16 @@ export class AbuseGuard {
     private readonly deps: AbuseDeps,
   ) {
     this.limits = { ...limits };
-    this.newSessions = limiter({ keyPrefix: 'proxy_new_sessions', points: limits.newSessionsPerMinute, duration: 60 }, deps.redis);
+    const steady = limiter({ keyPrefix: 'proxy_new_sessions', points: limits.newSessionsPerMinute, duration: 60 }, deps.redis);
+    // Clients that open a session per invocation (the Inspector CLI, mcp-remote's two per start) come in
+    // bursts: a second allowance, refilled over ten minutes, takes what the steady rate refuses.
+    this.newSessions =
+      limits.newSessionsBurst > 0
+        ? new BurstyRateLimiter(
+            steady,
+            limiter({ keyPrefix: 'proxy_new_sessions_burst', points: limits.newSessionsBurst, duration: 600 }, deps.redis),
+          )
+        : steady;
     this.authFailures = new FailureLimiter({ keyPrefix: 'proxy_auth_ip', points: limits.authFailuresPerMinute, duration: 60 }, deps.redis);
   }
 
@@ -80,10 +91,55 @@ export class AbuseGuard {
     const now = this.inFlight.get(key) ?? 0;
     if (now >= this.limits.callsInFlight) return undefined;
     this.inFlight.set(key, now + 1);
+    return this.slot(key);
+  }
+
+  /**
+   * A slot as takeCall gives it, or, when all are taken, a place in the short queue of `userId` on
+   * `serviceId`: slots freed go to the waiting sessions in turn (one session's burst does not starve
+   * another's call), each waits at most PROXY_CALL_QUEUE_MS, and at most PROXY_CALL_QUEUE_LENGTH wait.
+   * Undefined when the queue is full or the wait ran out: the call is then refused.
+   */
+  async waitForCall(userId: number, serviceId: number, sessionId: string): Promise<(() => void) | undefined> {
+    const now = this.takeCall(userId, serviceId);
+    if (now || this.limits.callQueueMs <= 0) return now;
+    const key = `${userId}:${serviceId}`;
+    let queue = this.queues.get(key);
+    if (!queue) {
+      queue = new FairQueue();
+      this.queues.set(key, queue);
+    }
+    if (queue.size >= this.limits.callQueueLength) return undefined;
+    const waiting = queue;
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        grant: (release) => {
+          clearTimeout(timer);
+          resolve(release);
+        },
+      };
+      const timer = setTimeout(() => {
+        waiting.remove(sessionId, waiter);
+        if (waiting.size === 0 && this.queues.get(key) === waiting) this.queues.delete(key);
+        resolve(undefined);
+      }, this.limits.callQueueMs);
+      waiting.push(sessionId, waiter);
+    });
+  }
+
+  /** Gives a slot back: straight to the next waiting call when there is one, else to the count. */
+  private slot(key: string): () => void {
     let given = false;
     return () => {
       if (given) return;
       given = true;
+      const queue = this.queues.get(key);
+      const next = queue?.shift();
+      if (queue && queue.size === 0) this.queues.delete(key);
+      if (next) {
+        next.grant(this.slot(key));
+        return;
+      }
       const left = (this.inFlight.get(key) ?? 1) - 1;
       if (left <= 0) this.inFlight.delete(key);
       else this.inFlight.set(key, left);
@@ -139,5 +195,45 @@ export class AbuseGuard {
         onDrop?.();
       },
     };
+  }
+}
+
+interface Waiter {
+  grant(release: () => void): void;
+}
+
+/** Waiting calls of one user on one service, served one session at a time in turn, each session's in order. */
+class FairQueue {
+  private readonly bySession = new Map<string, Waiter[]>();
+  size = 0;
+
+  push(sessionId: string, waiter: Waiter): void {
+    const list = this.bySession.get(sessionId);
+    if (list) list.push(waiter);
+    else this.bySession.set(sessionId, [waiter]);
+    this.size += 1;
+  }
+
+  shift(): Waiter | undefined {
+    for (const [sessionId, list] of this.bySession) {
+      const waiter = list.shift();
+      // The session goes to the back of the turn order (or leaves it when it has nobody waiting).
+      this.bySession.delete(sessionId);
+      if (list.length > 0) this.bySession.set(sessionId, list);
+      if (waiter) {
+        this.size -= 1;
+        return waiter;
+      }
+    }
+    return undefined;
+  }
+
+  remove(sessionId: string, waiter: Waiter): void {
+    const list = this.bySession.get(sessionId);
+    const at = list?.indexOf(waiter) ?? -1;
+    if (!list || at < 0) return;
+    list.splice(at, 1);
+    this.size -= 1;
+    if (list.length === 0) this.bySession.delete(sessionId);
   }
 }

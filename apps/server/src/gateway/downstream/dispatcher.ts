@@ -38,6 +38,7 @@ interface CallSlot {
 
 export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
 export const isNotification = (m: JSONRPCMessage): m is JSONRPCNotification => 'method' in m && !('id' in m);
+const isResponse = (m: JSONRPCMessage): m is JSONRPCResponse | JSONRPCError => !('method' in m) && 'id' in m;
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -49,8 +50,8 @@ const unavailableText = (err: unknown, locale: Locale): string =>
  * Sends the messages of one client POST on their way, the same for both transports: `ping` is
  * answered here, `initialize` by the link from its cached upstream result, counted requests pass the
  * metering hook before anything reaches the upstream, and everything else goes up through the link
- * with its answers delivered to `target`. Client responses (to server-to-client requests) are dropped:
- * the shared upstream never gets to send such requests (architecture §4).
+ * with its answers delivered to `target`. Client responses answer the server-to-client requests the
+ * session relayed (sampling, elicitation, roots; architecture §4); any other response is dropped.
  */
 export class Dispatcher {
   constructor(private readonly deps: DispatchDeps) {}
@@ -71,6 +72,7 @@ export class Dispatcher {
     const only = messages.length === 1 ? messages[0] : undefined;
     // The common case, one request per POST, without the batch bookkeeping.
     if (only && isRequest(only)) return this.request(session, service, only, target, scope, bodyBytes);
+    for (const m of messages) if (isResponse(m)) session.outgoing.answer(m);
     const notifications = messages.filter(isNotification);
     if (notifications.length > 0) await this.notify(session, service, notifications);
     await Promise.all(messages.filter(isRequest).map((r) => this.request(session, service, r, target, scope, undefined)));
@@ -119,7 +121,7 @@ export class Dispatcher {
     const abuse = this.deps.abuse;
     if (!abuse || !isCounted(request)) return this.pass(session, service, request, target, scope, bytesIn, undefined);
     // Refused before the daily limit is consulted: a call never admitted is not counted against it.
-    const release = abuse.takeCall(session.userId, service.id);
+    const release = await abuse.waitForCall(session.userId, service.id, session.id);
     if (!release) {
       const message = abuse.tooManyCalls(target.locale ?? 'en', session.userId, service.name);
       return target.response(rpcErrorJson(request.id, RpcCode.ServerError, message), 429);
@@ -224,6 +226,13 @@ export class Dispatcher {
     const sink: RequestSink = {
       notification: (message) => {
         if (!finished) target.notification(JSON.stringify(message));
+      },
+      // Sampling, elicitation or roots caused by this request: on the request's own stream when it still
+      // has one, else on the session's standalone stream.
+      request: (message, timeoutMs) => {
+        const write = target.serverRequest?.bind(target);
+        if (finished || !write) return session.request(message, timeoutMs);
+        return session.outgoing.send(message, write, timeoutMs);
       },
       response: (message: JSONRPCResponse | JSONRPCError) => {
         if (finished) return;

@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { ConfigEvents } from '../../infra/events.js';
 import { sha256 } from '../../infra/secrets.js';
 import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
-import type { OptionsReader } from '../upstream/types.js';
 import type { AbuseGuard } from './abuse.js';
+import type { OriginPolicy } from './origin-policy.js';
 import { failures, type ProxyFailure } from './rpc-errors.js';
 
 /** Answers for an API key or a service name are reused this long (architecture §8: a few seconds at most). */
@@ -35,7 +35,8 @@ export class ProxyAuth {
 
   constructor(
     private readonly catalog: ServiceCatalog,
-    private readonly options: Pick<OptionsReader, 'get'>,
+    /** Which Host names and browser Origins the MCP endpoints answer (DNS rebinding, CORS). */
+    private readonly origins: OriginPolicy,
     events: ConfigEvents,
     /** Refused authentications count per client address; too many and it is answered 429 at once. */
     private readonly guard?: AbuseGuard,
@@ -47,7 +48,7 @@ export class ProxyAuth {
   }
 
   /**
-   * The caller, or the failure to answer with (403, 401, 404, 503: in that order). An address whose
+   * The caller, or the failure to answer with (403 for a foreign Host or Origin, 401, 404, 503: in that order). An address whose
    * requests were refused 403, 401 or 404 too often this minute gets 429 before anything is looked at
    * (req.ip: X-Forwarded-For only from the proxies TRUST_PROXY names).
    */
@@ -60,8 +61,8 @@ export class ProxyAuth {
   }
 
   private async check(req: FastifyRequest, serviceName: string): Promise<ProxyCaller | ProxyFailure> {
-    const origin = req.headers.origin;
-    if (origin !== undefined && !this.originAllowed(req, origin)) return failures.foreignOrigin(origin);
+    const foreign = this.origins.checkHost(req) ?? this.origins.checkOrigin(req);
+    if (foreign) return foreign;
     const { key, fromQuery } = apiKeyOf(req);
     if (!key) return failures.unauthorized();
     const user = await this.user(key);
@@ -70,19 +71,6 @@ export class ProxyAuth {
     if (!service) return failures.unknownService(serviceName);
     if (!service.enabled) return failures.disabledService(serviceName);
     return { user, service, queryKey: fromQuery ? key : undefined };
-  }
-
-  /** A browser may call only from the gateway's own origin (its Host) or the configured server address. */
-  private originAllowed(req: FastifyRequest, origin: string): boolean {
-    const host = req.headers.host;
-    if (host && origin === `${req.protocol}://${host}`) return true;
-    const address = this.options.get('ServerAddress');
-    if (!address) return false;
-    try {
-      return new URL(address).origin === origin;
-    } catch {
-      return false;
-    }
   }
 
   private async user(key: string): Promise<GatewayUser | undefined> {

@@ -9,6 +9,11 @@ export interface ReplyTarget {
   notification(json: string): void;
   /** A final answer; `status` is the HTTP status it calls for when it is the only request of the POST. */
   response(json: string, status?: number): void;
+  /**
+   * A server-to-client request caused by one of the requests, written where their answers go; false
+   * when it cannot be written there (answered already, the client gone).
+   */
+  serverRequest?(json: string): boolean;
   /** The language of the gateway's own error messages to this client (en by default). */
   readonly locale?: Locale;
 }
@@ -52,6 +57,14 @@ export class PostReply implements ReplyTarget {
     this.write(sseMessage(json));
   }
 
+  serverRequest(json: string): boolean {
+    if (this.remaining === 0 || this.gone) return false;
+    // A request the client must answer before it gets its response: the reply becomes an event stream.
+    if (!this.streaming) this.startStream();
+    this.write(sseMessage(json));
+    return true;
+  }
+
   response(json: string, status?: number): void {
     if (this.remaining === 0) return;
     this.remaining -= 1;
@@ -93,5 +106,11 @@ export class StreamReply implements ReplyTarget {
 
   response(json: string): void {
     this.session.stream?.message(json);
+  }
+
+  serverRequest(json: string): boolean {
+    if (!this.session.stream?.open) return false;
+    this.session.stream.message(json);
+    return true;
   }
 }

@@ -22,6 +22,8 @@ export async function registerProxyRoutes(app: FastifyInstance, deps: ProxyDeps,
     (handler: Handler) =>
     async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
       reply.hijack();
+      // Before anything is written, so that a browser client on an allowed origin can read every answer.
+      deps.origins.decorate(req, reply.raw);
       try {
         await handler(req as ProxyRequest, reply.raw);
       } catch (err) {
@@ -41,13 +43,18 @@ export async function registerProxyRoutes(app: FastifyInstance, deps: ProxyDeps,
       }
     };
   const notAllowed = (allow: string) => raw(async (_req, res) => sendFailure(res, failures.methodNotAllowed(allow)));
+  /** A CORS preflight gets what the route allows (or 403 for a refused origin); a plain OPTIONS gets 405. */
+  const options = (allow: string) =>
+    raw(async (req, res) => {
+      if (!deps.origins.preflight(req, res, allow)) sendFailure(res, failures.methodNotAllowed(allow));
+    });
 
   await app.register(async (scope) => {
     // Bodies are read by the handlers themselves; no parser runs before authentication.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
     const config = { auth: 'public' as const };
-    const others = ['PUT', 'PATCH', 'OPTIONS'] as const;
+    const others = ['PUT', 'PATCH'] as const;
 
     scope.post(
       '/proxy/:name/mcp',
@@ -65,6 +72,7 @@ export async function registerProxyRoutes(app: FastifyInstance, deps: ProxyDeps,
       raw((req, res) => http.delete(req, res)),
     );
     scope.route({ method: [...others], url: '/proxy/:name/mcp', config, handler: notAllowed('GET, POST, DELETE') });
+    scope.options('/proxy/:name/mcp', { config }, options('GET, POST, DELETE'));
 
     scope.get(
       '/proxy/:name/sse',
@@ -72,11 +80,13 @@ export async function registerProxyRoutes(app: FastifyInstance, deps: ProxyDeps,
       raw((req, res) => legacy.open(req, res)),
     );
     scope.route({ method: [...others, 'POST', 'DELETE'], url: '/proxy/:name/sse', config, handler: notAllowed('GET') });
+    scope.options('/proxy/:name/sse', { config }, options('GET'));
     scope.post(
       '/proxy/:name/message',
       { config },
       raw((req, res) => legacy.message(req, res)),
     );
     scope.route({ method: [...others, 'GET', 'DELETE'], url: '/proxy/:name/message', config, handler: notAllowed('POST') });
+    scope.options('/proxy/:name/message', { config }, options('POST'));
   });
 }

@@ -33,6 +33,12 @@ export const failures = {
     fail(401, RpcCode.ServerError, 'Unauthorized: a valid API key is required (Authorization: Bearer <key> or ?key=<key>)', {
       'www-authenticate': 'Bearer realm="toolport"',
     }),
+  foreignHost: (host: string) =>
+    fail(
+      403,
+      RpcCode.ServerError,
+      `Forbidden: invalid Host header: ${host} (add it to ALLOWED_HOSTS or set the server address preference)`,
+    ),
   foreignOrigin: (origin: string) => fail(403, RpcCode.ServerError, `Forbidden: invalid Origin header: ${origin}`),
   unknownService: (name: string) => fail(404, RpcCode.ServerError, `Service not found: ${name}`),
   disabledService: (name: string) => fail(503, RpcCode.ServerError, `Service unavailable: ${name} is disabled`),

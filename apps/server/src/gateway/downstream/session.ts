@@ -1,7 +1,15 @@
-import type { InitializeRequest, InitializeResult, JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  InitializeRequest,
+  InitializeResult,
+  JSONRPCError,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResponse,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
 import { CallScope } from './call-scope.js';
+import { ClientRequests, refusalFor } from './client-requests.js';
 import type { SseStream } from './http-io.js';
 
 export type InitializeParams = InitializeRequest['params'];
@@ -49,6 +57,10 @@ export class DownstreamSession implements SessionPeer {
   closedReason = '';
   /** Legacy transport: the requests whose answers will travel on the stream, cancelled when it ends. */
   readonly calls: CallScope = new CallScope(this);
+  /** list_changed notifications that found no open stream (notify). */
+  private readonly unsent = new Set<string>();
+  /** Server-to-client requests sent to this client and not answered yet (client-requests.ts). */
+  readonly outgoing: ClientRequests;
   /** Each request waiting upstream, with how to end it when the session ends first. */
   private readonly waiting = new Set<(reason: string) => void>();
   private boundLink: UpstreamLink | undefined;
@@ -64,10 +76,42 @@ export class DownstreamSession implements SessionPeer {
     this.protocolVersion = init.protocolVersion;
     this.initParams = init.initParams;
     this.revocationCheckedAt = init.revocationCheckedAt ?? 0;
+    this.outgoing = new ClientRequests(`toolport-${init.peerId.slice(0, 8)}`);
   }
 
   notify(message: JSONRPCNotification): void {
-    this.stream?.message(JSON.stringify(message));
+    if (this.stream?.open) {
+      this.stream.message(JSON.stringify(message));
+      return;
+    }
+    // A list change while the client's stream is down (between its reconnects) is kept, once per kind,
+    // and sent when the stream opens again: a client must not keep a stale tool list.
+    if (message.method.endsWith('/list_changed')) this.unsent.add(message.method);
+  }
+
+  /** The session's standalone stream (re)opened: what it missed meanwhile. */
+  attachStream(stream: SseStream): void {
+    this.stream = stream;
+    const missed = [...this.unsent];
+    this.unsent.clear();
+    for (const method of missed) stream.message(JSON.stringify({ jsonrpc: '2.0', method }));
+  }
+
+  /** A server-to-client request tied to none of this client's requests: on the standalone stream. */
+  request(message: JSONRPCRequest, timeoutMs: number): Promise<JSONRPCResponse | JSONRPCError> {
+    return this.outgoing.send(
+      message,
+      (json) => {
+        if (!this.stream?.open) return false;
+        this.stream.message(json);
+        return true;
+      },
+      timeoutMs,
+    );
+  }
+
+  refuses(message: JSONRPCRequest): string | undefined {
+    return refusalFor(this.initParams?.capabilities, message);
   }
 
   touch(): void {
@@ -85,6 +129,7 @@ export class DownstreamSession implements SessionPeer {
 
   /** The session ends: every request still waiting is answered with an error and cancelled upstream. */
   endRequests(reason: string): void {
+    this.outgoing.rejectAll(`session closed: ${reason}`);
     const waiting = [...this.waiting];
     this.waiting.clear();
     for (const end of waiting) end(reason);

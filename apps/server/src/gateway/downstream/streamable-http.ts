@@ -7,6 +7,7 @@ import { CallScope } from './call-scope.js';
 import { type Dispatcher, isRequest } from './dispatcher.js';
 import { accepts, localeOf, SseStream } from './http-io.js';
 import type { LegacyRelay } from './legacy-relay.js';
+import type { OriginPolicy } from './origin-policy.js';
 import type { ProxyAuth, ProxyCaller } from './proxy-auth.js';
 import { PostReply } from './reply-target.js';
 import { failures, sendFailure } from './rpc-errors.js';
@@ -16,6 +17,8 @@ import type { SessionRegistry } from './session-registry.js';
 import { mintSessionId, newNonce } from './session-token.js';
 
 export interface ProxyDeps {
+  /** Host and Origin rules and the CORS answers of the MCP endpoints. */
+  origins: OriginPolicy;
   auth: ProxyAuth;
   access: SessionAccess;
   sessions: SessionRegistry;
@@ -102,7 +105,7 @@ export class StreamableHttp {
       },
       bound,
     );
-    session.stream = stream;
+    session.attachStream(stream);
   }
 
   /** Ends the session: its id goes on the revocation list until it would have expired anyway. */

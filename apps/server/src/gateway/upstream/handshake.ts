@@ -1,4 +1,5 @@
 import {
+  type ClientCapabilities,
   type InitializeRequest,
   type InitializeResult,
   LATEST_PROTOCOL_VERSION,
@@ -14,13 +15,24 @@ export const negotiateVersion = (requested: string | undefined): string =>
   requested && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
 
 /**
- * What the gateway sends upstream as `initialize`. A shared upstream hears no sampling,
- * elicitation or roots capability: a server-to-client request on it could not be tied to a client.
- * An isolated (per-session) upstream hears the client's own parameters.
+ * What a shared upstream is told its client can do: everything a client may relay (sampling,
+ * elicitation in both modes, roots), so that servers which offer tools only to capable clients offer
+ * them all. Each such request is then relayed to the client that caused it, or refused with a reason
+ * (link.ts, serverRequest). No `roots.listChanged`: one client's roots changing says nothing of the others'.
+ */
+export const SHARED_CLIENT_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} };
+
+/**
+ * What the gateway sends upstream as `initialize`. An isolated (per-session) upstream hears the
+ * client's own parameters; a shared one the gateway's name and SHARED_CLIENT_CAPABILITIES.
  */
 export function upstreamInitParams(mode: LinkMode, client: InitializeRequest['params'] | undefined): InitializeRequest['params'] {
   if (mode === 'session' && client) return { ...client, protocolVersion: negotiateVersion(client.protocolVersion) };
-  return { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'toolport-gateway', version: VERSION } };
+  return {
+    protocolVersion: LATEST_PROTOCOL_VERSION,
+    capabilities: SHARED_CLIENT_CAPABILITIES,
+    clientInfo: { name: 'toolport-gateway', version: VERSION },
+  };
 }
 
 /**

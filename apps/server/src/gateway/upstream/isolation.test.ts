@@ -97,7 +97,8 @@ describe('which process serves whom', () => {
     expect(result.instructions).toBe('capabilities seen: {"sampling":{}}');
     const asked = JSON.parse(toolText(await callTool(oneLink, one, 1, 'ask-client')));
     expect(asked.sampling.result.model).toBe('client-model');
-    expect(one.asked.map((m) => m.method)).toEqual(['sampling/createMessage']);
+    // The client's own ping handler answers an isolated upstream's ping.
+    expect(one.asked.map((m) => m.method)).toEqual(['ping', 'sampling/createMessage']);
 
     // The second session's client offers nothing to relay to.
     await twoLink.initialize(two, init());

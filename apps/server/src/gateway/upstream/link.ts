@@ -66,7 +66,7 @@ export class Link implements UpstreamLink {
       mode: opts.mode,
       transmit: (pending) => this.transmit(pending),
       post: (message) => this.post(message),
-      serverRequest: (request) => this.serverRequest(request),
+      serverRequest: (request, origin) => this.serverRequest(request, origin),
       callTimeoutMs: () => (opts.deps.options.int('UpstreamCallTimeoutSeconds') || 300) * 1000,
       logUnrouted: (message) => this.unrouted.offer(`${message.method}: ${JSON.stringify(message.params ?? {})}`),
       touch: () => {
@@ -243,15 +243,31 @@ export class Link implements UpstreamLink {
       channel.send({ jsonrpc: '2.0', method: 'notifications/initialized' })?.catch(() => undefined);
       const toolCount = result.capabilities?.tools ? await this.countTools(true) : 0;
       if (gen !== this.generation) return;
+      const restarted = this.initResult !== undefined;
       this.initResult = result;
       this.toolCount = toolCount;
       this.backoff.up();
       this.setState('ready');
       this.resubscribe();
+      // A restarted process starts at its own default level: the level the sessions asked for again.
+      this.mux.applyLevel();
+      if (restarted) this.announceLists(result);
       this.opts.onHealth?.({ status: 'healthy', details: describeRoundTrip(toolCount, Date.now() - started), toolCount });
     } catch (err) {
       if (gen !== this.generation) return;
       this.failed(`could not start: ${errorText(err)}`);
+    }
+  }
+
+  /**
+   * A restarted upstream may offer other tools, prompts and resources than the one its sessions
+   * listed, and most servers do not say so at start: every attached session is told to list again
+   * (architecture §4), whatever the process itself sends.
+   */
+  private announceLists(result: InitializeResult): void {
+    const caps = result.capabilities ?? {};
+    for (const kind of ['tools', 'prompts', 'resources'] as const) {
+      if (caps[kind]) this.mux.fanOut({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });
     }
   }
 
@@ -407,19 +423,50 @@ export class Link implements UpstreamLink {
     }
   }
 
-  private serverRequest(request: JSONRPCRequest): void {
-    if (request.method === 'ping') {
+  /**
+   * A request from the upstream to its client (architecture §4). It goes to the client that caused
+   * it: the client request it names or the only one in flight (`origin`), or the one session of an
+   * isolated link; that client must have declared the capability. Anything else is answered with an
+   * error saying why, never sent to a client that did not cause it. `ping` is answered here on a
+   * shared link (the gateway is the upstream's peer there) and relayed on an isolated one.
+   */
+  private serverRequest(request: JSONRPCRequest, origin: Pending | undefined): void {
+    const [only] = this.mode === 'session' && this.mux.sessions.size === 1 ? this.mux.sessions.values() : [];
+    const session = origin?.session ?? only;
+    const refuse = (code: number, message: string) => this.post(errorResponse(request.id, code, message));
+    if (request.method === 'ping' && (this.mode === 'shared' || !session?.request)) {
       this.post({ jsonrpc: '2.0', id: request.id, result: {} });
       return;
     }
-    const [session] = this.mode === 'session' ? this.mux.sessions.values() : [];
-    if (!session?.request) {
-      this.post(errorResponse(request.id, GatewayErrorCode.MethodNotFound, `${request.method} is not available through the gateway`));
+    if (!session) {
+      const n = this.mux.inFlight;
+      const why =
+        n === 0
+          ? 'no client request is in flight on this shared connection'
+          : `${n} client requests are in flight on this shared connection and the request names none of them`;
+      refuse(
+        GatewayErrorCode.NotRelayed,
+        `${request.method} cannot be relayed to a client: ${why}, so the gateway cannot tell which client it is for (an isolated service relays every such request)`,
+      );
       return;
     }
-    session.request(request).then(
+    const refusal = session.refuses?.(request);
+    if (refusal) {
+      refuse(GatewayErrorCode.MethodNotFound, `${request.method} is not available: ${refusal}`);
+      return;
+    }
+    const timeoutMs = (this.opts.deps.options.int('UpstreamCallTimeoutSeconds') || 300) * 1000;
+    const relay = origin?.sink.request ?? session.request?.bind(session);
+    if (!relay) {
+      refuse(GatewayErrorCode.MethodNotFound, `${request.method} is not available: the client cannot receive requests`);
+      return;
+    }
+    relay(request, timeoutMs).then(
       (answer) => this.post({ ...answer, id: request.id } as JSONRPCMessage),
-      (err) => this.post(errorResponse(request.id, GatewayErrorCode.ConnectionClosed, errorText(err))),
+      (err) => {
+        if (request.method === 'ping') this.post({ jsonrpc: '2.0', id: request.id, result: {} });
+        else refuse(GatewayErrorCode.NotRelayed, `${request.method} could not be relayed to the client: ${errorText(err)}`);
+      },
     );
   }
 

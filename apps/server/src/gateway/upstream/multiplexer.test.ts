@@ -159,9 +159,9 @@ describe('a shared link in front of a fixture server', () => {
     expect(pong.response).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
   });
 
-  it('does not advertise sampling, elicitation or roots upstream in shared mode', async () => {
+  it('advertises sampling, elicitation in both modes and roots upstream in shared mode, so no tool vanishes', async () => {
     const result = await link.initialize(bob, initParams('2025-06-18'));
-    expect(result.instructions).toBe('capabilities seen: {}');
+    expect(result.instructions).toBe('capabilities seen: {"sampling":{},"elicitation":{"form":{},"url":{}},"roots":{}}');
   });
 
   it('forwards a client cancellation under the rewritten id and answers the client', async () => {
@@ -213,7 +213,7 @@ describe('a shared link in front of a fixture server', () => {
     expect([...alice.notified, ...bob.notified].some((n) => n.method === 'notifications/message')).toBe(false);
   });
 
-  it('refuses server-to-client requests in shared mode but answers upstream pings', async () => {
+  it('answers upstream pings itself in shared mode, and refuses a request its client cannot take', async () => {
     const r = await callTool(link, alice, 'ask', 'ask-client');
     const { ping, sampling } = JSON.parse(toolText(r));
     expect(ping.result).toEqual({});

@@ -8,6 +8,7 @@ import type {
   RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestSink, SessionPeer } from '../link-api.js';
+import { LogLevels } from './log-levels.js';
 import { Subscriptions } from './subscriptions.js';
 
 /** JSON-RPC error codes the gateway itself answers with. */
@@ -15,6 +16,9 @@ export const GatewayErrorCode = {
   ConnectionClosed: -32000,
   RequestTimeout: -32001,
   MethodNotFound: -32601,
+  InvalidParams: -32602,
+  /** A server-to-client request that could not be given to the client that caused it. */
+  NotRelayed: -32603,
   Cancelled: -32800,
 } as const;
 
@@ -59,8 +63,11 @@ export interface MultiplexerHost {
   transmit(pending: Pending): void;
   /** Writes a notification or a response upstream, best effort. */
   post(message: JSONRPCMessage): void;
-  /** A request from the upstream to its client (ping, sampling, elicitation, roots). */
-  serverRequest(request: JSONRPCRequest): void;
+  /**
+   * A request from the upstream to its client (ping, sampling, elicitation, roots), with the client
+   * request that caused it when that is certain (`origin`; see Multiplexer.originOf).
+   */
+  serverRequest(request: JSONRPCRequest, origin: Pending | undefined): void;
   callTimeoutMs(): number;
   /** A message nobody may receive: kept in the service log instead. */
   logUnrouted(message: JSONRPCNotification): void;
@@ -89,6 +96,8 @@ export class Multiplexer {
   private readonly bySession = new Map<string, Map<string | number, Pending>>();
   readonly sessions = new Map<string, SessionPeer>();
   readonly subscriptions = new Subscriptions();
+  /** Each session's `logging/setLevel`, and the level the upstream is set to (log-levels.ts). */
+  readonly logLevels = new LogLevels();
   private clientInFlight = 0;
 
   constructor(private readonly host: MultiplexerHost) {}
@@ -106,6 +115,10 @@ export class Multiplexer {
     this.host.touch();
     if (signal?.aborted) return;
     this.attach(session);
+    if (request.method === 'logging/setLevel') {
+      this.setLevel(session, request, sink);
+      return;
+    }
     if (this.answersLocally(session, request)) {
       sink.response({ jsonrpc: '2.0', id: request.id, result: {} });
       return;
@@ -117,16 +130,33 @@ export class Multiplexer {
   }
 
   /**
-   * Ping, and subscription changes that do not change the upstream's: answered with `{}` here.
-   * `logging/setLevel` on a shared upstream too: one client's level would apply to every client.
+   * `logging/setLevel` is the client's own: the gateway filters what reaches it, and sets the upstream
+   * to the most verbose level any of its sessions wants (so one client's choice never silences or
+   * floods another). Answered `{}` at once; an unknown level is refused as the SDK's servers do.
    */
+  private setLevel(session: SessionPeer, request: JSONRPCRequest, sink: RequestSink): void {
+    const level = request.params?.level;
+    if (!LogLevels.isLevel(level)) {
+      sink.response(errorResponse(request.id, GatewayErrorCode.InvalidParams, `Invalid params: unknown logging level ${String(level)}`));
+      return;
+    }
+    const upstream = this.logLevels.set(session.id, level);
+    sink.response({ jsonrpc: '2.0', id: request.id, result: {} });
+    if (upstream) this.applyLevel(upstream);
+  }
+
+  /** Sets the upstream's level (after a restart too); a server without logging refuses, which changes nothing. */
+  applyLevel(level = this.logLevels.upstream): void {
+    if (!level) return;
+    this.internal('logging/setLevel', { level }, this.host.callTimeoutMs()).catch(() => undefined);
+  }
+
+  /** Ping, and subscription changes that do not change the upstream's: answered with `{}` here. */
   private answersLocally(session: SessionPeer, request: JSONRPCRequest): boolean {
     const uri = request.params?.uri;
     switch (request.method) {
       case 'ping':
         return true;
-      case 'logging/setLevel':
-        return this.host.mode === 'shared';
       case 'resources/subscribe':
         return typeof uri === 'string' && !this.subscriptions.subscribe(session.id, uri);
       case 'resources/unsubscribe':
@@ -282,6 +312,7 @@ export class Multiplexer {
    */
   detach(session: SessionPeer, reason = 'detached from the upstream connection'): string[] {
     this.sessions.delete(session.id);
+    this.logLevels.drop(session.id);
     const ids = this.bySession.get(session.id);
     if (ids) {
       for (const pending of [...ids.values()]) {
@@ -294,8 +325,11 @@ export class Multiplexer {
   /** Every message the upstream sends arrives here. */
   receive(message: JSONRPCMessage): void {
     if ('method' in message) {
-      if ('id' in message) this.host.serverRequest(message);
-      else this.routeNotification(message);
+      if ('id' in message) {
+        this.host.touch();
+        const origin = this.originOf(message);
+        this.host.serverRequest(origin ? this.restoreToken(message, origin) : message, origin);
+      } else this.routeNotification(message);
       return;
     }
     const pending = typeof message.id === 'number' ? this.pending.get(message.id) : undefined;
@@ -304,6 +338,35 @@ export class Multiplexer {
     if ('error' in message) this.subscriptions.requestFailed(pending);
     (message as { id: RequestId | undefined }).id = pending.clientId;
     pending.sink.response(message as JSONRPCResponse);
+  }
+
+  /**
+   * The client request a server-to-client request belongs to, only when that is certain: it names one
+   * in flight by its progress token (rewritten to the upstream id on the way up), or exactly one
+   * client request is in flight on this link. Otherwise undefined: on a shared link it is then refused,
+   * never guessed (architecture §4).
+   */
+  originOf(request: JSONRPCRequest): Pending | undefined {
+    const token = request.params?._meta?.progressToken;
+    if (typeof token === 'number') {
+      const named = this.pending.get(token);
+      if (named?.session && named.progressToken !== undefined) return named;
+    }
+    if (this.clientInFlight !== 1) return undefined;
+    for (const pending of this.pending.values()) if (pending.session && pending.clientId !== undefined) return pending;
+    return undefined;
+  }
+
+  /** The client sees its own progress token, as in progress notifications. */
+  private restoreToken(request: JSONRPCRequest, origin: Pending): JSONRPCRequest {
+    const meta = request.params?._meta;
+    if (meta?.progressToken !== origin.upstreamId || origin.progressToken === undefined) return request;
+    return { ...request, params: { ...request.params, _meta: { ...meta, progressToken: origin.progressToken } } };
+  }
+
+  /** A notification every attached session receives (list changes). */
+  fanOut(message: JSONRPCNotification): void {
+    for (const session of this.sessions.values()) session.notify(message);
   }
 
   private routeNotification(message: JSONRPCNotification): void {
@@ -317,7 +380,7 @@ export class Multiplexer {
       return;
     }
     if (method.endsWith('/list_changed')) {
-      for (const session of this.sessions.values()) session.notify(message);
+      this.fanOut(message);
       return;
     }
     if (method === 'notifications/resources/updated') {
@@ -338,13 +401,13 @@ export class Multiplexer {
     if (this.clientInFlight === 1) {
       for (const pending of this.pending.values()) {
         if (pending.session) {
-          pending.sink.notification(message);
+          if (this.logLevels.wants(pending.session.id, message)) pending.sink.notification(message);
           return;
         }
       }
     }
     if (this.host.mode === 'session' && this.sessions.size === 1) {
-      for (const session of this.sessions.values()) session.notify(message);
+      for (const session of this.sessions.values()) if (this.logLevels.wants(session.id, message)) session.notify(message);
       return;
     }
     this.host.logUnrouted(message);

@@ -61,6 +61,29 @@ const serverAddress: Definition['normalise'] = (raw) => {
   }
 };
 
+/**
+ * Browser origins allowed to call the MCP endpoints (gateway/downstream/origin-policy.ts): stored
+ * normalised, one per line; an entry that is not exactly an origin is refused by name.
+ */
+const originList: Definition['normalise'] = (raw): { value: string } | Refusal => {
+  const entries = raw.split(/[\s,]+/).filter((e) => e !== '');
+  const out: string[] = [];
+  for (const entry of entries) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      const bare = entry.replace(/\/$/, '').toLowerCase();
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === bare) origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (!origin) return { reason: 'option.invalid_origins', params: { entry: entry.slice(0, 200) } };
+    if (!out.includes(origin)) out.push(origin);
+  }
+  const value = out.join('\n');
+  return value.length <= 4000 ? { value } : { reason: 'option.too_long', params: { max: 4000 } };
+};
+
 const timeZone: Definition['normalise'] = (raw) => {
   const v = raw.trim();
   try {
@@ -94,6 +117,8 @@ export const definitions: Record<OptionKey, Definition> = {
   RegistrationEnabled: { default: 'true', normalise: bool },
   // Remote services (and their redirects) on loopback, private and link-local addresses: infra/outbound.ts.
   AllowPrivateNetworkUpstreams: { default: 'true', normalise: bool },
+  // Browser-based MCP clients on other sites (gateway/downstream/origin-policy.ts); empty: none.
+  AllowedOrigins: { default: '', normalise: originList },
 };
 
 export const isOptionKey = (key: string): key is OptionKey => (optionKeys as readonly string[]).includes(key);

@@ -53,6 +53,20 @@ describe.each(engines)('preferences on %s', (engine) => {
     expect((await list()).ServerAddress).toBe('https://gateway.example.com');
   });
 
+  it('stores AllowedOrigins as normalised origins and refuses an entry that is not exactly an origin, naming it', async () => {
+    expect((await put('AllowedOrigins', 'https://App.example.com/, http://localhost:5173 https://app.example.com')).statusCode).toBe(200);
+    expect((await list()).AllowedOrigins).toBe('https://app.example.com\nhttp://localhost:5173');
+    for (const bad of ['app.example.com', 'https://app.example.com/path', 'ftp://app.example.com', 'https://app.example.com?x=1']) {
+      const res = await put('AllowedOrigins', `https://ok.example.com, ${bad}`);
+      expect(res.statusCode, bad).toBe(400);
+      expect(res.json().message).toContain(`"${bad}"`);
+    }
+    const zh = await put('AllowedOrigins', 'nope', { 'accept-language': 'zh-CN' });
+    expect(zh.json().message).toMatch(/^设置项 AllowedOrigins 的值无效：“nope”/);
+    expect((await list()).AllowedOrigins).toBe('https://app.example.com\nhttp://localhost:5173');
+    expect((await put('AllowedOrigins', '')).statusCode).toBe(200);
+  });
+
   it('accepts booleans as JSON or text and refuses anything else', async () => {
     expect((await put('RegistrationEnabled', false)).statusCode).toBe(200);
     expect((await list()).RegistrationEnabled).toBe('false');

@@ -50,6 +50,27 @@ export function serverAddressProblem(address: string): ParseKeys<'preferences'> 
   return undefined;
 }
 
+/**
+ * The AllowedOrigins value to save (one origin per line, as the server stores it), or the first entry that
+ * is not exactly `scheme://host[:port]`. Entries may be separated by commas, spaces or new lines.
+ */
+export function planAllowedOrigins(raw: string): { ok: true; value: string } | { ok: false; entry: string } {
+  const out: string[] = [];
+  for (const entry of raw.split(/[\s,]+/).filter((e) => e !== '')) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === entry.replace(/\/$/, '').toLowerCase())
+        origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (!origin) return { ok: false, entry };
+    if (!out.includes(origin)) out.push(origin);
+  }
+  return { ok: true, value: out.join('\n') };
+}
+
 /** Where a provider sends the browser back (console spec §2.13): the console's own return route. */
 export const callbackUrl = (server: string, provider: OAuthProvider): string => `${server}/oauth/${provider}`;
 

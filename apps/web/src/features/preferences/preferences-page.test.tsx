@@ -18,6 +18,7 @@ const defaults: Values = {
   GoogleOAuthEnabled: 'false',
   StdioServiceStartupStrategy: 'boot',
   AllowPrivateNetworkUpstreams: 'true',
+  AllowedOrigins: '',
 };
 
 const entries = (values: Values): OptionEntry[] =>
@@ -252,6 +253,32 @@ describe('preferences', () => {
       await openPreferences({ GoogleClientId: 'g-id', GoogleOAuthEnabled: 'true' });
       expect(await screen.findByTestId('google-readiness')).toHaveTextContent('Incomplete');
       expect(within(card('Google sign-in')).getByText(/stays unavailable until both a client ID and a client secret/)).toBeInTheDocument();
+    });
+  });
+
+  describe('allowed origins of browser clients', () => {
+    it('saves the origins normalised, one per line, with the result inline', async () => {
+      const { server, user } = await openPreferences({ AllowedOrigins: 'https://old.example.com' });
+      const field = await screen.findByRole('textbox', { name: 'Allowed origins' });
+      expect(field).toHaveValue('https://old.example.com');
+      await user.clear(field);
+      await user.type(field, 'https://App.example.com/, http://localhost:5173');
+      await user.click(within(card('Browser clients on other sites')).getByRole('button', { name: 'Save' }));
+      expect(await within(card('Browser clients on other sites')).findByRole('status')).toHaveTextContent('Allowed origins saved');
+      expect(puts(server)).toEqual([{ key: 'AllowedOrigins', value: 'https://app.example.com\nhttp://localhost:5173' }]);
+      expect(field).toHaveValue('https://app.example.com\nhttp://localhost:5173');
+    });
+
+    it('refuses an entry that is not an origin inline, naming it, without calling the server', async () => {
+      const { server, user } = await openPreferences();
+      const field = await screen.findByRole('textbox', { name: 'Allowed origins' });
+      await user.type(field, 'https://ok.example.com app.example.com/path');
+      await user.click(within(card('Browser clients on other sites')).getByRole('button', { name: 'Save' }));
+      expect(await within(card('Browser clients on other sites')).findByRole('alert')).toHaveTextContent(
+        'Could not save the allowed origins: "app.example.com/path" is not an origin',
+      );
+      expect(field).toHaveAttribute('aria-invalid', 'true');
+      expect(puts(server)).toEqual([]);
     });
   });
 
