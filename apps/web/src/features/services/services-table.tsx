@@ -6,7 +6,7 @@ import { Button } from '../../components/ui/button';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '../../components/ui/table';
 import { EnableSwitch } from './enable-switch';
 import { healthStateOf } from './health';
-import { HealthIndicator } from './health-indicator';
+import { HealthIndicator, HealthReason } from './health-indicator';
 import { type ServiceViewProps, serviceTitle } from './service-view-props';
 
 /**
@@ -49,13 +49,16 @@ export function ServicesTable({ services, ...props }: ServiceViewProps & { servi
               <TableCell>
                 <div className="flex items-center gap-1 whitespace-nowrap">
                   <HealthIndicator
-                    status={service.health_status}
+                    service={service}
                     name={title}
                     busy={!!busy}
                     checking={busy === 'health'}
                     onCheck={() => props.onCheckHealth(service)}
                   />
                   <span>{health === 'unknown' ? t('unknown') : t(`health.${health}`)}</span>
+                </div>
+                <div className="max-w-64">
+                  <HealthReason service={service} admin={props.admin} />
                 </div>
               </TableCell>
               <TableCell>
