@@ -308,6 +308,8 @@ const market = {
     data: z.array(MarketPackage),
     tags: ['market'],
     summary: 'Search npm, PyPI and the MCP Registry; an empty query gives an empty list',
+    description:
+      'When some asked sources fail, the answer has the others’ results and a `warnings` list beside `data` ({source, message}); when every asked source fails, it is a 502 whose message names each source and its reason.',
   }),
   packageDetails: endpoint(routes.market.packageDetails, {
     query: PackageDetailsQuery,

@@ -1,8 +1,9 @@
-import { envelope, MarketPackage, MarketSearchQuery, PackageDetails, PackageDetailsQuery } from '@toolport/contract';
+import { envelope, MarketPackage, MarketSearchQuery, MarketSearchWarning, PackageDetails, PackageDetailsQuery } from '@toolport/contract';
 import { z } from 'zod';
+import { AppError } from '../../../http/errors.js';
 import type { ZodApi } from '../../../http/api.js';
 import { ok } from '../../../http/locale.js';
-import { type MarketService, parseSources } from './service.js';
+import { type MarketService, parseSources, SOURCE_LABEL, SOURCE_SETTING } from './service.js';
 
 const tags = ['market'];
 
@@ -16,10 +17,27 @@ export async function searchRoutes(api: ZodApi, market: MarketService): Promise<
         tags,
         summary: 'Search npm, PyPI and the MCP Registry; an empty query gives an empty list',
         querystring: MarketSearchQuery,
-        response: { 200: envelope(z.array(MarketPackage)) },
+        response: { 200: envelope(z.array(MarketPackage)).extend({ warnings: z.array(MarketSearchWarning).optional() }) },
       },
     },
-    async (req, reply) => ok(reply, await market.search(req.query.query, parseSources(req.query.sources))),
+    async (req, reply) => {
+      const asked = parseSources(req.query.sources);
+      const { packages, failures } = await market.search(req.query.query, asked);
+      const warnings = failures.map((f) => ({
+        source: f.source,
+        message: req.t('market.search_source_failed', { source: SOURCE_LABEL[f.source], reason: f.reason, setting: SOURCE_SETTING[f.source] }),
+      }));
+      // Every asked source failed: an empty list would read as "no such package", which nobody knows.
+      if (failures.length > 0 && failures.length === asked.length) {
+        throw new AppError(
+          502,
+          'market.search_failed',
+          { failures: warnings.map((w) => w.message).join('; ') },
+          { code: 'market_search_failed', data: { failures } },
+        );
+      }
+      return warnings.length > 0 ? { ...ok(reply, packages), warnings } : ok(reply, packages);
+    },
   );
 
   api.get(

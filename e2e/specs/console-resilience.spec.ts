@@ -1,0 +1,177 @@
+import type { Page, Route } from '@playwright/test';
+import { measureScripts } from '../support/console-checks';
+import { expect, test } from '../support/fixtures';
+import { accessToken, uninstallNamed } from '../support/services-api';
+import { toast } from '../support/toasts';
+
+/** Issue 15: a console that says why (item 1), survives upgrades (item 5) and loads light (item 8). */
+
+const UNREACHABLE = 'e2e-f15-unreachable';
+/** Port 9 (discard) on loopback: nothing listens, so every connection is refused at once, as for a dead remote. */
+const DEAD_URL = 'http://127.0.0.1:9/mcp';
+
+const inChinese = (page: Page) => page.addInitScript(() => localStorage.setItem('i18nextLng', 'zh-CN'));
+
+test.describe('a red service says why', () => {
+  test.afterAll(async ({ playwright, baseURL }) => {
+    const request = await playwright.request.newContext({ baseURL });
+    await uninstallNamed(request, await accessToken(request), [UNREACHABLE]);
+    await request.dispose();
+  });
+
+  test('an unreachable remote: the reason on the card, in the tooltip and the list, a failure toast, a link to its logs', async ({
+    page,
+    request,
+    signedIn,
+  }) => {
+    const created = await request.post('/api/mcp_market/custom_service', {
+      headers: { Authorization: `Bearer ${signedIn.token}` },
+      data: { name: UNREACHABLE, type: 'streamableHttp', url: DEAD_URL, command: '', description: '' },
+    });
+    expect(created.status(), await created.text()).toBe(200);
+    const id = (await created.json()).data.service_id as number;
+
+    await page.goto('/services');
+    const card = page.getByRole('group', { name: UNREACHABLE });
+    const checked = page.waitForResponse((res) => res.url().endsWith(`/${id}/health/check`));
+    await card.getByRole('button', { name: `Check health of ${UNREACHABLE}` }).click();
+    const result = (await (await checked).json()).data;
+    expect(result.health_status).toBe('unhealthy');
+    expect(result.health_details).not.toBe('');
+
+    const failed = toast(page, `Health Check: ${UNREACHABLE} Is Not Answering`);
+    await expect(failed).toBeVisible();
+    await expect(failed).toHaveAttribute('data-type', 'error');
+    await expect(failed).toContainText(result.health_details);
+
+    const reason = card.getByTestId('health-reason');
+    await expect(reason).toContainText(`Not answering: ${result.health_details}`);
+    await expect(reason.getByRole('link', { name: 'Logs of this service' })).toHaveAttribute('href', `/logs?service_id=${id}`);
+
+    const dot = card.getByRole('img', { name: /^Health: Unhealthy\. Not answering: / });
+    await dot.focus();
+    await expect(page.getByRole('tooltip')).toContainText(result.health_details);
+
+    await page.getByRole('button', { name: 'List view' }).click();
+    const row = page.getByTestId('service-row').filter({ hasText: UNREACHABLE });
+    await expect(row.getByTestId('health-reason')).toContainText(`Not answering: ${result.health_details}`);
+
+    await row.getByRole('link', { name: 'Logs of this service' }).click();
+    await expect(page).toHaveURL(new RegExp(`/logs\\?service_id=${id}$`));
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+
+    // The same in Chinese; the reason itself is the server's words.
+    await inChinese(page);
+    await page.goto('/services');
+    const zhCard = page.getByRole('group', { name: UNREACHABLE });
+    await expect(zhCard.getByTestId('health-reason')).toContainText(`无响应：${result.health_details}`);
+    await expect(zhCard.getByRole('link', { name: '查看此服务的日志' })).toBeVisible();
+    await zhCard.getByRole('button', { name: /健康/ }).click();
+    await expect(toast(page, `健康检查：${UNREACHABLE} 无响应`)).toHaveAttribute('data-type', 'error');
+  });
+});
+
+/** Answers the Services page's chunk with a 404, as a server restarted with a new build does: `times` times, or always. */
+async function removeServicesChunk(page: Page, times?: number): Promise<{ requests(): number }> {
+  let requests = 0;
+  await page.route(/\/assets\/services-page-[^/]+\.js$/, async (route: Route) => {
+    requests += 1;
+    if (times === undefined || requests <= times) {
+      await route.fulfill({ status: 404, contentType: 'application/json', body: '{"success":false}' });
+    } else {
+      await route.fallback();
+    }
+  });
+  return { requests: () => requests };
+}
+
+test.describe('a page whose code is gone', () => {
+  test('after an upgrade the console reloads once and shows the page from the new build', async ({ page, signedIn }) => {
+    expect(signedIn.user.role).toBe(100);
+    const chunk = await removeServicesChunk(page, 1);
+    let documents = 0;
+    page.on('request', (req) => {
+      if (req.resourceType() === 'document') documents += 1;
+    });
+    await page.goto('/');
+    await expect(page.getByTestId('uptime')).toBeVisible();
+    await page.getByRole('navigation').getByRole('link', { name: 'Services', exact: true }).first().click();
+
+    await expect(page.getByRole('heading', { name: 'Services', level: 1 })).toBeVisible();
+    await expect(page).toHaveURL(/\/services$/);
+    expect(chunk.requests()).toBe(2);
+    // The first load and exactly one reload.
+    expect(documents).toBe(2);
+    await expect(page.getByText('Hey developer')).toHaveCount(0);
+  });
+
+  for (const lang of ['en', 'zh-CN'] as const) {
+    const text =
+      lang === 'en'
+        ? { title: 'This page could not be loaded', retry: 'Retry', services: 'Services' }
+        : { title: '无法加载此页面', retry: '重试', services: '服务' };
+
+    test(`a chunk that stays missing: no reload loop, the error inside the layout with Retry (${lang})`, async ({ page, signedIn }) => {
+      expect(signedIn.user.role).toBe(100);
+      if (lang === 'zh-CN') await inChinese(page);
+      const chunk = await removeServicesChunk(page);
+      let documents = 0;
+      page.on('request', (req) => {
+        if (req.resourceType() === 'document') documents += 1;
+      });
+      await page.goto('/');
+      await expect(page.getByTestId('uptime')).toBeVisible();
+      await page.getByRole('navigation').getByRole('link', { name: text.services, exact: true }).first().click();
+
+      const alert = page.getByRole('alert').filter({ hasText: text.title });
+      await expect(alert).toBeVisible();
+      await expect(page.getByRole('heading', { name: text.title, level: 1 })).toBeVisible();
+      // One reload was tried, then no more: the page stays put.
+      await page.waitForTimeout(500);
+      expect(documents).toBe(2);
+      expect(chunk.requests()).toBe(2);
+      // The layout stays: the sidebar still leads elsewhere.
+      await expect(page.getByRole('navigation').getByRole('link', { name: text.services, exact: true }).first()).toBeVisible();
+      await expect(page.getByText('Unexpected Application Error')).toHaveCount(0);
+
+      // The network is back: Retry loads the page.
+      await page.unroute(/\/assets\/services-page-[^/]+\.js$/);
+      await alert.getByRole('button', { name: text.retry }).click();
+      await expect(page.getByRole('heading', { name: text.services, level: 1 })).toBeVisible();
+    });
+  }
+});
+
+test.describe('static files load light', () => {
+  test('scripts come pre-compressed (brotli, else gzip) with long cache lifetimes; index.html is never cached', async ({
+    browser,
+    baseURL,
+    request,
+  }) => {
+    const page = await browser.newPage({ baseURL });
+    const scripts = measureScripts(page);
+    const documentResponse = await page.goto('/login');
+    await expect(page.getByLabel('Username')).toBeVisible();
+    await page.waitForLoadState('networkidle');
+    expect(documentResponse?.headers()['cache-control']).toBe('no-cache');
+    const kb = await scripts.transferredKb();
+    expect(kb).toBeGreaterThan(0);
+    expect(kb, scripts.files().join('\n')).toBeLessThanOrEqual(200);
+    const encodings = [...scripts.encodings().values()];
+    expect(encodings.length).toBeGreaterThan(0);
+    expect(new Set(encodings)).toEqual(new Set(['br']));
+
+    const asset = scripts.files()[0] ?? '';
+    expect(asset).toMatch(/^\/assets\//);
+    const gzip = await request.get(asset, { headers: { 'accept-encoding': 'gzip' } });
+    expect(gzip.headers()).toMatchObject({
+      'content-encoding': 'gzip',
+      'cache-control': 'public, max-age=31536000, immutable',
+      vary: 'accept-encoding',
+    });
+    const plain = await request.get(asset, { headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers()['content-encoding']).toBeUndefined();
+    expect((await plain.body()).toString('utf8')).toBe((await gzip.body()).toString('utf8'));
+    await page.close();
+  });
+});
