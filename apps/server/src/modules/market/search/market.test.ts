@@ -170,7 +170,9 @@ describe.each(engines)('marketplace routes on %s', (engine) => {
     });
     const zh = await get(`/api/mcp_market/search?query=nobody-cached-this&sources=npm`, { 'accept-language': 'zh-CN' });
     expect(zh.statusCode).toBe(502);
-    expect(zh.json().message).toBe('搜索失败，因此无法确定是否存在这样的软件包：npm 搜索失败（HTTP 500）；它的地址由 NPM_REGISTRY_URL 设置');
+    expect(zh.json().message).toBe(
+      '搜索失败，因此无法确定是否存在这样的软件包：npm 搜索失败（HTTP 500）；它的地址由 NPM_REGISTRY_URL 设置',
+    );
   });
 
   it('takes a registry without a search endpoint (404) for a failed search, not for "nothing found"', async () => {

@@ -1,7 +1,7 @@
 import { envelope, MarketPackage, MarketSearchQuery, MarketSearchWarning, PackageDetails, PackageDetailsQuery } from '@toolport/contract';
 import { z } from 'zod';
-import { AppError } from '../../../http/errors.js';
 import type { ZodApi } from '../../../http/api.js';
+import { AppError } from '../../../http/errors.js';
 import { ok } from '../../../http/locale.js';
 import { type MarketService, parseSources, SOURCE_LABEL, SOURCE_SETTING } from './service.js';
 
@@ -25,7 +25,11 @@ export async function searchRoutes(api: ZodApi, market: MarketService): Promise<
       const { packages, failures } = await market.search(req.query.query, asked);
       const warnings = failures.map((f) => ({
         source: f.source,
-        message: req.t('market.search_source_failed', { source: SOURCE_LABEL[f.source], reason: f.reason, setting: SOURCE_SETTING[f.source] }),
+        message: req.t('market.search_source_failed', {
+          source: SOURCE_LABEL[f.source],
+          reason: f.reason,
+          setting: SOURCE_SETTING[f.source],
+        }),
       }));
       // Every asked source failed: an empty list would read as "no such package", which nobody knows.
       if (failures.length > 0 && failures.length === asked.length) {
