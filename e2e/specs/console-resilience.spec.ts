@@ -182,3 +182,50 @@ test.describe('static files load light', () => {
     await page.close();
   });
 });
+
+test.describe('each screen names its tab', () => {
+  const screens = {
+    en: [
+      ['/', 'Dashboard'],
+      ['/services', 'Services'],
+      ['/market', 'Market'],
+      ['/users', 'Users'],
+      ['/logs', 'Logs'],
+      ['/preferences', 'Preferences'],
+      ['/profile', 'Profile'],
+      ['/analytics', 'Analytics'],
+      ['/no-such-page', 'Page not found'],
+    ],
+    'zh-CN': [
+      ['/', '仪表盘'],
+      ['/services', '服务'],
+      ['/market', '服务市场'],
+      ['/users', '用户'],
+      ['/logs', '日志'],
+      ['/preferences', '偏好设置'],
+      ['/profile', '个人资料'],
+      ['/analytics', '统计分析'],
+      ['/no-such-page', '页面不存在'],
+    ],
+  } as const;
+
+  for (const lang of ['en', 'zh-CN'] as const) {
+    test(`document.title follows the route and the language (${lang})`, async ({ page, signedIn }) => {
+      expect(signedIn.user.role).toBe(100);
+      if (lang === 'zh-CN') await inChinese(page);
+      for (const [path, title] of screens[lang]) {
+        await page.goto(path);
+        await expect(page.getByRole('heading', { name: title, level: 1 })).toBeVisible();
+        await expect(page).toHaveTitle(`${title} · Toolport`);
+      }
+    });
+  }
+
+  test('the sign-in page, in both languages', async ({ page }) => {
+    await page.goto('/login');
+    await expect(page).toHaveTitle('Sign in to Toolport');
+    await inChinese(page);
+    await page.reload();
+    await expect(page).toHaveTitle('登录 Toolport');
+  });
+});

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate, useRouteError } from 'react-router';
 import { Button } from '../components/ui/button';
+import { useDocumentTitle } from '../lib/use-document-title';
 import { isChunkLoadError, reloadOnceForNewBuild } from './chunk-reload';
 
 /**
@@ -16,6 +17,7 @@ export function RouteError({ frame = false }: { frame?: boolean }) {
   const location = useLocation();
   const chunk = isChunkLoadError(error);
   const [reloading, setReloading] = useState(chunk);
+  useDocumentTitle(t(chunk ? 'routeError.chunkTitle' : 'routeError.title'));
 
   useEffect(() => {
     // After an upgrade the old build's chunks are gone: one reload fetches the new index.html and its chunks.

@@ -3,6 +3,7 @@ import { Navigate, useLocation, useNavigate } from 'react-router';
 import { returnPath } from '../../app/return-to';
 import { Card, CardContent, CardHeader } from '../../components/ui/card';
 import { useSession } from '../../lib/session';
+import { useDocumentTitle } from '../../lib/use-document-title';
 import { SignInForm } from './sign-in-form';
 
 /** /login: signing in here returns the user to the page they were sent away from (console spec §2.1). */
@@ -12,6 +13,7 @@ export function LoginPage() {
   const navigate = useNavigate();
   const { token } = useSession();
   const target = returnPath(location.state);
+  useDocumentTitle(t('signInTo', { name: t('common:productName') }));
 
   if (token) return <Navigate to={target} replace />;
   return (
