@@ -23,7 +23,8 @@ export const SOURCE_LABEL: Record<MarketSourceName, string> = { npm: 'npm', pypi
 /** The setting that points at each source's registry: what an operator changes when a search fails. */
 export const SOURCE_SETTING: Record<MarketSourceName, string> = {
   npm: 'NPM_REGISTRY_URL',
-  pypi: 'PYPI_INDEX_URL',
+  // PyPI has no search API: its search is the JSON API's exact match plus the MCP Registry's PyPI entries.
+  pypi: 'PYPI_JSON_URL / MCP_REGISTRY_URL',
   mcp_registry: 'MCP_REGISTRY_URL',
 };
 
