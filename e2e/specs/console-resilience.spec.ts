@@ -229,3 +229,36 @@ test.describe('each screen names its tab', () => {
     await expect(page).toHaveTitle('登录 Toolport');
   });
 });
+
+test.describe('small things users notice', () => {
+  test('the Profile API key has a Copy button that copies the whole key', async ({ page, context, signedIn }) => {
+    expect(signedIn.user.role).toBe(100);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.goto('/profile');
+    await page.getByRole('button', { name: 'Show API key' }).click();
+    const shown = (await page.getByTestId('api-key').textContent()) ?? '';
+    await page.getByRole('button', { name: 'Hide API key' }).click();
+    await page.getByRole('button', { name: 'Copy API key' }).click();
+    await expect(toast(page, 'API key copied')).toBeVisible();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shown);
+
+    await inChinese(page);
+    await page.reload();
+    await expect(page.getByRole('button', { name: '复制 API 密钥' })).toBeVisible();
+  });
+
+  test('the sign-in page says when the session ended, in Chinese too', async ({ page, signedIn }) => {
+    expect(signedIn.user.role).toBe(100);
+    await inChinese(page);
+    await page.goto('/analytics');
+    await expect(page.getByRole('heading', { name: '统计分析', level: 1 })).toBeVisible();
+    // The server refuses the session: the stored tokens are no longer valid.
+    await page.evaluate(() => {
+      localStorage.setItem('token', 'not-a-valid-token');
+      localStorage.setItem('refresh_token', 'not-a-valid-refresh-token');
+    });
+    await page.getByRole('navigation').getByRole('link', { name: '个人资料', exact: true }).first().click();
+    await expect(page).toHaveURL(/\/login$/);
+    await expect(page.getByRole('status').filter({ hasText: '您的会话已结束' })).toBeVisible();
+  });
+});

@@ -27,7 +27,7 @@ export function apiHooksFor(router: Navigator, i18n: i18n, queryClient: QueryCli
       queryClient.clear();
       const { pathname, search, hash } = router.state.location;
       if (pathname === '/login') return;
-      void router.navigate(signInPath, { replace: true, state: { from: `${pathname}${search}${hash}` } });
+      void router.navigate(signInPath, { replace: true, state: { from: `${pathname}${search}${hash}`, expired: true } });
     },
   };
 }

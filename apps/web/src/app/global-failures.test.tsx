@@ -86,7 +86,7 @@ describe('global handling of failed calls (console spec §8)', () => {
 
     expect(await screen.findByRole('heading', { name: 'Sign in to Toolport' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/login');
-    expect(router.state.location.state).toEqual({ from: '/analytics' });
+    expect(router.state.location.state).toEqual({ from: '/analytics', expired: true });
     expect(localStorage.getItem('token')).toBeNull();
     expect(localStorage.getItem('refresh_token')).toBeNull();
     expect(localStorage.getItem('user')).toBeNull();

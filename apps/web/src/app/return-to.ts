@@ -3,7 +3,11 @@ export const signInPath = '/login';
 /** Router state of the sign-in page: where the user was sent away from. */
 export interface SignInState {
   from?: string;
+  /** The session ended under the user (token refused, renewal failed): the sign-in page says so. */
+  expired?: boolean;
 }
+
+export const sessionEnded = (state: unknown): boolean => (state as SignInState | null)?.expired === true;
 
 /**
  * Where to go after signing in: the remembered origin when it is a path of this console, else `/`.

@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation, useNavigate } from 'react-router';
-import { returnPath } from '../../app/return-to';
+import { returnPath, sessionEnded } from '../../app/return-to';
 import { Card, CardContent, CardHeader } from '../../components/ui/card';
 import { useSession } from '../../lib/session';
 import { useDocumentTitle } from '../../lib/use-document-title';
@@ -23,7 +23,15 @@ export function LoginPage() {
           <h1 className="text-xl font-semibold">{t('signInTo', { name: t('common:productName') })}</h1>
           <p className="text-sm text-slate-600 dark:text-slate-400">{t('welcomeBack')}</p>
         </CardHeader>
-        <CardContent>
+        <CardContent className="space-y-4">
+          {sessionEnded(location.state) && (
+            <p
+              role="status"
+              className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-100"
+            >
+              {t('sessionEnded')}
+            </p>
+          )}
           <SignInForm onSignedIn={() => navigate(target, { replace: true })} />
         </CardContent>
       </Card>
