@@ -1,6 +1,7 @@
 import type { Page, Route } from '@playwright/test';
 import { measureScripts } from '../support/console-checks';
-import { expect, test } from '../support/fixtures';
+import { createUser } from '../support/console-users';
+import { expect, signIn, test } from '../support/fixtures';
 import { accessToken, uninstallNamed } from '../support/services-api';
 import { toast } from '../support/toasts';
 
@@ -247,18 +248,25 @@ test.describe('small things users notice', () => {
     await expect(page.getByRole('button', { name: '复制 API 密钥' })).toBeVisible();
   });
 
-  test('the sign-in page says when the session ended, in Chinese too', async ({ page, signedIn }) => {
-    expect(signedIn.user.role).toBe(100);
+  test('the sign-in page says when the session ended, in Chinese too', async ({ page, request }) => {
+    const user = await createUser(request, 'ended');
+    await signIn(page, user.username, user.password);
     await inChinese(page);
     await page.goto('/analytics');
     await expect(page.getByRole('heading', { name: '统计分析', level: 1 })).toBeVisible();
-    // The server refuses the session: the stored tokens are no longer valid.
-    await page.evaluate(() => {
-      localStorage.setItem('token', 'not-a-valid-token');
-      localStorage.setItem('refresh_token', 'not-a-valid-refresh-token');
+    // Another device changes the password: the server ends every session of the user, refresh tokens included.
+    const other = (await (await request.post('/api/auth/login', { data: user })).json()).data.access_token as string;
+    const changed = await request.post('/api/user/change-password', {
+      headers: { Authorization: `Bearer ${other}` },
+      data: { current_password: user.password, new_password: `${user.password}-new` },
     });
+    expect(changed.status()).toBe(200);
     await page.getByRole('navigation').getByRole('link', { name: '个人资料', exact: true }).first().click();
     await expect(page).toHaveURL(/\/login$/);
     await expect(page.getByRole('status').filter({ hasText: '您的会话已结束' })).toBeVisible();
+    // Said once: a later visit of the sign-in page has no notice.
+    await page.reload();
+    await expect(page.getByLabel('用户名')).toBeVisible();
+    await expect(page.getByText('您的会话已结束')).toHaveCount(0);
   });
 });

@@ -7,7 +7,36 @@ export interface SignInState {
   expired?: boolean;
 }
 
-export const sessionEnded = (state: unknown): boolean => (state as SignInState | null)?.expired === true;
+const ENDED_KEY = 'session-ended';
+
+/** Remembers, for this tab, that the session ended under the user (read once by the sign-in page). */
+export function markSessionEnded(): void {
+  try {
+    sessionStorage.setItem(ENDED_KEY, '1');
+  } catch {
+    // Storage refused (private mode quotas): the notice is a courtesy, signing in works without it.
+  }
+}
+
+/** Whether the sign-in page should say the session ended. */
+export function sessionEnded(state: unknown): boolean {
+  let marked = false;
+  try {
+    marked = sessionStorage.getItem(ENDED_KEY) === '1';
+  } catch {
+    marked = false;
+  }
+  return marked || (state as SignInState | null)?.expired === true;
+}
+
+/** Clears the mark once the sign-in page has said it, so the next visit does not say it again. */
+export function clearSessionEnded(): void {
+  try {
+    sessionStorage.removeItem(ENDED_KEY);
+  } catch {
+    // Nothing stored, nothing to clear.
+  }
+}
 
 /**
  * Where to go after signing in: the remembered origin when it is a path of this console, else `/`.

@@ -1,6 +1,7 @@
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation, useNavigate } from 'react-router';
-import { returnPath, sessionEnded } from '../../app/return-to';
+import { clearSessionEnded, returnPath, sessionEnded } from '../../app/return-to';
 import { Card, CardContent, CardHeader } from '../../components/ui/card';
 import { useSession } from '../../lib/session';
 import { useDocumentTitle } from '../../lib/use-document-title';
@@ -13,6 +14,9 @@ export function LoginPage() {
   const navigate = useNavigate();
   const { token } = useSession();
   const target = returnPath(location.state);
+  // Read once per visit of the page: the notice stays while the user signs in, and is gone next time.
+  const [ended] = useState(() => sessionEnded(location.state));
+  useEffect(() => clearSessionEnded(), []);
   useDocumentTitle(t('signInTo', { name: t('common:productName') }));
 
   if (token) return <Navigate to={target} replace />;
@@ -24,7 +28,7 @@ export function LoginPage() {
           <p className="text-sm text-slate-600 dark:text-slate-400">{t('welcomeBack')}</p>
         </CardHeader>
         <CardContent className="space-y-4">
-          {sessionEnded(location.state) && (
+          {ended && (
             <p
               role="status"
               className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-100"
