@@ -49,7 +49,7 @@ export function DialogContent({
         {!hideClose && !locked && (
           <DialogPrimitive.Close
             aria-label={t('actions.close')}
-            className="absolute top-3 right-3 rounded-sm p-1 text-slate-500 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-teal-600 dark:hover:text-slate-100"
+            className="absolute top-3 right-3 rounded-sm p-1 text-slate-500 dark:text-slate-400 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-teal-600 dark:hover:text-slate-100"
           >
             <X aria-hidden="true" className="size-4" />
           </DialogPrimitive.Close>
@@ -75,7 +75,7 @@ export function SheetContent({ className, children, ...props }: ComponentProps<t
         {children}
         <DialogPrimitive.Close
           aria-label={t('actions.close')}
-          className="absolute top-3 right-3 rounded-sm p-1 text-slate-500 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-teal-600 dark:hover:text-slate-100"
+          className="absolute top-3 right-3 rounded-sm p-1 text-slate-500 dark:text-slate-400 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-teal-600 dark:hover:text-slate-100"
         >
           <X aria-hidden="true" className="size-4" />
         </DialogPrimitive.Close>

@@ -48,7 +48,7 @@ function NotFound({ source }: { source?: string }) {
 
 function Stat({ icon, label, children }: { icon: ReactNode; label: string; children: ReactNode }) {
   return (
-    <div className="flex min-w-0 items-center gap-2 [&_svg]:size-4 [&_svg]:shrink-0 [&_svg]:text-slate-500">
+    <div className="flex min-w-0 items-center gap-2 [&_svg]:size-4 [&_svg]:shrink-0 [&_svg]:text-slate-500 dark:text-slate-400">
       {icon}
       <dt className="sr-only">{label}</dt>
       <dd className="min-w-0 truncate">{children}</dd>

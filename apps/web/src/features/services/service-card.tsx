@@ -30,7 +30,7 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
           <h2 id={titleId} className="truncate font-semibold leading-7" title={title}>
             {title}
           </h2>
-          {title !== service.name && <p className="truncate font-mono text-xs text-slate-500">{service.name}</p>}
+          {title !== service.name && <p className="truncate font-mono text-xs text-slate-500 dark:text-slate-400">{service.name}</p>}
         </div>
         {props.admin && (
           <div className="flex shrink-0 items-center">

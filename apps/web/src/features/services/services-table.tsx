@@ -40,7 +40,7 @@ export function ServicesTable({ services, ...props }: ServiceViewProps & { servi
               </TableCell>
               <TableCell className="max-w-56">
                 <div className="truncate font-medium">{title}</div>
-                <div className="truncate font-mono text-xs text-slate-500">{service.name}</div>
+                <div className="truncate font-mono text-xs text-slate-500 dark:text-slate-400">{service.name}</div>
               </TableCell>
               <TableCell className="max-w-72">
                 <span className="line-clamp-2 text-slate-600 dark:text-slate-400">{service.description || t('noDescription')}</span>
