@@ -271,3 +271,41 @@ test.describe('small things users notice', () => {
     await expect(page.getByText('您的会话已结束')).toHaveCount(0);
   });
 });
+
+test.describe('a phone', () => {
+  const PHONE_SERVICE = 'e2e-f15-phone';
+  test.afterAll(async ({ playwright, baseURL }) => {
+    const request = await playwright.request.newContext({ baseURL });
+    await uninstallNamed(request, await accessToken(request), [PHONE_SERVICE]);
+    await request.dispose();
+  });
+
+  test('at 390 px the Configure dialog fits: Copy JSON and every client Copy button are on screen', async ({
+    page,
+    request,
+    signedIn,
+  }) => {
+    const created = await request.post('/api/mcp_market/custom_service', {
+      headers: { Authorization: `Bearer ${signedIn.token}` },
+      data: { name: PHONE_SERVICE, type: 'streamableHttp', url: DEAD_URL, command: '', description: '' },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/services');
+    await page.getByRole('group', { name: PHONE_SERVICE }).getByRole('button', { name: 'Configure' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toBeVisible();
+    const box = await dialog.boundingBox();
+    expect(box?.width ?? 999).toBeLessThanOrEqual(390);
+    const overflow = await dialog.evaluate((el) => el.scrollWidth - el.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    const buttons = dialog.getByRole('button', { name: /Copy/ });
+    expect(await buttons.count()).toBeGreaterThan(0);
+    for (const button of await buttons.all()) {
+      if (!(await button.isVisible())) continue;
+      const b = await button.boundingBox();
+      expect(b, await button.innerText()).not.toBeNull();
+      expect((b?.x ?? 0) + (b?.width ?? 0)).toBeLessThanOrEqual(390);
+    }
+  });
+});
