@@ -280,11 +280,7 @@ test.describe('a phone', () => {
     await request.dispose();
   });
 
-  test('at 390 px the Configure dialog fits: Copy JSON and every client Copy button are on screen', async ({
-    page,
-    request,
-    signedIn,
-  }) => {
+  test('at 390 px the Configure dialog fits: Copy JSON and every client Copy button are on screen', async ({ page, request, signedIn }) => {
     const created = await request.post('/api/mcp_market/custom_service', {
       headers: { Authorization: `Bearer ${signedIn.token}` },
       data: { name: PHONE_SERVICE, type: 'streamableHttp', url: DEAD_URL, command: '', description: '' },
