@@ -35,7 +35,7 @@ test.describe('marketplace in Chinese and the dark theme', () => {
     await page.goto('/market');
     await expect(page.getByRole('heading', { name: '服务市场', level: 1 })).toBeVisible();
     await expect(page.locator('html')).toHaveClass(/dark/);
-    await expect(page.getByText('未找到服务')).toBeVisible();
+    await expect(page.getByText('输入名称或主题，按回车键搜索。')).toBeVisible();
     await expectTranslated(page);
 
     const box = page.getByRole('searchbox', { name: '搜索软件包' });

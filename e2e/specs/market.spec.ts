@@ -23,7 +23,9 @@ test.describe('marketplace against the real server and local registries', () => 
     const consoleErrors = collectConsoleErrors(page);
     await page.goto('/market');
     await expect(page.getByRole('tab', { name: 'npm', selected: true })).toBeVisible();
-    await expect(page.getByText('No services found')).toBeVisible();
+    // Before any search: the hint, not "No services found" (issue 15, item 3).
+    await expect(page.getByText('Type a name or a topic and press Enter to search.')).toBeVisible();
+    await expect(page.getByText('No services found')).toHaveCount(0);
 
     await search(page, 'npm', 'echo');
     const echo = card(page, ECHO);

@@ -79,7 +79,7 @@ test.describe('services: an admin’s journey', () => {
       await page.getByRole('tab', { name: /All/ }).click();
 
       await toggle.click();
-      await expect(toast(page, 'Health Check Complete')).toBeVisible({ timeout: 30_000 });
+      await expect(toast(page, `Health Check: ${TITLE} Is Healthy`)).toBeVisible({ timeout: 30_000 });
       await expect(toggle).toBeChecked();
       await expect(toggle).toBeEnabled();
       expect((await serviceNamed(request, signedIn.token, NAME))?.enabled).toBe(true);
@@ -89,8 +89,10 @@ test.describe('services: an admin’s journey', () => {
       const checked = page.waitForResponse((res) => res.url().endsWith('/health/check') && res.request().method() === 'POST');
       await card.getByRole('button', { name: `Check health of ${TITLE}` }).click();
       expect((await (await checked).json()).data.health_status).toBe('healthy');
-      await expect(toast(page, 'Health status: Healthy')).toBeVisible();
+      await expect(toast(page, `Health Check: ${TITLE} Is Healthy`)).toBeVisible();
       await expect(card.locator('[data-health]').first()).toHaveAttribute('data-health', 'healthy');
+      // The card says why it is green: the tool count and the time the check took.
+      await expect(card.getByTestId('health-reason')).toHaveText(/^\d+ tools, answered in \d+ ms$/);
     });
 
     await test.step('the list view shows the same service with its columns', async () => {

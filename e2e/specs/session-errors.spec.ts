@@ -31,6 +31,8 @@ test.describe('global handling of failed calls', () => {
       localStorage.getItem('user'),
     ]);
     expect(storage).toEqual([null, null, null]);
+    // The sign-in page says why the user is there.
+    await expect(page.getByRole('status').filter({ hasText: 'Your session ended.' })).toBeVisible();
 
     await page.getByLabel('Username').fill(user.username);
     await page.getByLabel('Password', { exact: true }).fill(newPassword);

@@ -42,6 +42,7 @@ test.describe('users screen against the real server', () => {
 
     // Promote: the badge and the offered action follow.
     await row.getByRole('button', { name: `Promote ${username} to administrator` }).click();
+    await page.getByRole('alertdialog', { name: 'Promote to administrator?' }).getByRole('button', { name: 'Promote' }).click();
     await expect(toast(page, 'Promoted to administrator')).toBeVisible();
     await expect(row.getByText('Admin', { exact: true })).toBeVisible();
     await expect(row.getByRole('button', { name: `Demote ${username} to user` })).toBeVisible();
@@ -58,6 +59,9 @@ test.describe('users screen against the real server', () => {
     const status = row.getByRole('switch', { name: `Enable ${username}` });
     await expect(status).toBeChecked();
     await status.click();
+    const ask = page.getByRole('alertdialog', { name: 'Disable this user?' });
+    await ask.getByRole('button', { name: 'Disable' }).click();
+    await expect(ask).toBeHidden();
     await expect(toast(page, 'User disabled')).toBeVisible();
     await expect(status).not.toBeChecked();
     await expect(row.getByText('Disabled', { exact: true })).toBeVisible();
@@ -179,6 +183,10 @@ test.describe('users screen in Chinese, dark, and on a small screen', () => {
     await page.getByRole('alertdialog').getByRole('button', { name: '取消' }).click();
 
     await row.getByRole('switch').click();
+    const ask = page.getByRole('alertdialog', { name: '禁用此用户？' });
+    await expect(ask).toBeVisible();
+    await expectTranslated(page);
+    await ask.getByRole('button', { name: '禁用' }).click();
     await expect(toast(page, '用户已禁用')).toBeVisible();
     await expectTranslated(page);
     expect(errors).toEqual([]);

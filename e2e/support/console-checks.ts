@@ -1,4 +1,3 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { expect, type Page } from '@playwright/test';
 
 /** Browser console errors and uncaught page errors, collected from now on. */
@@ -37,18 +36,36 @@ export async function expectNoRawKeys(page: Page): Promise<void> {
   expect(suspicious, `raw keys on ${page.url()}`).toEqual([]);
 }
 
-/** Records the JavaScript the page downloads; `gzippedKb()` is its size as a gzip-compressing server would send it. */
-export function measureScripts(page: Page): { gzippedKb(): number; files(): string[] } {
+/**
+ * Records the JavaScript the page downloads as it crosses the wire: `transferredKb()` counts each script's
+ * body as the server sent it (brotli or gzip when the server compresses, which it must: decision 0023), and
+ * `encodings()` says how each came.
+ */
+export function measureScripts(page: Page): {
+  transferredKb(): Promise<number>;
+  files(): string[];
+  encodings(): Map<string, string>;
+} {
   const sizes = new Map<string, number>();
-  page.on('response', async (res) => {
-    if (res.request().resourceType() !== 'script') return;
-    const body = await res.body().catch(() => null);
-    if (!body) return;
-    const raw = res.headers()['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
-    sizes.set(new URL(res.url()).pathname, gzipSync(raw).length);
+  const encodings = new Map<string, string>();
+  const pending: Promise<void>[] = [];
+  page.on('requestfinished', (request) => {
+    if (request.resourceType() !== 'script') return;
+    pending.push(
+      (async () => {
+        const path = new URL(request.url()).pathname;
+        const [sizes_, res] = await Promise.all([request.sizes(), request.response()]);
+        sizes.set(path, sizes_.responseBodySize);
+        encodings.set(path, (await res?.allHeaders())?.['content-encoding'] ?? 'identity');
+      })().catch(() => {}),
+    );
   });
   return {
-    gzippedKb: () => [...sizes.values()].reduce((a, b) => a + b, 0) / 1024,
+    transferredKb: async () => {
+      await Promise.all(pending);
+      return [...sizes.values()].reduce((a, b) => a + b, 0) / 1024;
+    },
     files: () => [...sizes.keys()],
+    encodings: () => encodings,
   };
 }

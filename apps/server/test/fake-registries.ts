@@ -20,7 +20,8 @@ import { gzipSync } from 'node:zlib';
 
 export type FakeRegistry = 'npm' | 'downloads' | 'pypi' | 'mcp' | 'github';
 /** error: HTTP 500 · hang: never answers · bad-json: 200 with a body that is not JSON · rate-limit: GitHub's 403 */
-export type Fault = 'error' | 'hang' | 'bad-json' | 'rate-limit';
+/** `not-found`: every path answers 404, as a mirror without the search endpoint does. */
+export type Fault = 'error' | 'hang' | 'bad-json' | 'rate-limit' | 'not-found';
 
 export interface RecordedRequest {
   registry: FakeRegistry;
@@ -242,6 +243,7 @@ export async function startFakeRegistries(options: FakeRegistriesOptions = {}): 
     const fault = faults.get(registry);
     if (fault === 'hang') return;
     if (fault === 'error') return send(res, 500, { error: 'Internal Server Error' });
+    if (fault === 'not-found') return send(res, 404, { error: 'Not Found' });
     if (fault === 'bad-json') return send(res, 200, '{"objects": [', { 'content-type': 'application/json' });
     if (fault === 'rate-limit') {
       return send(

@@ -13,6 +13,7 @@ import {
   InstallResult,
   MarketPackage,
   MarketSearchQuery,
+  MarketSearchWarning,
   McpServersDocument,
   PackageDetails,
   PackageDetailsQuery,
@@ -72,6 +73,8 @@ export interface Endpoint extends Route {
   readonly body?: z.ZodType;
   /** The envelope's `data`; without it the answer is `{success, message?}` alone. */
   readonly data?: z.ZodType;
+  /** What went partly wrong in a success, as a `warnings` list beside `data` (a search whose sources did not all answer). */
+  readonly warnings?: z.ZodType;
   /** The status of a success; 200 unless given. */
   readonly status?: 200 | 201;
   readonly tags: readonly string[];
@@ -91,7 +94,10 @@ const endpoint = <const R extends Route, const D extends Omit<Endpoint, keyof Ro
 });
 
 /** The body schema of an endpoint's success answer. */
-export const responseOf = (e: Endpoint): z.ZodType => (e.data ? envelope(e.data) : OkEnvelope);
+export const responseOf = (e: Endpoint): z.ZodType => {
+  if (!e.data) return OkEnvelope;
+  return e.warnings ? envelope(e.data).extend({ warnings: z.array(e.warnings).optional() }) : envelope(e.data);
+};
 
 const Probe = envelope(ProbeResult);
 
@@ -355,8 +361,11 @@ const market = {
   search: endpoint(routes.market.search, {
     query: MarketSearchQuery,
     data: z.array(MarketPackage),
+    warnings: MarketSearchWarning,
     tags: ['market'],
     summary: 'Search npm, PyPI and the MCP Registry; an empty query gives an empty list',
+    description:
+      'When some asked sources fail, the answer has the others’ results and a `warnings` list beside `data` ({source, message}); when every asked source fails, it is a 502 whose message names each source and its reason.',
   }),
   packageDetails: endpoint(routes.market.packageDetails, {
     query: PackageDetailsQuery,

@@ -24,4 +24,6 @@ export interface ApiEnvelope<T = unknown> {
   message?: string;
   code?: string;
   data?: T;
+  /** What went partly wrong in a success (a search whose sources did not all answer). */
+  warnings?: { source?: string; message: string }[];
 }

@@ -41,6 +41,17 @@ export const MarketSearchQuery = z.object({
 });
 export type MarketSearchQuery = z.infer<typeof MarketSearchQuery>;
 
+/**
+ * A source that failed while others answered (issue 15, item 3): the search's envelope carries these beside
+ * its `data`, so that a partial result is never taken for the whole one. `message` is localised and names the
+ * source, the reason and the setting that points at it.
+ */
+export const MarketSearchWarning = z.object({
+  source: MarketSourceName,
+  message: z.string(),
+});
+export type MarketSearchWarning = z.infer<typeof MarketSearchWarning>;
+
 export const PackageDetailsQuery = z.object({
   package_name: z.string().trim().min(1).max(214),
   package_manager: MarketSourceName,

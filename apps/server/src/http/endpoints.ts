@@ -25,7 +25,14 @@ export type EndpointRequest<E extends Endpoint> = FastifyRequest<{
 }> & { principal: CallerOf<E> };
 
 type Answers<E extends Endpoint> =
-  | (E['data'] extends z.ZodType ? { success: boolean; message?: string; data?: z.output<E['data']> } : { success: true; message?: string })
+  | (E['data'] extends z.ZodType
+      ? {
+          success: boolean;
+          message?: string;
+          data?: z.output<E['data']>;
+          warnings?: E['warnings'] extends z.ZodType ? z.output<E['warnings']>[] : never;
+        }
+      : { success: true; message?: string })
   | (E['otherResponses'] extends Readonly<Record<number, z.ZodType>> ? z.output<E['otherResponses'][keyof E['otherResponses']]> : never);
 
 /**

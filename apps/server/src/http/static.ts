@@ -20,7 +20,16 @@ export async function serveConsole(app: FastifyInstance, distDir: string | undef
   const indexFile = distDir ? path.join(distDir, 'index.html') : undefined;
   const hasConsole = !!indexFile && existsSync(indexFile);
   if (hasConsole && distDir) {
-    await app.register(fastifyStatic, { root: distDir, wildcard: false, index: false, cacheControl: false, setHeaders: cacheHeaders });
+    // The build writes .br and .gz copies of every text file (apps/web/vite.config.ts); they are sent to
+    // browsers that accept them, so no request pays for compression (decision 0023).
+    await app.register(fastifyStatic, {
+      root: distDir,
+      wildcard: false,
+      index: false,
+      cacheControl: false,
+      preCompressed: true,
+      setHeaders: cacheHeaders,
+    });
   }
   const indexHtml = hasConsole && indexFile ? readFileSync(indexFile, 'utf8') : fallbackPage;
 
@@ -50,6 +59,8 @@ function asksForHtml(accept: string | undefined): boolean {
 function cacheHeaders(res: { setHeader(name: string, value: string): void }, file: string): void {
   // Vite fingerprints everything under assets/; the rest (locales, icons) may change between releases.
   res.setHeader('cache-control', file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+  // The same URL answers brotli, gzip or plain bytes by Accept-Encoding: caches must keep them apart.
+  res.setHeader('vary', 'accept-encoding');
 }
 
 const fallbackPage =

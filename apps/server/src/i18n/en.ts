@@ -120,6 +120,8 @@ export const en = {
   'market.invalid_source': 'Unknown package source "{source}": use npm, pypi or mcp_registry',
   'market.package_not_found': 'Package {name} was not found on {source}',
   'market.source_unavailable': '{source} could not be reached, please try again later',
+  'market.search_source_failed': 'The {source} search failed ({reason}); {setting} points at it',
+  'market.search_failed': 'The search failed, so it is not known whether such a package exists: {failures}',
   // Marketplace installs, batch import and export.
   'market.install_started': 'Installing {name}: follow the install log',
   'market.instance_added': '{name} is already installed; your values for it were saved',

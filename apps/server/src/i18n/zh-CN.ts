@@ -114,6 +114,8 @@ export const zhCN: Record<MessageKey, string> = {
   'market.invalid_source': '未知的软件包来源“{source}”：请使用 npm、pypi 或 mcp_registry',
   'market.package_not_found': '在 {source} 上找不到软件包 {name}',
   'market.source_unavailable': '暂时无法连接 {source}，请稍后重试',
+  'market.search_source_failed': '{source} 搜索失败（{reason}）；它的地址由 {setting} 设置',
+  'market.search_failed': '搜索失败，因此无法确定是否存在这样的软件包：{failures}',
   // Marketplace installs, batch import and export.
   'market.install_started': '正在安装 {name}：请查看安装日志',
   'market.instance_added': '{name} 已安装；已保存你在该服务上的变量值',

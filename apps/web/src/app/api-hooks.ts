@@ -2,7 +2,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import type { i18n } from 'i18next';
 import { type ApiHooks, setApiHooks } from '../lib/api';
 import { notify } from '../lib/notify';
-import { signInPath } from './return-to';
+import { markSessionEnded, signInPath } from './return-to';
 
 interface Navigator {
   navigate(to: string, options: { replace?: boolean; state?: unknown }): unknown;
@@ -25,9 +25,11 @@ export function apiHooksFor(router: Navigator, i18n: i18n, queryClient: QueryCli
     },
     signedOut() {
       queryClient.clear();
+      // The sign-in page says the session ended; the page guard may get there first, without this state.
+      markSessionEnded();
       const { pathname, search, hash } = router.state.location;
       if (pathname === '/login') return;
-      void router.navigate(signInPath, { replace: true, state: { from: `${pathname}${search}${hash}` } });
+      void router.navigate(signInPath, { replace: true, state: { from: `${pathname}${search}${hash}`, expired: true } });
     },
   };
 }

@@ -86,7 +86,9 @@ describe('global handling of failed calls (console spec §8)', () => {
 
     expect(await screen.findByRole('heading', { name: 'Sign in to Toolport' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/login');
-    expect(router.state.location.state).toEqual({ from: '/analytics' });
+    expect(router.state.location.state).toMatchObject({ from: '/analytics' });
+    // Whichever got there first (the page guard or the API client), the page says the session ended.
+    expect(screen.getByRole('status')).toHaveTextContent('Your session ended. Sign in again to continue where you were.');
     expect(localStorage.getItem('token')).toBeNull();
     expect(localStorage.getItem('refresh_token')).toBeNull();
     expect(localStorage.getItem('user')).toBeNull();

@@ -3,6 +3,39 @@ export const signInPath = '/login';
 /** Router state of the sign-in page: where the user was sent away from. */
 export interface SignInState {
   from?: string;
+  /** The session ended under the user (token refused, renewal failed): the sign-in page says so. */
+  expired?: boolean;
+}
+
+const ENDED_KEY = 'session-ended';
+
+/** Remembers, for this tab, that the session ended under the user (read once by the sign-in page). */
+export function markSessionEnded(): void {
+  try {
+    sessionStorage.setItem(ENDED_KEY, '1');
+  } catch {
+    // Storage refused (private mode quotas): the notice is a courtesy, signing in works without it.
+  }
+}
+
+/** Whether the sign-in page should say the session ended. */
+export function sessionEnded(state: unknown): boolean {
+  let marked = false;
+  try {
+    marked = sessionStorage.getItem(ENDED_KEY) === '1';
+  } catch {
+    marked = false;
+  }
+  return marked || (state as SignInState | null)?.expired === true;
+}
+
+/** Clears the mark once the sign-in page has said it, so the next visit does not say it again. */
+export function clearSessionEnded(): void {
+  try {
+    sessionStorage.removeItem(ENDED_KEY);
+  } catch {
+    // Nothing stored, nothing to clear.
+  }
 }
 
 /**

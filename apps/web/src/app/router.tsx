@@ -13,6 +13,7 @@ import { usersRoutes } from '../features/users/routes';
 import { AppLayout } from './app-layout';
 import { NotFoundPage } from './not-found-page';
 import { RequireAdmin } from './require-admin';
+import { RouteError } from './route-error';
 
 /**
  * The console's routes (console spec §2.1). Each feature folder exports its own routes (pages load lazily);
@@ -21,20 +22,29 @@ import { RequireAdmin } from './require-admin';
 export const routes: RouteObject[] = [
   {
     element: <AppLayout />,
+    // The layout itself failed: a screen of its own, never the router's developer screen.
+    errorElement: <RouteError frame />,
     // Shown while the first page's code loads; index.html's own background is already painted.
     hydrateFallbackElement: <div className="min-h-dvh" />,
     children: [
-      ...authRoutes,
       {
-        element: <RequireSession />,
+        // A page whose code cannot load or that fails to render: the error takes the page's place inside the
+        // layout, so the sidebar and the way back stay.
+        errorElement: <RouteError />,
         children: [
-          ...dashboardRoutes,
-          ...servicesRoutes,
-          ...analyticsRoutes,
-          ...profileRoutes,
-          ...placeholderRoutes,
-          { element: <RequireAdmin />, children: [...marketRoutes, ...usersRoutes, ...logsRoutes, ...preferencesRoutes] },
-          { path: '*', element: <NotFoundPage /> },
+          ...authRoutes,
+          {
+            element: <RequireSession />,
+            children: [
+              ...dashboardRoutes,
+              ...servicesRoutes,
+              ...analyticsRoutes,
+              ...profileRoutes,
+              ...placeholderRoutes,
+              { element: <RequireAdmin />, children: [...marketRoutes, ...usersRoutes, ...logsRoutes, ...preferencesRoutes] },
+              { path: '*', element: <NotFoundPage /> },
+            ],
+          },
         ],
       },
     ],

@@ -1,7 +1,9 @@
 import type { ReactNode } from 'react';
+import { useDocumentTitle } from '../lib/use-document-title';
 
 /** The heading of a page, with an optional line below it and actions on the right. */
 export function PageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {
+  useDocumentTitle(title);
   return (
     <header className="flex flex-wrap items-end justify-between gap-3">
       <div className="space-y-1">

@@ -34,7 +34,7 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
         <AlertDialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-950/50" />
         <AlertDialogPrimitive.Content
           onCloseAutoFocus={returnFocus}
-          className="fixed top-1/2 left-1/2 z-50 grid w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 gap-4 rounded-lg border border-slate-200 bg-white p-6 shadow-lg dark:border-slate-800 dark:bg-slate-900"
+          className="fixed top-1/2 left-1/2 z-50 grid grid-cols-[minmax(0,1fr)] w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 gap-4 rounded-lg border border-slate-200 bg-white p-6 shadow-lg dark:border-slate-800 dark:bg-slate-900"
         >
           <AlertDialogPrimitive.Title className="text-lg font-semibold">{props.title}</AlertDialogPrimitive.Title>
           <AlertDialogPrimitive.Description className="text-sm text-slate-600 dark:text-slate-400">

@@ -30,7 +30,9 @@ export function DialogContent({
       <DialogPrimitive.Overlay className={overlayClass} />
       <DialogPrimitive.Content
         className={cn(
-          'fixed top-1/2 left-1/2 z-50 grid max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 gap-4 overflow-y-auto',
+          // One column that may shrink below its content's width: a long URL or JSON line scrolls inside its own
+          // box instead of widening the dialog past a phone's screen (issue 15, item 6).
+          'fixed top-1/2 left-1/2 z-50 grid grid-cols-[minmax(0,1fr)] max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 gap-4 overflow-y-auto',
           'rounded-lg border border-slate-200 bg-white p-6 shadow-lg dark:border-slate-800 dark:bg-slate-900',
           className,
         )}
@@ -49,7 +51,7 @@ export function DialogContent({
         {!hideClose && !locked && (
           <DialogPrimitive.Close
             aria-label={t('actions.close')}
-            className="absolute top-3 right-3 rounded-sm p-1 text-slate-500 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-teal-600 dark:hover:text-slate-100"
+            className="absolute top-3 right-3 rounded-sm p-1 text-slate-500 dark:text-slate-400 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-teal-600 dark:hover:text-slate-100"
           >
             <X aria-hidden="true" className="size-4" />
           </DialogPrimitive.Close>
@@ -75,7 +77,7 @@ export function SheetContent({ className, children, ...props }: ComponentProps<t
         {children}
         <DialogPrimitive.Close
           aria-label={t('actions.close')}
-          className="absolute top-3 right-3 rounded-sm p-1 text-slate-500 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-teal-600 dark:hover:text-slate-100"
+          className="absolute top-3 right-3 rounded-sm p-1 text-slate-500 dark:text-slate-400 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-teal-600 dark:hover:text-slate-100"
         >
           <X aria-hidden="true" className="size-4" />
         </DialogPrimitive.Close>

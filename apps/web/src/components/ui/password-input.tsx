@@ -15,7 +15,7 @@ export function PasswordInput({ className, ...props }: Omit<InputHTMLAttributes<
         type="button"
         onClick={() => setVisible((v) => !v)}
         aria-label={visible ? t('password.hide') : t('password.show')}
-        className="absolute inset-y-0 right-0 flex w-10 items-center justify-center rounded-r-md text-slate-500 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-teal-600 dark:hover:text-slate-100"
+        className="absolute inset-y-0 right-0 flex w-10 items-center justify-center rounded-r-md text-slate-500 dark:text-slate-400 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-teal-600 dark:hover:text-slate-100"
       >
         {visible ? <EyeOff aria-hidden="true" className="size-4" /> : <Eye aria-hidden="true" className="size-4" />}
       </button>

@@ -72,7 +72,7 @@ export function UtilizationTable({ rows }: { rows: ServiceUtilization[] | undefi
             <TableCell data-i18n-data>
               <div className="font-medium">{row.display_name || row.service_name}</div>
               {row.display_name && row.display_name !== row.service_name && (
-                <div className="font-mono text-xs text-slate-500">{row.service_name}</div>
+                <div className="font-mono text-xs text-slate-500 dark:text-slate-400">{row.service_name}</div>
               )}
             </TableCell>
             <TableCell>

@@ -11,7 +11,7 @@ import { useSignIn } from './use-sign-in';
 function OrDivider() {
   const { t } = useTranslation('auth');
   return (
-    <div className="flex items-center gap-3 text-xs uppercase text-slate-500">
+    <div className="flex items-center gap-3 text-xs uppercase text-slate-500 dark:text-slate-400">
       <span aria-hidden="true" className="h-px flex-1 bg-slate-200 dark:bg-slate-800" />
       {t('or')}
       <span aria-hidden="true" className="h-px flex-1 bg-slate-200 dark:bg-slate-800" />

@@ -65,14 +65,14 @@ function Notice({ children }: { children: ReactNode }) {
 function ServiceCell({ entry }: { entry: LogEntry }) {
   const { t } = useTranslation('logs');
   // Lines about no one service (the gateway's own notes) have no id and no name.
-  if (entry.service_id === null && !entry.service_name) return <span className="text-slate-500">{t('gateway')}</span>;
+  if (entry.service_id === null && !entry.service_name) return <span className="text-slate-500 dark:text-slate-400">{t('gateway')}</span>;
   return (
     <div className="min-w-0 @max-3xl:flex @max-3xl:items-baseline @max-3xl:gap-2">
       <div className="truncate font-medium" data-i18n-data>
         {entry.service_name || t('gateway')}
       </div>
       {entry.service_id !== null && (
-        <div className="font-mono text-xs text-slate-500" data-testid="log-service-id">
+        <div className="font-mono text-xs text-slate-500 dark:text-slate-400" data-testid="log-service-id">
           #{entry.service_id}
         </div>
       )}

@@ -20,7 +20,9 @@ describe('marketplace list: tabs and search (console spec §2.10)', () => {
     const { api } = await renderMarket('/market');
     expect(await screen.findByRole('tab', { name: 'npm', selected: true })).toBeInTheDocument();
     for (const tab of ['PyPI', 'MCP Registry', 'Installed']) expect(screen.getByRole('tab', { name: tab })).toBeInTheDocument();
-    expect(screen.getByText('No services found')).toBeInTheDocument();
+    // Before any search: the hint, never "No services found".
+    expect(screen.getByText('Type a name or a topic and press Enter to search.')).toBeInTheDocument();
+    expect(screen.queryByText('No services found')).not.toBeInTheDocument();
     expect(api.callsTo('GET', '/api/mcp_market/search')).toHaveLength(0);
   });
 
@@ -73,13 +75,20 @@ describe('marketplace list: tabs and search (console spec §2.10)', () => {
     expect(api.callsTo('GET', '/api/mcp_market/search')).toHaveLength(1);
   });
 
-  it('only logs a failed search: no toast, the empty state', async () => {
+  it('shows a failed search as a failure with the server’s reason, Retry and Custom Install; no toast', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    await renderMarket('/market?source=npm&q=echo', { 'GET /api/mcp_market/search': () => fail(500, 'registry down') });
-    expect(await screen.findByText('No services found')).toBeInTheDocument();
+    const message = 'The search failed, so it is not known whether such a package exists: npm (HTTP 500)';
+    const { api } = await renderMarket('/market?source=npm&q=echo', { 'GET /api/mcp_market/search': () => fail(502, message) });
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('The search failed');
+    expect(alert).toHaveTextContent(message);
+    expect(screen.queryByText('No services found')).not.toBeInTheDocument();
     await waitFor(() => expect(warn).toHaveBeenCalled());
-    expect(screen.queryByText('Server error')).not.toBeInTheDocument();
     expect(document.querySelector('[data-sonner-toast]')).toBeNull();
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Retry' }));
+    await waitFor(() => expect(api.callsTo('GET', '/api/mcp_market/search')).toHaveLength(2));
+    expect(screen.getByRole('button', { name: 'Custom Install' })).toBeInTheDocument();
   });
 
   it('lists the installed services on the Installed tab instead of searching', async () => {

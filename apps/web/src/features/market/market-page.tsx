@@ -1,15 +1,18 @@
 import type { MarketSourceName } from '@toolport/contract';
 import { Search } from 'lucide-react';
-import { type ReactNode, useState } from 'react';
+import { lazy, type ReactNode, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { PageHeader } from '../../components/page-header';
+import { ErrorAlert } from '../../components/ui/alert';
 import { Button } from '../../components/ui/button';
 import { Input } from '../../components/ui/input';
 import { Spinner } from '../../components/ui/spinner';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs';
+import { messageOf } from '../../lib/api';
 import { useErrorToast } from '../../lib/use-error-toast';
 import { gridClass } from '../services/service-grid';
+import { useInstallPolling } from '../services/use-install-polling';
 import { useInstalledServices } from '../services/use-installed-services';
 import { MarketCard } from './market-card';
 import { DEFAULT_MARKET_TAB, fromInstalledService, type MarketItem, type MarketTab, marketTabs } from './market-item';
@@ -21,8 +24,51 @@ function EmptyState({ hint }: { hint?: string }) {
   const { t } = useTranslation('market');
   return (
     <div className="rounded-lg border border-dashed border-slate-300 py-12 text-center dark:border-slate-700">
-      <p className="text-slate-600 dark:text-slate-400">{t('empty')}</p>
-      {hint && <p className="mt-1 text-sm text-slate-500">{hint}</p>}
+      {/* Before any search there is nothing to be found yet: only the hint (issue 15, item 3). */}
+      {hint ? (
+        <p className="text-slate-600 dark:text-slate-300">{hint}</p>
+      ) : (
+        <p className="text-slate-600 dark:text-slate-300">{t('empty')}</p>
+      )}
+    </div>
+  );
+}
+
+const CustomInstallDialog = lazy(() => import('../services/custom-install-dialog'));
+
+/**
+ * A search that failed is not an empty result (issue 15, item 3): the server's message names the source, the
+ * reason and the setting that points at it; a package the user knows can still be added by hand.
+ */
+function SearchFailed({ error, onRetry }: { error: unknown; onRetry(): void }) {
+  const { t } = useTranslation('market');
+  const [open, setOpen] = useState(false);
+  const [mounted, setMounted] = useState(false);
+  const startPolling = useInstallPolling();
+  return (
+    <div className="space-y-3" data-testid="search-failed">
+      <ErrorAlert title={t('searchFailed.title')}>
+        <p>{messageOf(error, t('searchFailed.unknown'))}</p>
+        <p className="mt-1">{t('searchFailed.advice')}</p>
+      </ErrorAlert>
+      <div className="flex flex-wrap gap-2">
+        <Button variant="outline" onClick={onRetry}>
+          {t('searchFailed.retry')}
+        </Button>
+        <Button
+          onClick={() => {
+            setMounted(true);
+            setOpen(true);
+          }}
+        >
+          {t('searchFailed.customInstall')}
+        </Button>
+      </div>
+      {mounted && (
+        <Suspense fallback={null}>
+          <CustomInstallDialog open={open} onOpenChange={setOpen} onInstallStarted={startPolling} />
+        </Suspense>
+      )}
     </div>
   );
 }
@@ -92,6 +138,8 @@ export function MarketPage() {
     else content = items.length === 0 ? <EmptyState /> : <Grid items={items} />;
   } else if (search.isFetching) {
     content = <Searching label={t('search.searching')} />;
+  } else if (search.isError) {
+    content = <SearchFailed error={search.error} onRetry={() => void search.refetch()} />;
   } else {
     const items = search.data ?? [];
     content = items.length === 0 ? <EmptyState hint={query.trim() ? undefined : t('search.hint')} /> : <Grid items={items} />;

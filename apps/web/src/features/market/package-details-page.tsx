@@ -10,6 +10,7 @@ import { Card, CardContent, CardHeader, CardTitle } from '../../components/ui/ca
 import { Spinner } from '../../components/ui/spinner';
 import { ApiError, messageOf } from '../../lib/api';
 import { notify } from '../../lib/notify';
+import { useDocumentTitle } from '../../lib/use-document-title';
 import { InstallButton } from './install-button';
 import { isMarketSource, type MarketItem, packagePageUrl } from './market-item';
 import { formatCount, sourceLabel } from './market-labels';
@@ -34,6 +35,7 @@ function BackButton({ source }: { source?: string }) {
 /** Nothing selected, or nothing found under this name (console spec §2.10). */
 function NotFound({ source }: { source?: string }) {
   const { t } = useTranslation('market');
+  useDocumentTitle(t('details.notFoundTitle'));
   return (
     <section className="mx-auto max-w-lg space-y-3 py-12 text-center" data-testid="details-not-found">
       <PackageSearch aria-hidden="true" className="mx-auto size-10 text-slate-400" />
@@ -46,7 +48,7 @@ function NotFound({ source }: { source?: string }) {
 
 function Stat({ icon, label, children }: { icon: ReactNode; label: string; children: ReactNode }) {
   return (
-    <div className="flex min-w-0 items-center gap-2 [&_svg]:size-4 [&_svg]:shrink-0 [&_svg]:text-slate-500">
+    <div className="flex min-w-0 items-center gap-2 [&_svg]:size-4 [&_svg]:shrink-0 [&_svg]:text-slate-500 dark:text-slate-400">
       {icon}
       <dt className="sr-only">{label}</dt>
       <dd className="min-w-0 truncate">{children}</dd>
@@ -58,6 +60,7 @@ function DetailsView({ item, reload }: { item: MarketItem; reload(): void }) {
   const { t, i18n } = useTranslation('market');
   const pageUrl = packagePageUrl(item.source, item.packageName);
   const name = item.name || t('card.unknownName');
+  useDocumentTitle(name);
   const onFinished = () => {
     notify.success(t('toasts.installSuccessful'), t('toasts.installSuccessfulDescription', { name }));
     reload();

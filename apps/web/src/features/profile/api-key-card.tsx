@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { routes, type SelfUser } from '@toolport/contract';
-import { Eye, EyeOff, RefreshCw } from 'lucide-react';
+import { Copy, Eye, EyeOff, RefreshCw } from 'lucide-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ConfirmDialog } from '../../components/ui/alert-dialog';
@@ -11,13 +11,14 @@ import { call } from '../../lib/api';
 import { failureText } from '../../lib/failure-text';
 import { notify } from '../../lib/notify';
 import { selfQueryKey } from '../../lib/self';
+import { copyText } from '../services/clipboard';
 import { maskApiKey } from './api-key-mask';
 
 const NOTES = ['apiKey.notes.usage', 'apiKey.notes.secret', 'apiKey.notes.refresh'] as const;
 
 /** The user's API key, masked unless shown, with a refresh that replaces it (console spec §2.12). */
 export function ApiKeyCard({ apiKey }: { apiKey: string }) {
-  const { t } = useTranslation(['profile', 'common']);
+  const { t } = useTranslation(['profile', 'common', 'services']);
   const queryClient = useQueryClient();
   const [visible, setVisible] = useState(false);
   const [confirming, setConfirming] = useState(false);
@@ -31,6 +32,13 @@ export function ApiKeyCard({ apiKey }: { apiKey: string }) {
     },
     onError: (err) => notify.error(t('apiKey.refreshFailed'), failureText(err, t)),
   });
+
+  // The whole key, whether shown or masked: pasting it into a client is what the card is for (issue 15, item 9).
+  const copyKey = async () => {
+    const result = await copyText(apiKey);
+    if (result.ok) notify.success(t('apiKey.copied'));
+    else notify.error(t('services:copy.failed'), t(`services:copy.reasons.${result.reason}`));
+  };
 
   return (
     <Card>
@@ -51,6 +59,9 @@ export function ApiKeyCard({ apiKey }: { apiKey: string }) {
             aria-label={visible ? t('apiKey.hide') : t('apiKey.show')}
           >
             {visible ? <EyeOff aria-hidden="true" /> : <Eye aria-hidden="true" />}
+          </Button>
+          <Button variant="ghost" size="icon" disabled={!apiKey} onClick={() => void copyKey()} aria-label={t('apiKey.copy')}>
+            <Copy aria-hidden="true" />
           </Button>
         </div>
         <ul className="list-disc space-y-1 pl-5 text-sm text-slate-600 dark:text-slate-400">

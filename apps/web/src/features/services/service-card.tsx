@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { EnableSwitch } from './enable-switch';
-import { HealthIndicator } from './health-indicator';
+import { HealthIndicator, HealthReason } from './health-indicator';
 import { type ServiceViewProps, serviceTitle } from './service-view-props';
 import { hasDailyLimit } from './usage';
 import { UsageBar } from './usage-bar';
@@ -20,7 +20,7 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
     <Card role="group" aria-labelledby={titleId} data-testid="service-card" className="flex flex-col gap-3 p-4">
       <div className="flex items-start gap-2">
         <HealthIndicator
-          status={service.health_status}
+          service={service}
           name={title}
           busy={!!busy}
           checking={busy === 'health'}
@@ -30,7 +30,7 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
           <h2 id={titleId} className="truncate font-semibold leading-7" title={title}>
             {title}
           </h2>
-          {title !== service.name && <p className="truncate font-mono text-xs text-slate-500">{service.name}</p>}
+          {title !== service.name && <p className="truncate font-mono text-xs text-slate-500 dark:text-slate-400">{service.name}</p>}
         </div>
         {props.admin && (
           <div className="flex shrink-0 items-center">
@@ -55,6 +55,7 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
           </div>
         )}
       </div>
+      <HealthReason service={service} admin={props.admin} />
       <p className="line-clamp-2 min-h-10 text-sm text-slate-600 dark:text-slate-400">{service.description || t('noDescription')}</p>
       {hasDailyLimit(service.rpd_limit) && (
         <UsageBar count={service.user_daily_request_count} limit={service.rpd_limit} remaining={service.remaining_requests} />

@@ -151,8 +151,10 @@ describe('services page: toggle and health check (console spec §4)', () => {
     expect(api.callsTo('POST', '/api/mcp_services/1/health/check')).toHaveLength(1);
 
     health.resolve(ok({ health_status: 'unhealthy', health_details: 'x', last_checked: 1, tool_count: 0 }, 'done'));
-    expect(await screen.findByText('Health Check Complete')).toBeInTheDocument();
-    expect(screen.getByText('Health status: Unhealthy')).toBeInTheDocument();
+    // A check that found the service down reads as a failure, with the server's reason.
+    const failed = (await screen.findByText('Health Check: One Is Not Answering')).closest('[data-sonner-toast]');
+    expect(failed).toHaveAttribute('data-type', 'error');
+    expect(screen.getAllByText('Not answering: x').length).toBeGreaterThan(0);
     expect(screen.getByRole('switch', { name: 'Enable One' })).toBeEnabled();
     expect(screen.getByRole('group', { name: 'One' }).querySelector('[data-health]')).toHaveAttribute('data-health', 'unhealthy');
   });

@@ -89,7 +89,9 @@ export function ServicesPage() {
           {serviceTabs.map((value) => (
             <TabsTrigger key={value} value={value}>
               {t(`tabs.${value}`)}
-              {services.data && <span className="text-xs tabular-nums text-slate-500">{servicesOnTab(all, value).length}</span>}
+              {services.data && (
+                <span className="text-xs tabular-nums text-slate-500 dark:text-slate-400">{servicesOnTab(all, value).length}</span>
+              )}
             </TabsTrigger>
           ))}
         </TabsList>

@@ -6,7 +6,7 @@ import { Button } from '../../components/ui/button';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '../../components/ui/table';
 import { EnableSwitch } from './enable-switch';
 import { healthStateOf } from './health';
-import { HealthIndicator } from './health-indicator';
+import { HealthIndicator, HealthReason } from './health-indicator';
 import { type ServiceViewProps, serviceTitle } from './service-view-props';
 
 /**
@@ -40,7 +40,7 @@ export function ServicesTable({ services, ...props }: ServiceViewProps & { servi
               </TableCell>
               <TableCell className="max-w-56">
                 <div className="truncate font-medium">{title}</div>
-                <div className="truncate font-mono text-xs text-slate-500">{service.name}</div>
+                <div className="truncate font-mono text-xs text-slate-500 dark:text-slate-400">{service.name}</div>
               </TableCell>
               <TableCell className="max-w-72">
                 <span className="line-clamp-2 text-slate-600 dark:text-slate-400">{service.description || t('noDescription')}</span>
@@ -49,13 +49,16 @@ export function ServicesTable({ services, ...props }: ServiceViewProps & { servi
               <TableCell>
                 <div className="flex items-center gap-1 whitespace-nowrap">
                   <HealthIndicator
-                    status={service.health_status}
+                    service={service}
                     name={title}
                     busy={!!busy}
                     checking={busy === 'health'}
                     onCheck={() => props.onCheckHealth(service)}
                   />
                   <span>{health === 'unknown' ? t('unknown') : t(`health.${health}`)}</span>
+                </div>
+                <div className="max-w-64">
+                  <HealthReason service={service} admin={props.admin} />
                 </div>
               </TableCell>
               <TableCell>

@@ -5,8 +5,9 @@ import { useTranslation } from 'react-i18next';
 import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { showFailure } from './failure-toast';
-import { healthLabelKey } from './health';
+import { healthLabelKey, healthLineOf, healthStateOf } from './health';
 import { integerIdOf, localServiceOf, uninstallIdOf } from './service-ids';
+import { serviceTitle } from './service-view-props';
 import { installedServicesKey, patchService, refreshServices, removeService } from './use-installed-services';
 
 export type BusyAction = 'toggle' | 'health';
@@ -54,7 +55,14 @@ export function useServiceActions() {
           last_health_check: result.last_checked,
           tool_count: result.tool_count,
         });
-        notify.success(t('toasts.healthCheckComplete'), t('toasts.healthStatus', { status: t(healthLabelKey(result.health_status)) }));
+        // A check that found the service down is a failure to the user, whatever the HTTP status said.
+        const line = healthLineOf(result);
+        const reason = t(line.key, line.values);
+        const known = queryClient.getQueryData<InstalledService[]>(installedServicesKey)?.find((s) => s.id === id);
+        const name = known ? serviceTitle(known) : `#${id}`;
+        if (healthStateOf(result.health_status) === 'unhealthy') notify.error(t('toasts.healthCheckUnhealthy', { name }), reason);
+        else if (healthStateOf(result.health_status) === 'healthy') notify.success(t('toasts.healthCheckHealthy', { name }), reason);
+        else notify.success(t('toasts.healthCheckComplete'), t('toasts.healthStatus', { status: t(healthLabelKey(result.health_status)) }));
       } catch (err) {
         showFailure(err, t, { failed: 'toasts.healthCheckFailed', error: 'toasts.healthCheckFailed', fallback: 'errors.unknown' });
       }

@@ -37,7 +37,7 @@ export function Bindings({ user }: { user: PublicUser }) {
   if (bound.length === 0) {
     return (
       // relative: the screen-reader text is positioned inside the table's scroll box, not past the page edge.
-      <span className="relative text-slate-500">
+      <span className="relative text-slate-500 dark:text-slate-400">
         <span aria-hidden="true">-</span>
         <span className="sr-only">{t('bindings.none')}</span>
       </span>

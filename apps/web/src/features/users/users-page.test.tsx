@@ -231,6 +231,13 @@ describe('users page: actions (console spec §4, §7, §8)', () => {
   it('the status switch disables an enabled user and enables a disabled one', async () => {
     const { api, user } = await renderPage(ROOT, undefined, usersServer());
     await user.click(within(await row('bob')).getByRole('switch'));
+    // Disabling asks first; cancelling changes nothing.
+    const ask = await screen.findByRole('alertdialog', { name: 'Disable this user?' });
+    await user.click(within(ask).getByRole('button', { name: 'Cancel' }));
+    expect(api.callsTo('POST', '/api/user/manage')).toHaveLength(0);
+    expect(within(await row('bob')).getByRole('switch')).toBeChecked();
+    await user.click(within(await row('bob')).getByRole('switch'));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Disable' }));
     expect(await screen.findByText('User disabled')).toBeInTheDocument();
     expect(screen.getByText('Bob can no longer sign in; their sessions end at their next request.')).toBeInTheDocument();
     await waitFor(async () => expect(within(await row('bob')).getByRole('switch')).not.toBeChecked());
@@ -247,6 +254,9 @@ describe('users page: actions (console spec §4, §7, §8)', () => {
   it('promote and demote call POST /user/manage and say what happened', async () => {
     const { api, user } = await renderPage(ROOT, undefined, usersServer());
     await user.click(within(await row('bob')).getByRole('button', { name: 'Promote bob to administrator' }));
+    const ask = await screen.findByRole('alertdialog', { name: 'Promote to administrator?' });
+    expect(ask).toHaveTextContent('Bob will see and change every service, user, log and setting.');
+    await user.click(within(ask).getByRole('button', { name: 'Promote' }));
     expect(await screen.findByText('Promoted to administrator')).toBeInTheDocument();
     expect(screen.getByText('Bob is now an administrator.')).toBeInTheDocument();
     // Now an admin: the badge and the offered action follow.
@@ -265,6 +275,7 @@ describe('users page: actions (console spec §4, §7, §8)', () => {
       'POST /api/user/manage': () => fail(400, 'Only ordinary users can be promoted to administrator'),
     });
     await user.click(within(await row('bob')).getByRole('button', { name: 'Promote bob to administrator' }));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Promote' }));
     expect(await screen.findByText('Operation failed')).toBeInTheDocument();
     expect(screen.getByText('Only ordinary users can be promoted to administrator')).toBeInTheDocument();
   });
@@ -282,6 +293,7 @@ describe('users page: actions (console spec §4, §7, §8)', () => {
   ])('%s on the status switch shows one toast', async (_name, reply, title, description) => {
     const { user } = await renderPage(ROOT, undefined, { 'POST /api/user/manage': reply });
     await user.click(within(await row('bob')).getByRole('switch'));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Disable' }));
     expect(await screen.findByText(title)).toBeInTheDocument();
     expect(screen.getByText(description)).toBeInTheDocument();
     expect(within(await row('bob')).getByRole('switch')).toBeChecked();

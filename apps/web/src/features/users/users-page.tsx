@@ -101,6 +101,9 @@ export function UsersPage() {
   // The target stays set while the confirmation closes, so its text does not change under the animation.
   const [deleteTarget, setDeleteTarget] = useState<PublicUser | null>(null);
   const [confirmOpen, setConfirmOpen] = useState(false);
+  // Promoting gives a user the admin pages; disabling signs them out everywhere: both ask first (issue 15, item 9).
+  const [manageTarget, setManageTarget] = useState<{ user: PublicUser; action: 'promote' | 'disable' } | null>(null);
+  const [manageOpen, setManageOpen] = useState(false);
 
   useErrorToast(users.error, (error) => showUsersFailure(error, t, t('toasts.loadFailed')));
 
@@ -142,7 +145,12 @@ export function UsersPage() {
           actor={me}
           busy={actions.busy}
           onEdit={openDialog}
-          onManage={(user, action) => void actions.manage(user, action)}
+          onManage={(user, action) => {
+            if (action === 'promote' || action === 'disable') {
+              setManageTarget({ user, action });
+              setManageOpen(true);
+            } else void actions.manage(user, action);
+          }}
           onDelete={(user) => {
             setDeleteTarget(user);
             setConfirmOpen(true);
@@ -184,6 +192,16 @@ export function UsersPage() {
         cancelLabel={t('common:actions.cancel')}
         destructive
         onConfirm={() => deleteTarget && void remove(deleteTarget)}
+      />
+      <ConfirmDialog
+        open={manageOpen}
+        onOpenChange={setManageOpen}
+        title={manageTarget ? t(`confirmManage.${manageTarget.action}.title`) : ''}
+        description={manageTarget ? t(`confirmManage.${manageTarget.action}.description`, { name: displayNameOf(manageTarget.user) }) : ''}
+        confirmLabel={manageTarget ? t(`confirmManage.${manageTarget.action}.confirm`) : ''}
+        cancelLabel={t('common:actions.cancel')}
+        destructive={manageTarget?.action === 'disable'}
+        onConfirm={() => manageTarget && void actions.manage(manageTarget.user, manageTarget.action)}
       />
       <UserDialog
         key={dialog.key}

@@ -64,7 +64,7 @@ function StatusSwitch({ user, allowed, busy, onToggle }: { user: PublicUser; all
           </span>
         </Tooltip>
       )}
-      <span className={enabled ? 'text-emerald-700 dark:text-emerald-400' : 'text-slate-500'}>
+      <span className={enabled ? 'text-emerald-700 dark:text-emerald-400' : 'text-slate-500 dark:text-slate-400'}>
         {t(enabled ? 'status.enabled' : 'status.disabled')}
       </span>
     </div>
@@ -83,7 +83,7 @@ function RowButtons({
   if (none) {
     return (
       // relative: the screen-reader text is positioned inside the table's scroll box, not past the page edge.
-      <span className="relative text-slate-500">
+      <span className="relative text-slate-500 dark:text-slate-400">
         <span aria-hidden="true">-</span>
         <span className="sr-only">{t('actions.none')}</span>
       </span>

@@ -141,10 +141,46 @@ describe.each(engines)('marketplace routes on %s', (engine) => {
     await t.ctx.db.deleteFrom('services').where('id', 'in', [github, notes]).execute();
   });
 
-  it('keeps answering when a registry fails: that source adds nothing', async () => {
+  it('keeps answering when a registry fails, and says which one failed, why, and which setting points at it', async () => {
     fake.fail('mcp', 'error');
-    const results = await search('everything', 'mcp_registry,npm');
-    expect(results.map((p) => [p.package_manager, p.name])).toEqual([['npm', '@modelcontextprotocol/server-everything']]);
+    const res = await get(`/api/mcp_market/search?${new URLSearchParams({ query: 'everything', sources: 'mcp_registry,npm' })}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.data.map((p: Record<string, unknown>) => [p.package_manager, p.name])).toEqual([
+      ['npm', '@modelcontextprotocol/server-everything'],
+    ]);
+    expect(body.warnings).toEqual([
+      { source: 'mcp_registry', message: 'The MCP Registry search failed (HTTP 500); MCP_REGISTRY_URL points at it' },
+    ]);
+    // A search where every source answered has no warnings at all.
+    fake.fail('mcp', null);
+    expect((await get(`/api/mcp_market/search?query=everything&sources=npm`)).json()).not.toHaveProperty('warnings');
+  });
+
+  it('answers 502 in the caller’s language when every asked source failed, never an empty list', async () => {
+    fake.fail('npm', 'error');
+    const en = await get(`/api/mcp_market/search?query=nobody-cached-this&sources=npm`);
+    expect(en.statusCode).toBe(502);
+    expect(en.json()).toMatchObject({
+      success: false,
+      code: 'market_search_failed',
+      message:
+        'The search failed, so it is not known whether such a package exists: The npm search failed (HTTP 500); NPM_REGISTRY_URL points at it',
+      data: { failures: [{ source: 'npm', reason: 'HTTP 500' }] },
+    });
+    const zh = await get(`/api/mcp_market/search?query=nobody-cached-this&sources=npm`, { 'accept-language': 'zh-CN' });
+    expect(zh.statusCode).toBe(502);
+    expect(zh.json().message).toBe(
+      '搜索失败，因此无法确定是否存在这样的软件包：npm 搜索失败（HTTP 500）；它的地址由 NPM_REGISTRY_URL 设置',
+    );
+  });
+
+  it('takes a registry without a search endpoint (404) for a failed search, not for "nothing found"', async () => {
+    fake.fail('npm', 'not-found');
+    // A query no earlier test asked: searches are cached for a while, failures are not.
+    const res = await get(`/api/mcp_market/search?query=no-search-endpoint&sources=npm`);
+    expect(res.statusCode).toBe(502);
+    expect(res.json().data.failures).toEqual([{ source: 'npm', reason: 'the registry has no search (HTTP 404)' }]);
   });
 
   it('reads an npm package: readme, variables from its readme, the mcpServers entry that runs it', async () => {

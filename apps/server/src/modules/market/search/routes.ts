@@ -1,14 +1,34 @@
 import { endpoints } from '@toolport/contract';
 import type { ZodApi } from '../../../http/api.js';
 import { route } from '../../../http/endpoints.js';
+import { AppError } from '../../../http/errors.js';
 import { ok } from '../../../http/locale.js';
-import { type MarketService, parseSources } from './service.js';
+import { type MarketService, parseSources, SOURCE_LABEL, SOURCE_SETTING } from './service.js';
 
 /** Browsing the marketplace: open to every signed-in user (it changes nothing). */
 export async function searchRoutes(api: ZodApi, market: MarketService): Promise<void> {
-  route(api, endpoints.market.search, async (req, reply) =>
-    ok(reply, await market.search(req.query.query, parseSources(req.query.sources))),
-  );
+  route(api, endpoints.market.search, async (req, reply) => {
+    const asked = parseSources(req.query.sources);
+    const { packages, failures } = await market.search(req.query.query, asked);
+    const warnings = failures.map((f) => ({
+      source: f.source,
+      message: req.t('market.search_source_failed', {
+        source: SOURCE_LABEL[f.source],
+        reason: f.reason,
+        setting: SOURCE_SETTING[f.source],
+      }),
+    }));
+    // Every asked source failed: an empty list would read as "no such package", which nobody knows.
+    if (failures.length > 0 && failures.length === asked.length) {
+      throw new AppError(
+        502,
+        'market.search_failed',
+        { failures: warnings.map((w) => w.message).join('; ') },
+        { code: 'market_search_failed', data: { failures } },
+      );
+    }
+    return warnings.length > 0 ? { ...ok(reply, packages), warnings } : ok(reply, packages);
+  });
 
   route(api, endpoints.market.packageDetails, async (req, reply) =>
     ok(reply, await market.details(req.query.package_name, req.query.package_manager)),

@@ -20,6 +20,20 @@ import { githubUrlOf, type Popularity, toMarketPackage } from './mapping.js';
 /** How sources are named in messages. */
 export const SOURCE_LABEL: Record<MarketSourceName, string> = { npm: 'npm', pypi: 'PyPI', mcp_registry: 'MCP Registry' };
 
+/** The setting that points at each source's registry: what an operator changes when a search fails. */
+export const SOURCE_SETTING: Record<MarketSourceName, string> = {
+  npm: 'NPM_REGISTRY_URL',
+  // PyPI has no search API: its search is the JSON API's exact match plus the MCP Registry's PyPI entries.
+  pypi: 'PYPI_JSON_URL / MCP_REGISTRY_URL',
+  mcp_registry: 'MCP_REGISTRY_URL',
+};
+
+/** A source whose search failed, and why (the registry's status or the network's error). */
+export interface SearchFailure {
+  source: MarketSourceName;
+  reason: string;
+}
+
 /** Readmes beyond this are cut: the detail view renders them whole. */
 const README_MAX = 256 * 1024;
 
@@ -65,14 +79,23 @@ export class MarketService {
     return readInstalledIndex(this.rows);
   }
 
-  /** Results of every asked source, each in its own order; a source that fails adds nothing. */
-  async search(query: string, sources: MarketSourceName[]): Promise<MarketPackage[]> {
+  /**
+   * Results of every asked source, each in its own order, and the sources that failed with their reasons. A
+   * failed source adds no packages but is reported: "nothing found" and "could not ask" are different answers.
+   */
+  async search(query: string, sources: MarketSourceName[]): Promise<{ packages: MarketPackage[]; failures: SearchFailure[] }> {
     const text = query.trim();
-    if (!text) return [];
-    const lists = await Promise.all(sources.map((s) => this.sources.bySource(s).search(text, MARKET_SEARCH_LIMIT)));
-    const packages = lists.flat();
+    if (!text) return { packages: [], failures: [] };
+    const settled = await Promise.allSettled(sources.map((s) => this.sources.bySource(s).search(text, MARKET_SEARCH_LIMIT)));
+    const failures: SearchFailure[] = [];
+    const packages = settled.flatMap((result, i) => {
+      if (result.status === 'fulfilled') return result.value;
+      if (!(result.reason instanceof SourceError)) throw result.reason;
+      failures.push({ source: sources[i] as MarketSourceName, reason: result.reason.message });
+      return [];
+    });
     const [popularity, installed] = await Promise.all([Promise.all(packages.map((p) => this.popularity(p))), this.installedIndex()]);
-    return packages.map((p, i) => toMarketPackage(p, popularity[i] ?? { downloads: 0, stars: 0 }, installed));
+    return { packages: packages.map((p, i) => toMarketPackage(p, popularity[i] ?? { downloads: 0, stars: 0 }, installed)), failures };
   }
 
   /** Everything the detail view shows; 404 when the package does not exist, 502 when its registry cannot say. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeRegistries, startFakeRegistries } from '../../../../test/fake-registries.js';
 import { recordingLogger } from '../../../../test/recording-logger.js';
+import { SourceError } from './http.js';
 import { McpRegistrySource, registrySearchTerm } from './mcp-registry.js';
 
 describe('MCP Registry source against the fake registry', () => {
@@ -113,9 +114,9 @@ describe('MCP Registry source against the fake registry', () => {
     expect(registrySearchTerm('mcp')).toBe('mcp');
   });
 
-  it('gives an empty search and no variables when the registry fails, with a log line each', async () => {
+  it('fails the search and gives no variables when the registry fails, with a log line each', async () => {
     fake.fail('mcp', 'error');
-    expect(await registry.search('acme', 20)).toEqual([]);
+    await expect(registry.search('acme', 20)).rejects.toBeInstanceOf(SourceError);
     expect(await registry.declaredEnvFor('npm', 'acme-weather-mcp', 'io.github.acme/weather')).toEqual([]);
     expect(logger.warnings.map((w) => w.obj)).toMatchObject([{ source: 'mcp_registry', query: 'acme' }, { source: 'mcp_registry' }]);
   });
@@ -123,7 +124,7 @@ describe('MCP Registry source against the fake registry', () => {
   it('gives up on a registry that does not answer', async () => {
     fake.fail('mcp', 'hang');
     const impatient = source(300);
-    expect(await impatient.search('acme', 20)).toEqual([]);
+    await expect(impatient.search('acme', 20)).rejects.toThrow(/no answer within 300 ms/);
     await expect(impatient.details('io.github.acme/weather')).rejects.toThrow(/no answer within 300 ms/);
   });
 });

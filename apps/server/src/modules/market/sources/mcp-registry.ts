@@ -53,7 +53,7 @@ export class McpRegistrySource implements MarketSource {
       return (await this.searchEntries(query)).slice(0, limit).map(fromEntry);
     } catch (err) {
       this.opts.logger.warn({ source: 'mcp_registry', query, err: String(err) }, 'marketplace search failed');
-      return [];
+      throw err;
     }
   }
 

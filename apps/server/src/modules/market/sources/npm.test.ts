@@ -118,16 +118,19 @@ describe('npm source against the fake npm registry', () => {
     expect(fake.requests.find((r) => r.registry === 'downloads')?.path).toBe('/downloads/point/last-week/acme-weather-mcp');
   });
 
-  it.each(['error', 'bad-json', 'hang'] as const)('gives an empty search and a log line when the registry fails (%s)', async (fault) => {
-    fake.fail('npm', fault);
-    expect(await source(HANG_TIMEOUT_MS).search('github', 20)).toEqual([]);
-    expect(logger.warnings).toHaveLength(1);
-    expect(logger.warnings[0]?.obj).toMatchObject({ source: 'npm', query: 'github' });
-  });
+  it.each(['error', 'bad-json', 'hang'] as const)(
+    'fails the search with SourceError and a log line when the registry fails (%s)',
+    async (fault) => {
+      fake.fail('npm', fault);
+      await expect(source(HANG_TIMEOUT_MS).search('github', 20)).rejects.toBeInstanceOf(SourceError);
+      expect(logger.warnings).toHaveLength(1);
+      expect(logger.warnings[0]?.obj).toMatchObject({ source: 'npm', query: 'github' });
+    },
+  );
 
   it('does not remember a failure: the next search asks again', async () => {
     fake.fail('npm', 'error');
-    expect(await npm.search('github', 20)).toEqual([]);
+    await expect(npm.search('github', 20)).rejects.toThrow(/HTTP 5\d\d/);
     fake.fail('npm', null);
     expect(await npm.search('github', 20)).toHaveLength(1);
     expect(fake.count('npm', '/-/v1/search')).toBe(2);

@@ -60,7 +60,10 @@ export class NpmSource implements MarketSource {
       return await this.searches.getOrLoad(`${text}\n${limit}`, async () => {
         const registry = await this.opts.registryUrl.get();
         const url = `${joinUrl(registry, '-/v1/search')}?${new URLSearchParams({ text, size: String(limit) })}`;
-        const answer = SearchAnswer.safeParse(await getJson(url, this.http()));
+        const raw = await getJson(url, this.http());
+        // A registry (or mirror) without the search endpoint answers 404: that is a failed search, not "no match".
+        if (raw === null) throw new SourceError('the registry has no search (HTTP 404)', 404);
+        const answer = SearchAnswer.safeParse(raw);
         if (!answer.success) throw new SourceError('the search answer has no objects');
         return answer.data.objects.flatMap((o) => {
           const parsed = SearchObject.safeParse(o);
@@ -69,7 +72,7 @@ export class NpmSource implements MarketSource {
       });
     } catch (err) {
       this.opts.logger.warn({ source: 'npm', query, err: String(err) }, 'marketplace search failed');
-      return [];
+      throw err;
     }
   }
 

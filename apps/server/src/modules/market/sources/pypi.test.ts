@@ -77,10 +77,10 @@ describe('PyPI source against the fake PyPI and MCP Registry', () => {
     expect(logger.warnings[0]?.obj).toMatchObject({ source: 'pypi', via: 'mcp_registry' });
   });
 
-  it('gives an empty search when both are down, and SourceError from details', async () => {
+  it('fails the search with both reasons when both are down, and SourceError from details', async () => {
     fake.fail('mcp', 'hang');
     fake.fail('pypi', 'bad-json');
-    expect(await source(300).search('notes', 20)).toEqual([]);
+    await expect(source(300).search('notes', 20)).rejects.toThrow('the answer is not JSON; via the MCP Registry: no answer within 300 ms');
     expect(logger.warnings).toHaveLength(2);
     await expect(pypi.details('acme-notes-mcp')).rejects.toBeInstanceOf(SourceError);
   });

@@ -45,8 +45,14 @@ export class PypiSource implements MarketSource {
     this.projects = new TtlCache(opts.ttlMs ?? 5 * MINUTE, 500);
   }
 
+  /** Throws SourceError only when both ways failed: one that answered is a search that worked, if partly. */
   async search(query: string, limit: number): Promise<SourcePackage[]> {
-    const [exact, listed] = await Promise.all([this.exactMatch(query), this.fromRegistry(query)]);
+    const [exactResult, listedResult] = await Promise.allSettled([this.exactMatch(query), this.fromRegistry(query)]);
+    if (exactResult.status === 'rejected' && listedResult.status === 'rejected') {
+      throw new SourceError(`${errorText(exactResult.reason)}; via the MCP Registry: ${errorText(listedResult.reason)}`);
+    }
+    const exact = exactResult.status === 'fulfilled' ? exactResult.value : null;
+    const listed = listedResult.status === 'fulfilled' ? listedResult.value : [];
     const seen = new Set<string>();
     return [...(exact ? [exact] : []), ...listed]
       .filter((p) => {
@@ -76,7 +82,7 @@ export class PypiSource implements MarketSource {
       return found && { ...found, readme: '' };
     } catch (err) {
       this.opts.logger.warn({ source: 'pypi', query, err: String(err) }, 'marketplace search failed');
-      return null;
+      throw err;
     }
   }
 
@@ -93,7 +99,7 @@ export class PypiSource implements MarketSource {
       );
     } catch (err) {
       this.opts.logger.warn({ source: 'pypi', via: 'mcp_registry', query, err: String(err) }, 'marketplace search failed');
-      return [];
+      throw err;
     }
   }
 }
@@ -128,3 +134,5 @@ function fromProject(p: Project): SourcePackage {
     readme: p.info.description ?? '',
   };
 }
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -59,10 +59,13 @@ export interface SourcePackage {
   mcpName: string;
 }
 
-/** What the marketplace asks of every source. Implementations never let a registry failure escape `search`. */
+/** What the marketplace asks of every source. */
 export interface MarketSource {
   readonly name: SourceName;
-  /** Up to `limit` packages for a non-empty query; [] (and a log line) when the registry fails. */
+  /**
+   * Up to `limit` packages for a non-empty query; throws SourceError (after a log line) when the registry
+   * fails, so that a failed search is never shown as "nothing found" (issue 15, item 3).
+   */
   search(query: string, limit: number): Promise<SourcePackage[]>;
   /** The package with its readme; null when the registry says it does not exist; throws SourceError when the registry fails. */
   details(name: string): Promise<SourcePackage | null>;
