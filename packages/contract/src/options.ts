@@ -19,6 +19,7 @@ export const optionKeys = [
   'TimeZone',
   'RegistrationEnabled',
   'AllowPrivateNetworkUpstreams',
+  'OAuthClientRegistrationEnabled',
 ] as const;
 export const OptionKey = z.enum(optionKeys);
 export type OptionKey = z.infer<typeof OptionKey>;

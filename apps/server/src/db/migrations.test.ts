@@ -28,6 +28,11 @@ const schemaTables = {
   oauth_states: true,
   request_rollups: true,
   service_day_rollups: true,
+  oauth_server_clients: true,
+  oauth_server_requests: true,
+  oauth_server_grants: true,
+  oauth_server_codes: true,
+  oauth_server_refresh_tokens: true,
 } satisfies Record<keyof Database, true>;
 
 /** A fresh, empty database of one engine, and a way to throw it away. */

@@ -9,6 +9,7 @@ import type { Metrics } from '../infra/metrics.js';
 import type { RedisHub } from '../infra/redis.js';
 import type { Secrets } from '../infra/secrets.js';
 import type { Tracing } from '../infra/tracing.js';
+import type { AccessTokenPort } from './access-tokens.js';
 import type { ServiceCatalog } from './catalog.js';
 import { AbuseGuard } from './downstream/abuse.js';
 import { CallTelemetry } from './downstream/call-telemetry.js';
@@ -70,12 +71,16 @@ export interface GatewayDeps {
   redis?: RedisHub;
   /** Several replicas: installs a service's package into this replica's DATA_DIR before it starts here. */
   packages?: LocalPackages;
+  /** OAuth access tokens (modules/oauth-server); without it only API keys are accepted. */
+  accessTokens?: AccessTokenPort;
 }
 
 export interface GatewayOptions {
   /** Session limits (tests shorten them). */
   limits?: SessionLimits;
 }
+
+export type { AccessTokenPort, ProxyEndpoint } from './access-tokens.js';
 
 const PURGE_MS = 60 * 60_000;
 
@@ -99,7 +104,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   await legacyRelay?.start();
   const work = new ProxyWork(() => pool.links().reduce((n, link) => n + link.inFlight, 0));
   const routeDeps = {
-    auth: new ProxyAuth(deps.catalog, deps.options, deps.events, abuse),
+    auth: new ProxyAuth(deps.catalog, deps.options, deps.events, abuse, deps.accessTokens),
     access: new SessionAccess(deps.secrets, sessions, revocations),
     sessions,
     dispatcher: new DrainingDispatcher(work, {

@@ -88,6 +88,8 @@ export const definitions: Record<OptionKey, Definition> = {
   RegistrationEnabled: { default: 'true', normalise: bool },
   // Remote services (and their redirects) on loopback, private and link-local addresses: infra/outbound.ts.
   AllowPrivateNetworkUpstreams: { default: 'true', normalise: bool },
+  // Dynamic client registration (RFC 7591) at /oauth2/register, for MCP clients signing in (modules/oauth-server).
+  OAuthClientRegistrationEnabled: { default: 'true', normalise: bool },
 };
 
 export const isOptionKey = (key: string): key is OptionKey => (optionKeys as readonly string[]).includes(key);
