@@ -13,6 +13,7 @@ import { useErrorToast } from '../../lib/use-error-toast';
 import { showUsersFailure } from './failure-toast';
 import { useUserActions } from './use-user-actions';
 import { type UsersView, useUsers } from './use-users';
+import { UserAppsDialog } from './user-apps-dialog';
 import { UserDialog } from './user-dialog';
 import { USERS_PAGE_SIZE } from './user-rules';
 import { UsersTable, UsersTableSkeleton } from './users-table';
@@ -101,6 +102,7 @@ export function UsersPage() {
   // The target stays set while the confirmation closes, so its text does not change under the animation.
   const [deleteTarget, setDeleteTarget] = useState<PublicUser | null>(null);
   const [confirmOpen, setConfirmOpen] = useState(false);
+  const [appsOf, setAppsOf] = useState<PublicUser | null>(null);
 
   useErrorToast(users.error, (error) => showUsersFailure(error, t, t('toasts.loadFailed')));
 
@@ -147,6 +149,7 @@ export function UsersPage() {
             setDeleteTarget(user);
             setConfirmOpen(true);
           }}
+          onApps={setAppsOf}
         />
       </div>
     );
@@ -185,6 +188,7 @@ export function UsersPage() {
         destructive
         onConfirm={() => deleteTarget && void remove(deleteTarget)}
       />
+      <UserAppsDialog user={appsOf} onOpenChange={(open) => !open && setAppsOf(null)} />
       <UserDialog
         key={dialog.key}
         user={dialog.user}
