@@ -6,6 +6,7 @@ import { Skeleton } from '../../components/ui/skeleton';
 import { failureText } from '../../lib/failure-text';
 import { notify } from '../../lib/notify';
 import { useErrorToast } from '../../lib/use-error-toast';
+import { McpClientSignInCard } from './mcp-client-sign-in-card';
 import { isStartupStrategy } from './preference-rules';
 import { ProviderCard } from './provider-card';
 import { RemoteServicesCard } from './remote-services-card';
@@ -60,6 +61,7 @@ export function PreferencesPage() {
           <ProviderCard provider="github" prefs={prefs} />
           <ProviderCard provider="google" prefs={prefs} />
           <RemoteServicesCard saved={prefs.AllowPrivateNetworkUpstreams !== 'false'} />
+          <McpClientSignInCard saved={prefs.OAuthClientRegistrationEnabled !== 'false'} />
         </div>
       )}
     </section>
