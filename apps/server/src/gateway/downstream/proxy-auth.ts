@@ -70,15 +70,17 @@ export class ProxyAuth {
   private async check(req: FastifyRequest, serviceName: string, endpoint: ProxyEndpoint): Promise<ProxyCaller | ProxyFailure> {
     const origin = req.headers.origin;
     if (origin !== undefined && !this.originAllowed(req, origin)) return failures.foreignOrigin(origin);
-    const base = publicBase(req, this.options.get('ServerAddress'));
     // RFC 9728 §3.1: the endpoint's metadata sits at the well-known prefix followed by the resource's path.
-    const metadata = this.tokens ? `${base}/.well-known/oauth-protected-resource${endpoint.path}` : undefined;
+    const metadata = () =>
+      this.tokens ? `${publicBase(req, this.options.get('ServerAddress'))}/.well-known/oauth-protected-resource${endpoint.path}` : undefined;
     const { key, fromQuery } = apiKeyOf(req);
-    if (!key) return failures.unauthorized(metadata);
+    if (!key) return failures.unauthorized(metadata());
     // An access token is a JWT (three dot-separated parts); API keys never contain a dot.
     const user =
-      this.tokens && !fromQuery && key.split('.').length === 3 ? await this.tokens.verify(key, endpoint, base) : await this.user(key);
-    if (!user?.enabled) return failures.unauthorized(metadata, this.tokens !== undefined);
+      this.tokens && !fromQuery && key.split('.').length === 3
+        ? await this.tokens.verify(key, endpoint, publicBase(req, this.options.get('ServerAddress')))
+        : await this.user(key);
+    if (!user?.enabled) return failures.unauthorized(metadata(), this.tokens !== undefined);
     const service = await this.service(serviceName);
     if (!service) return failures.unknownService(serviceName);
     if (!service.enabled) return failures.disabledService(serviceName);
