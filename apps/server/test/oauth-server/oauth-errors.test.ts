@@ -137,8 +137,12 @@ describe.each(engines)('OAuth server refusals (%s)', (engine) => {
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: true,
     });
+    // Browser-based clients read it cross-origin.
+    expect(asServer.headers['access-control-allow-origin']).toBe('*');
     const oidc = await app.inject({ method: 'GET', url: '/.well-known/openid-configuration', headers: { host: HOST } });
     expect(oidc.json().issuer).toBe(BASE);
+    const preflight = await app.inject({ method: 'OPTIONS', url: '/oauth2/token', headers: { host: HOST, origin: 'https://app.example' } });
+    expect([preflight.statusCode, preflight.headers['access-control-allow-methods']]).toEqual([204, 'GET, POST, OPTIONS']);
     await t.ctx.options.set('ServerAddress', 'https://mcp.example.com');
     try {
       const prm = await app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/proxy/echo/mcp', headers: { host: HOST } });

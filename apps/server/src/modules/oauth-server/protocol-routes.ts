@@ -88,6 +88,21 @@ export async function registerProtocolRoutes(app: FastifyInstance, deps: Protoco
     });
     const config = { auth: 'public' as const };
     const schema = { hide: true };
+    // CORS preflights of browser-based clients, on the exact paths only: the other /.well-known/* paths
+    // stay with whoever answers unknown ones.
+    const preflight = async (_req: FastifyRequest, reply: FastifyReply) => reply.code(204).send();
+    const paths = [
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/openid-configuration',
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/proxy/:name/mcp',
+      '/.well-known/oauth-protected-resource/proxy/:name/sse',
+      '/.well-known/oauth-protected-resource/group/:name/mcp',
+      '/oauth2/token',
+      '/oauth2/register',
+      '/oauth2/revoke',
+    ];
+    for (const url of paths) scope.options(url, { config, schema }, preflight);
     for (const url of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
       scope.get(url, { config, schema }, async (req) => serverMetadata(req));
     }
@@ -103,15 +118,6 @@ export async function registerProtocolRoutes(app: FastifyInstance, deps: Protoco
         async (req) => resourceMetadata(req, `/${kind}/${encodeURIComponent(req.params.name)}/${suffix}`),
       );
     }
-    scope.route({
-      method: 'OPTIONS',
-      url: '/oauth2/*',
-      config,
-      schema,
-      handler: async (_req, reply) => reply.code(204).send(),
-    });
-    scope.route({ method: 'OPTIONS', url: '/.well-known/*', config, schema, handler: async (_req, reply) => reply.code(204).send() });
-
     scope.get('/oauth2/authorize', { config, schema }, async (req, reply) => {
       try {
         const result = await deps.service.authorize((req.query ?? {}) as Record<string, unknown>, base(req));
