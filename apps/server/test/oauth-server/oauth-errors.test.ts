@@ -408,8 +408,21 @@ describe.each(engines)('OAuth server refusals (%s)', (engine) => {
     }
   });
 
-  it('answers revocation of unknown tokens with 200 and of nothing with invalid_request', async () => {
+  it('revokes by access token, ignores unknown tokens and other clients’ tokens, and never takes a token in the query', async () => {
     expect((await call('POST', '/oauth2/revoke', { token: 'nonsense' })).status).toBe(200);
     expect((await call('POST', '/oauth2/revoke', {})).error).toBe('invalid_request');
+    const a = await approved();
+    const token = (await exchange(a.code, a.verifier)).body.access_token as string;
+    const inQuery = await app.inject({
+      method: 'POST',
+      url: `/proxy/echo/mcp?key=${token}`,
+      headers: { host: HOST, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+      payload: initializeBody(),
+    });
+    expect(inQuery.statusCode).toBe(401);
+    expect((await call('POST', '/oauth2/revoke', { token, client_id: 'tpc_someone_else' })).status).toBe(200);
+    expect((await proxyStatus(token)).status).toBe(200);
+    expect((await call('POST', '/oauth2/revoke', { token, client_id: clientId })).status).toBe(200);
+    expect((await proxyStatus(token)).status).toBe(401);
   });
 });

@@ -21,7 +21,7 @@ export class MemoryProvider implements OAuthClientProvider {
 
   constructor(
     /** A Client ID Metadata Document's URL to use as client_id instead of registering. */
-    private readonly metadataUrl?: string,
+    metadataUrl?: string,
   ) {
     if (metadataUrl) this.info = { client_id: metadataUrl };
   }

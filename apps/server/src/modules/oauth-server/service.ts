@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { UserStatus } from '@toolport/contract';
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { jwtVerify, SignJWT } from 'jose';
 import type { GatewayUser } from '../../gateway/catalog.js';
 import type { AccessTokenPort, ProxyEndpoint } from '../../gateway/index.js';
 import type { Principal } from '../../http/principals.js';
@@ -329,9 +329,8 @@ export class OAuthServerService implements AccessTokenPort {
     const refresh = await this.deps.repo.refreshToken(sha256(token));
     let grantId = refresh?.grant_id;
     if (grantId === undefined && token.split('.').length === 3) {
-      const claims = await jwtVerify(token, this.deps.tokenKey, { typ: 'at+jwt', algorithms: ['HS256'] }).catch((err) =>
-        err instanceof joseErrors.JWTExpired ? undefined : undefined,
-      );
+      // An expired access token needs no revoking; a valid one ends its whole grant.
+      const claims = await jwtVerify(token, this.deps.tokenKey, { typ: 'at+jwt', algorithms: ['HS256'] }).catch(() => undefined);
       grantId = typeof claims?.payload.gid === 'number' ? claims.payload.gid : undefined;
     }
     if (grantId === undefined) return;
