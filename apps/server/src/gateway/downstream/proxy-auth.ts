@@ -72,7 +72,9 @@ export class ProxyAuth {
     if (origin !== undefined && !this.originAllowed(req, origin)) return failures.foreignOrigin(origin);
     // RFC 9728 §3.1: the endpoint's metadata sits at the well-known prefix followed by the resource's path.
     const metadata = () =>
-      this.tokens ? `${publicBase(req, this.options.get('ServerAddress'))}/.well-known/oauth-protected-resource${endpoint.path}` : undefined;
+      this.tokens
+        ? `${publicBase(req, this.options.get('ServerAddress'))}/.well-known/oauth-protected-resource${endpoint.path}`
+        : undefined;
     const { key, fromQuery } = apiKeyOf(req);
     if (!key) return failures.unauthorized(metadata());
     // An access token is a JWT (three dot-separated parts); API keys never contain a dot.
