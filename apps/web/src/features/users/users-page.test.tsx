@@ -470,3 +470,34 @@ describe('users page in Chinese', () => {
     expect(within(await row('bob')).getByRole('button', { name: '将 bob 提升为管理员' })).toBeInTheDocument();
   });
 });
+
+describe('users page: a user’s connected apps (issue 18)', () => {
+  it('lists the MCP clients a user allowed and revokes one after asking', async () => {
+    const apps = [
+      {
+        id: 7,
+        client_id: 'tpc_x',
+        client_name: 'Cursor',
+        resource: 'https://mcp.example.com/proxy/time/mcp',
+        approved_at: 1_700_000_000_000,
+        last_used_at: null,
+      },
+    ];
+    const { user, api } = await renderPage(ROOT, [ROOT, BOB], {
+      'GET /api/oauth-server/users/4/grants': () => ok([...apps]),
+      'DELETE /api/oauth-server/users/4/grants/7': () => {
+        apps.length = 0;
+        return ok(undefined, 'App access revoked');
+      },
+    });
+    await user.click(within(await row('bob')).getByRole('button', { name: 'Connected apps of bob' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Connected apps of Bob' });
+    expect(await within(dialog).findByText('Cursor')).toBeInTheDocument();
+    expect(within(dialog).getByText('/proxy/time/mcp')).toBeInTheDocument();
+    expect(within(dialog).getByText(/Not used yet/)).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Revoke Cursor' }));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Revoke' }));
+    await waitFor(() => expect(api.callsTo('DELETE', '/api/oauth-server/users/4/grants/7')).toHaveLength(1));
+    expect(await within(screen.getByRole('dialog', { name: 'Connected apps of Bob' })).findByText(/No connected apps/)).toBeInTheDocument();
+  });
+});
