@@ -84,6 +84,14 @@ await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
 const address = app.server.address();
 const port = typeof address === 'object' && address ? address.port : 0;
 
+// BENCH_CREDENTIALS=oauth: each user signs in through the OAuth server (bench/oauth.bench.ts), and the
+// benchmark gets their access tokens instead of their API keys.
+if (process.env.BENCH_CREDENTIALS === 'oauth') {
+  const { oauthTokens } = await import('./oauth-tokens.js');
+  const tokens = await oauthTokens(app, ctx, `http://127.0.0.1:${port}`, 'everything');
+  keys.splice(0, keys.length, ...tokens);
+}
+
 const gc = (globalThis as { gc?: () => void }).gc;
 /** Memory after garbage collection has settled: several full collections, a pause between them. */
 async function settledMemory() {

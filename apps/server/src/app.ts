@@ -22,7 +22,7 @@ import { ConfigEvents } from './infra/events.js';
 import { Leader } from './infra/leader.js';
 import { redactUrl } from './infra/logger.js';
 import { instrumentHttp, Metrics, registerMetricsRoute } from './infra/metrics.js';
-import { setAddressPolicy } from './infra/outbound.js';
+import { remoteFetch, setAddressPolicy } from './infra/outbound.js';
 import { RedisHub } from './infra/redis.js';
 import { resolveMasterSecret, Secrets } from './infra/secrets.js';
 import { ServiceLog } from './infra/service-log.js';
@@ -40,6 +40,7 @@ import {
 } from './modules/market/index.js';
 import { createMeteringModule } from './modules/metering/index.js';
 import { createOAuthModule } from './modules/oauth/index.js';
+import { createOAuthServerModule } from './modules/oauth-server/index.js';
 import { createOptionsModule, type OptionsService } from './modules/options/index.js';
 import { createServiceCatalog, createServiceRows, createServicesModule, type ServicesModule } from './modules/services/index.js';
 import { createStatusModule } from './modules/status/index.js';
@@ -157,6 +158,20 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     redis,
     principals,
   });
+  // Toolport as the OAuth server of its MCP endpoints; the proxy accepts its access tokens through a gateway port.
+  const oauthServer = createOAuthServerModule({
+    db,
+    secrets,
+    options: options.service,
+    principals,
+    endpoints: {
+      exists: async (kind, name) => kind === 'proxy' && (await catalog.byName(name))?.enabled === true,
+    },
+    fetch: remoteFetch,
+    redis,
+    leader,
+    logger,
+  });
   await users.ensureSuperAdmin(opts.print);
 
   // The data plane: the upstream pool, sessions and abuse limits. Its proxy routes are mounted after the API's.
@@ -182,6 +197,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     redis,
     packages,
     authorization: upstreamOAuth.oauth,
+    accessTokens: oauthServer.accessTokens,
   });
   const services = createServicesModule({
     db,
@@ -237,7 +253,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   app.addHook('onReady', async () => history.start());
   app.addHook('onClose', async () => history.close());
   app.addHook('onClose', async () => {
-    for (const module of [upstreamOAuth, oauth, logs, analytics, options, users, auth, status]) await module.close();
+    for (const module of [upstreamOAuth, oauth, oauthServer, logs, analytics, options, users, auth, status]) await module.close();
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -308,6 +324,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       await market.routes(api);
       await oauth.routes(api);
       await upstreamOAuth.routes(api);
+      await oauthServer.routes(api);
     },
     { prefix: '/api' },
   );
@@ -318,6 +335,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   // The proxy routes after the API's. On close, the proxied calls in flight may finish (SHUTDOWN_GRACE_MS),
   // then the sessions' open streams end and the processes stop.
   await gateway.mount(app);
+  // The OAuth protocol routes (/.well-known/*, /oauth2/*) are not under /api and speak OAuth, not the envelope.
+  await oauthServer.mount(app);
   // Leadership is given up first, so another replica takes the periodic jobs over while this one drains.
   app.addHook('preClose', async () => leader.close());
   app.addHook('preClose', async () => gateway.close(config.shutdownGraceMs));

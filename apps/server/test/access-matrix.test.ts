@@ -9,7 +9,7 @@ import { type FakeRegistries, startFakeRegistries } from './fake-registries.js';
 import { ACCEPT_BOTH, initializeBody, SseReader } from './gateway/raw-http.js';
 import { ADMIN_PASSWORD, createTestApp, engines, type TestApp } from './harness.js';
 import { serviceRow } from './kits/services.js';
-import { apiRoutes, proxyRoutes, routeKey } from './route-table.js';
+import { apiRoutes, oauthProtocolRoutes, proxyRoutes, routeKey } from './route-table.js';
 
 /**
  * The access matrix (architecture §8, server-api.md): EVERY /api and /proxy route the app registered,
@@ -343,6 +343,65 @@ describe.each(engines)('access matrix on %s', (engine) => {
     },
     'DELETE /api/user/bindings/:provider': { expect: signedIn(200), call: () => ({ method: 'DELETE', url: '/api/user/bindings/github' }) },
 
+    // Toolport as the OAuth server of its MCP endpoints: the console's side (modules/oauth-server)
+    'GET /api/oauth-server/requests/:id': { expect: signedIn(404), call: () => get('/api/oauth-server/requests/no-such-request') },
+    'POST /api/oauth-server/requests/:id': {
+      expect: signedIn(404),
+      call: () => json('POST', '/api/oauth-server/requests/no-such-request', { allow: true }),
+    },
+    'GET /api/oauth-server/grants': { expect: signedIn(200), call: () => get('/api/oauth-server/grants') },
+    'DELETE /api/oauth-server/grants/:id': {
+      expect: signedIn(404),
+      call: () => ({ method: 'DELETE', url: '/api/oauth-server/grants/999999' }),
+    },
+    'GET /api/oauth-server/users/:userId/grants': {
+      expect: adminOnly(200),
+      call: () => get(`/api/oauth-server/users/${accounts.user.id}/grants`),
+    },
+    'DELETE /api/oauth-server/users/:userId/grants/:id': {
+      expect: adminOnly(404),
+      call: () => ({ method: 'DELETE', url: `/api/oauth-server/users/${accounts.user.id}/grants/999999` }),
+    },
+    // The protocol side: public by design (machines call it before they have anything), OAuth errors for bad input.
+    'GET /.well-known/oauth-authorization-server': { expect: anyone(200), call: () => get('/.well-known/oauth-authorization-server') },
+    'GET /.well-known/openid-configuration': { expect: anyone(200), call: () => get('/.well-known/openid-configuration') },
+    'GET /.well-known/oauth-protected-resource': { expect: anyone(200), call: () => get('/.well-known/oauth-protected-resource') },
+    'GET /.well-known/oauth-protected-resource/proxy/:name/mcp': {
+      expect: anyone(200),
+      call: () => get('/.well-known/oauth-protected-resource/proxy/matrix-stdio/mcp'),
+    },
+    'GET /.well-known/oauth-protected-resource/proxy/:name/sse': {
+      expect: anyone(200),
+      call: () => get('/.well-known/oauth-protected-resource/proxy/matrix-stdio/sse'),
+    },
+    'GET /.well-known/oauth-protected-resource/group/:name/mcp': {
+      expect: anyone(200),
+      call: () => get('/.well-known/oauth-protected-resource/group/matrix-group/mcp'),
+    },
+    ...Object.fromEntries(
+      [
+        '/.well-known/oauth-authorization-server',
+        '/.well-known/openid-configuration',
+        '/.well-known/oauth-protected-resource',
+        '/.well-known/oauth-protected-resource/proxy/:name/mcp',
+        '/.well-known/oauth-protected-resource/proxy/:name/sse',
+        '/.well-known/oauth-protected-resource/group/:name/mcp',
+        '/oauth2/token',
+        '/oauth2/register',
+        '/oauth2/revoke',
+      ].map((url): [string, Row] => [
+        `OPTIONS ${url}`,
+        { expect: anyone(204), call: () => ({ method: 'OPTIONS', url: url.replace(':name', 'matrix-stdio') }) },
+      ]),
+    ),
+    'GET /oauth2/authorize': { expect: anyone(400), call: () => get('/oauth2/authorize?response_type=code') },
+    'POST /oauth2/token': { expect: anyone(400), call: () => json('POST', '/oauth2/token', { grant_type: 'authorization_code' }) },
+    'POST /oauth2/revoke': { expect: anyone(400), call: () => json('POST', '/oauth2/revoke', {}) },
+    'POST /oauth2/register': {
+      expect: anyone(201),
+      call: () => json('POST', '/oauth2/register', { client_name: 'Matrix', redirect_uris: ['http://127.0.0.1/cb'] }),
+    },
+
     // Preferences
     'GET /api/option/': { expect: adminOnly(200), call: () => get('/api/option/') },
     'PUT /api/option/': {
@@ -616,7 +675,7 @@ describe.each(engines)('access matrix on %s', (engine) => {
   // ---- the matrix ------------------------------------------------------------------------------
 
   it('has an expectation for every /api and /proxy route, and none for a route that is gone', () => {
-    const registered = [...apiRoutes(t.routes), ...proxyRoutes(t.routes)].map(routeKey);
+    const registered = [...apiRoutes(t.routes), ...proxyRoutes(t.routes), ...oauthProtocolRoutes(t.routes)].map(routeKey);
     expect(registered.length).toBeGreaterThan(60);
     expect(
       registered.filter((k) => !(k in table)),
@@ -631,7 +690,9 @@ describe.each(engines)('access matrix on %s', (engine) => {
   it('answers every route with the expected status for every caller, and never with a secret', { timeout: 240_000 }, async () => {
     const wrong: string[] = [];
     const leaks: string[] = [];
-    const registered = [...apiRoutes(t.routes), ...proxyRoutes(t.routes)].map(routeKey).filter((k) => k in table);
+    const registered = [...apiRoutes(t.routes), ...proxyRoutes(t.routes), ...oauthProtocolRoutes(t.routes)]
+      .map(routeKey)
+      .filter((k) => k in table);
     for (const key of registered) {
       const row = table[key] as Row;
       for (const caller of ROLES) {
@@ -689,6 +750,31 @@ describe.each(engines)('access matrix on %s', (engine) => {
       expect((await send(call, 'admin')).status, `${call.method} ${call.url} ${JSON.stringify(call.body)}`).toBe(status);
     expect((await t.ctx.usersRepo.byId(accounts.super.id))?.status).toBe(UserStatus.Enabled);
     expect((await t.ctx.usersRepo.byId(fellow.id))?.role).toBe(Role.Admin);
+  });
+
+  it('keeps users and admins to the connected apps they may manage', async () => {
+    // A grant of the other user, made the way an Allow makes it.
+    const grantId = await t.ctx.db
+      .insertInto('oauth_server_grants')
+      .values({
+        user_id: accounts.other.id,
+        client_id: 'tpc_matrix',
+        client_name: 'Matrix',
+        resource: `${base}/`,
+        scope: '',
+        created_at: Date.now(),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const id = Number(grantId.id);
+    expect((await send({ method: 'DELETE', url: `/api/oauth-server/grants/${id}` }, 'user')).status).toBe(404);
+    const listed = await send(get('/api/oauth-server/grants'), 'user');
+    expect(listed.text).not.toContain('tpc_matrix');
+    // An admin manages users of lower role only; the super admin everyone.
+    expect((await send(get(`/api/oauth-server/users/${accounts.super.id}/grants`), 'admin')).status).toBe(403);
+    expect((await send(get(`/api/oauth-server/users/${accounts.other.id}/grants`), 'admin')).text).toContain('tpc_matrix');
+    expect((await send({ method: 'DELETE', url: `/api/oauth-server/users/${accounts.other.id}/grants/${id}` }, 'admin')).status).toBe(200);
+    expect((await send(get(`/api/oauth-server/users/${accounts.other.id}/grants`), 'super')).text).not.toContain('tpc_matrix');
   });
 
   it('answers 404 to a session used with another user’s key, on both transports, and leaves it working', async () => {

@@ -14,6 +14,10 @@ export const apiRoutes = (routes: RouteEntry[]): RouteEntry[] => routes.filter((
 /** Every MCP proxy route (`/proxy/…`): they authenticate by API key themselves. */
 export const proxyRoutes = (routes: RouteEntry[]): RouteEntry[] => routes.filter((r) => r.url.startsWith('/proxy/'));
 
+/** The OAuth protocol routes of Toolport as an authorization server (`/.well-known/…`, `/oauth2/…`): public by design. */
+export const oauthProtocolRoutes = (routes: RouteEntry[]): RouteEntry[] =>
+  routes.filter((r) => r.url.startsWith('/.well-known/') || r.url.startsWith('/oauth2/'));
+
 /** The only /api routes anyone may call without a console token. Adding one here is a security decision. */
 export const publicApiRoutes = new Set([
   'GET /api/status',

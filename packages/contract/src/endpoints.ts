@@ -26,6 +26,16 @@ import {
   OAuthCallbackResult,
   oauthProviderLabels,
 } from './oauth.js';
+import {
+  ConnectedApp,
+  ConsentDecision,
+  ConsentOutcome,
+  ConsentParams,
+  ConsentRequest,
+  GrantIdParams,
+  UserGrantParams,
+  UserGrantsParams,
+} from './oauth-server.js';
 import { OptionEntry, ProbeResult, StatusData, UpdateOptionRequest } from './options.js';
 import { type Route, routes } from './routes.js';
 import {
@@ -430,7 +440,46 @@ const oauth = {
 };
 
 /** Every `/api` endpoint, by module. */
-export const endpoints = { status, auth, users, options, services, upstreamOAuth, analytics, logs, market, oauth };
+const oauthServer = {
+  consent: endpoint(routes.oauthServer.consent, {
+    params: ConsentParams,
+    data: ConsentRequest,
+    tags: ['oauth-server'],
+    summary: 'A pending MCP client authorization, for the consent page',
+    description: 'Who asks (client name, redirect host, logo) and for which endpoint; 404 once decided or expired (10 minutes).',
+  }),
+  decide: endpoint(routes.oauthServer.decide, {
+    params: ConsentParams,
+    body: ConsentDecision,
+    data: ConsentOutcome,
+    tags: ['oauth-server'],
+    summary: 'Allow or Deny a pending MCP client authorization',
+    description: 'Answers where the browser goes next: the client’s redirect URI with a code (Allow) or access_denied (Deny).',
+  }),
+  myApps: endpoint(routes.oauthServer.myApps, {
+    data: z.array(ConnectedApp),
+    tags: ['oauth-server'],
+    summary: 'The caller’s connected apps: MCP clients they approved and have not revoked',
+  }),
+  revokeMyApp: endpoint(routes.oauthServer.revokeMyApp, {
+    params: GrantIdParams,
+    tags: ['oauth-server'],
+    summary: 'Revoke one of the caller’s connected apps (its tokens stop working within seconds)',
+  }),
+  userApps: endpoint(routes.oauthServer.userApps, {
+    params: UserGrantsParams,
+    data: z.array(ConnectedApp),
+    tags: ['oauth-server'],
+    summary: 'A user’s connected apps (admins)',
+  }),
+  revokeUserApp: endpoint(routes.oauthServer.revokeUserApp, {
+    params: UserGrantParams,
+    tags: ['oauth-server'],
+    summary: 'Revoke a user’s connected app (admins)',
+  }),
+};
+
+export const endpoints = { status, auth, users, options, services, upstreamOAuth, analytics, logs, market, oauth, oauthServer };
 
 /** Every entry of the table, for walks over all endpoints (route checks, docs). */
 export function allEndpoints(): Endpoint[] {

@@ -8,6 +8,7 @@ export * from './limits.js';
 export * from './logs.js';
 export * from './market.js';
 export * from './oauth.js';
+export * from './oauth-server.js';
 export * from './options.js';
 export * from './roles.js';
 export * from './routes.js';

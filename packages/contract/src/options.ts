@@ -20,6 +20,7 @@ export const optionKeys = [
   'RegistrationEnabled',
   'AllowPrivateNetworkUpstreams',
   'AllowedOrigins',
+  'OAuthClientRegistrationEnabled',
 ] as const;
 export const OptionKey = z.enum(optionKeys);
 export type OptionKey = z.infer<typeof OptionKey>;

@@ -95,6 +95,15 @@ export const routes = {
     },
     unbind: { method: 'DELETE', path: '/user/bindings/:provider', auth: 'user' },
   },
+  // Toolport as the OAuth server of its MCP endpoints: the console's side of it (consent, connected apps).
+  oauthServer: {
+    consent: { method: 'GET', path: '/oauth-server/requests/:id', auth: 'user' },
+    decide: { method: 'POST', path: '/oauth-server/requests/:id', auth: 'user' },
+    myApps: { method: 'GET', path: '/oauth-server/grants', auth: 'user' },
+    revokeMyApp: { method: 'DELETE', path: '/oauth-server/grants/:id', auth: 'user' },
+    userApps: { method: 'GET', path: '/oauth-server/users/:userId/grants', auth: 'admin' },
+    revokeUserApp: { method: 'DELETE', path: '/oauth-server/users/:userId/grants/:id', auth: 'admin' },
+  },
 } as const satisfies Record<string, Record<string, Route | Record<string, Route>>>;
 
 /** Fills a path's `:name` placeholders, each value URL-encoded. */

@@ -31,6 +31,11 @@ const schemaTables = {
   upstream_oauth_services: true,
   upstream_oauth_tokens: true,
   upstream_oauth_states: true,
+  oauth_server_clients: true,
+  oauth_server_requests: true,
+  oauth_server_grants: true,
+  oauth_server_codes: true,
+  oauth_server_refresh_tokens: true,
 } satisfies Record<keyof Database, true>;
 
 /** A fresh, empty database of one engine, and a way to throw it away. */

@@ -232,6 +232,57 @@ export interface ServiceDayRollupsTable extends RollupFigures {
   service_id: number;
 }
 
+/** OAuth authorization server of the MCP endpoints (migration 0006, modules/oauth-server). */
+export interface OAuthServerClientsTable {
+  client_id: string;
+  kind: string;
+  client_name: string;
+  client_uri: Generated<string>;
+  logo_uri: Generated<string>;
+  redirect_uris: string;
+  created_at: number;
+  expires_at: Generated<number>;
+}
+
+export interface OAuthServerRequestsTable {
+  id_hash: string;
+  client_id: string;
+  redirect_uri: string;
+  state: string;
+  code_challenge: string;
+  resource: string;
+  scope: string;
+  expires_at: number;
+}
+
+export interface OAuthServerGrantsTable {
+  id: Generated<number>;
+  user_id: number;
+  client_id: string;
+  client_name: string;
+  resource: string;
+  scope: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface OAuthServerCodesTable {
+  code_hash: string;
+  grant_id: number;
+  redirect_uri: string;
+  code_challenge: string;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface OAuthServerRefreshTokensTable {
+  token_hash: string;
+  grant_id: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   provider_identities: ProviderIdentitiesTable;
@@ -251,6 +302,11 @@ export interface Database {
   upstream_oauth_services: UpstreamOAuthServicesTable;
   upstream_oauth_tokens: UpstreamOAuthTokensTable;
   upstream_oauth_states: UpstreamOAuthStatesTable;
+  oauth_server_clients: OAuthServerClientsTable;
+  oauth_server_requests: OAuthServerRequestsTable;
+  oauth_server_grants: OAuthServerGrantsTable;
+  oauth_server_codes: OAuthServerCodesTable;
+  oauth_server_refresh_tokens: OAuthServerRefreshTokensTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

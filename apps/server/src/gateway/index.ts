@@ -9,6 +9,7 @@ import type { Metrics } from '../infra/metrics.js';
 import type { RedisHub } from '../infra/redis.js';
 import type { Secrets } from '../infra/secrets.js';
 import type { Tracing } from '../infra/tracing.js';
+import type { AccessTokenPort } from './access-tokens.js';
 import type { ServiceCatalog } from './catalog.js';
 import { AbuseGuard } from './downstream/abuse.js';
 import { CallTelemetry } from './downstream/call-telemetry.js';
@@ -85,12 +86,16 @@ export interface GatewayDeps {
   packages?: LocalPackages;
   /** OAuth connections of remote services: the token each remote link sends (gateway/upstream-auth.ts). */
   authorization?: UpstreamAuthorization;
+  /** OAuth access tokens (modules/oauth-server); without it only API keys are accepted. */
+  accessTokens?: AccessTokenPort;
 }
 
 export interface GatewayOptions {
   /** Session limits (tests shorten them). */
   limits?: SessionLimits;
 }
+
+export type { AccessTokenPort, ProxyEndpoint } from './access-tokens.js';
 
 const PURGE_MS = 60 * 60_000;
 
@@ -116,7 +121,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   const origins = new OriginPolicy(deps.options, deps.config.proxyAccess);
   const routeDeps = {
     origins,
-    auth: new ProxyAuth(deps.catalog, origins, deps.events, abuse),
+    auth: new ProxyAuth(deps.catalog, origins, deps.options, deps.events, abuse, deps.accessTokens),
     access: new SessionAccess(deps.secrets, sessions, revocations),
     sessions,
     dispatcher: new DrainingDispatcher(work, {

@@ -189,6 +189,29 @@ export const en = {
   'upstream_oauth.bad_mode': 'oauth_mode must be "shared" or "per_user"',
   'option.invalid_origins':
     'Invalid value for preference {key}: "{entry}" is not an origin; write origins such as https://app.example.com (scheme, host and optional port) separated by commas',
+  'oauth_server.missing_param': 'The parameter {param} is required',
+  'oauth_server.param_too_long': 'The parameter {param} is too long',
+  'oauth_server.bad_body': 'The request body must be a form or a JSON object',
+  'oauth_server.unknown_client': 'Unknown client: register it first or use the URL of its client metadata document as client_id',
+  'oauth_server.metadata_unreachable': 'The client metadata document {url} could not be fetched',
+  'oauth_server.invalid_metadata': 'Invalid client metadata: {detail}',
+  'oauth_server.bad_redirect_uri':
+    'Invalid redirect URI {uri}: use https, http on a loopback address, or an app scheme, without a fragment',
+  'oauth_server.redirect_uris_required': 'redirect_uris must list at least one redirect URI',
+  'oauth_server.redirect_mismatch': 'The redirect URI is not one registered for this client',
+  'oauth_server.unsupported_grant_type': 'Unsupported grant type {grant}: use authorization_code or refresh_token',
+  'oauth_server.bad_code': 'The authorization code is invalid, expired or was issued to another client',
+  'oauth_server.code_reused': 'The authorization code was already used; the access it gave has been revoked',
+  'oauth_server.bad_verifier': 'The PKCE code_verifier does not match the code_challenge',
+  'oauth_server.bad_refresh': 'The refresh token is invalid, expired or was issued to another client',
+  'oauth_server.refresh_reused': 'The refresh token was already used; every token of this approval has been revoked',
+  'oauth_server.grant_revoked': 'This approval has been revoked; authorize the app again',
+  'oauth_server.resource_mismatch': 'The resource is not the endpoint this approval was given for',
+  'oauth_server.registration_disabled': 'Client registration is switched off on this server; ask an administrator',
+  'oauth_server.registration_rate_limited': 'Too many client registrations from this address, retry in {seconds} seconds',
+  'oauth_server.request_gone': 'This authorization request is unknown, expired or already answered; start again from the app',
+  'oauth_server.grant_gone': 'This connected app does not exist or was already revoked',
+  'oauth_server.app_revoked': 'App access revoked',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -13,6 +13,8 @@ export class Secrets {
   private readonly sessionKey: Buffer;
   /** Signs the messages replicas send each other over Redis (infra/redis.ts). */
   readonly replicaKey: Buffer;
+  /** Signs the access tokens Toolport issues to MCP clients as their OAuth server (modules/oauth-server). */
+  readonly mcpTokenKey: Uint8Array;
 
   constructor(master: string) {
     const derive = (info: string) => Buffer.from(hkdfSync('sha256', master, 'toolport', info, 32));
@@ -20,6 +22,7 @@ export class Secrets {
     this.jwtKey = new Uint8Array(derive('jwt'));
     this.sessionKey = derive('session');
     this.replicaKey = derive('replica-messages');
+    this.mcpTokenKey = new Uint8Array(derive('mcp-access-tokens'));
   }
 
   /** `v1.<iv>.<tag>.<ciphertext>`, base64url parts. */

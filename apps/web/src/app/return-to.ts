@@ -48,3 +48,30 @@ export function returnPath(state: unknown): string {
   if (from === signInPath || from.startsWith(`${signInPath}?`)) return '/';
   return from;
 }
+
+const PROVIDER_RETURN_KEY = 'toolport.returnAfterProvider';
+
+/**
+ * Sign-in with GitHub or Google leaves the console and comes back to its own return page: the page the
+ * user was sent away from (an MCP client's consent page, say) is kept in sessionStorage meanwhile.
+ */
+export function rememberProviderReturn(state: unknown): void {
+  const target = returnPath(state);
+  try {
+    if (target === '/') sessionStorage.removeItem(PROVIDER_RETURN_KEY);
+    else sessionStorage.setItem(PROVIDER_RETURN_KEY, target);
+  } catch {
+    // Storage may be unavailable (private modes): the user then lands on the dashboard.
+  }
+}
+
+/** Where to go after a provider sign-in: the remembered page (checked again), once, else `/`. */
+export function takeProviderReturn(): string {
+  try {
+    const from = sessionStorage.getItem(PROVIDER_RETURN_KEY);
+    sessionStorage.removeItem(PROVIDER_RETURN_KEY);
+    return returnPath({ from });
+  } catch {
+    return '/';
+  }
+}

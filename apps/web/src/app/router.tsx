@@ -5,6 +5,7 @@ import { authRoutes } from '../features/auth/routes';
 import { dashboardRoutes } from '../features/dashboard/routes';
 import { logsRoutes } from '../features/logs/routes';
 import { marketRoutes } from '../features/market/routes';
+import { oauthConsentRoutes } from '../features/oauth-consent/routes';
 import { placeholderRoutes } from '../features/placeholders/routes';
 import { preferencesRoutes } from '../features/preferences/routes';
 import { profileRoutes } from '../features/profile/routes';
@@ -40,6 +41,7 @@ export const routes: RouteObject[] = [
               ...servicesRoutes,
               ...analyticsRoutes,
               ...profileRoutes,
+              ...oauthConsentRoutes,
               ...placeholderRoutes,
               { element: <RequireAdmin />, children: [...marketRoutes, ...usersRoutes, ...logsRoutes, ...preferencesRoutes] },
               { path: '*', element: <NotFoundPage /> },

@@ -1,7 +1,10 @@
 import type { FastifyRequest } from 'fastify';
+import { publicBase } from '../../http/public-base.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import { sha256 } from '../../infra/secrets.js';
+import type { AccessTokenPort, ProxyEndpoint } from '../access-tokens.js';
 import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
+import type { OptionsReader } from '../upstream/types.js';
 import type { AbuseGuard } from './abuse.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { failures, type ProxyFailure } from './rpc-errors.js';
@@ -37,9 +40,13 @@ export class ProxyAuth {
     private readonly catalog: ServiceCatalog,
     /** Which Host names and browser Origins the MCP endpoints answer (DNS rebinding, CORS). */
     private readonly origins: OriginPolicy,
+    /** The server address preference: the public base of the resource metadata URL. */
+    private readonly options: Pick<OptionsReader, 'get'>,
     events: ConfigEvents,
     /** Refused authentications count per client address; too many and it is answered 429 at once. */
     private readonly guard?: AbuseGuard,
+    /** OAuth access tokens besides API keys (modules/oauth-server, through the gateway's port). */
+    private readonly tokens?: AccessTokenPort,
   ) {
     events.on((e) => {
       if (e.type === 'user.changed') this.users.clear();
@@ -52,21 +59,34 @@ export class ProxyAuth {
    * requests were refused 403, 401 or 404 too often this minute gets 429 before anything is looked at
    * (req.ip: X-Forwarded-For only from the proxies TRUST_PROXY names).
    */
-  async resolve(req: FastifyRequest, serviceName: string): Promise<ProxyCaller | ProxyFailure> {
+  async resolve(
+    req: FastifyRequest,
+    serviceName: string,
+    endpoint = proxyEndpointOf(req, serviceName),
+  ): Promise<ProxyCaller | ProxyFailure> {
     const blocked = this.guard?.blockedAddress(req.raw, req.ip);
     if (blocked) return blocked;
-    const result = await this.check(req, serviceName);
+    const result = await this.check(req, serviceName, endpoint);
     if ('status' in result && COUNTED_FAILURES.has(result.status)) await this.guard?.authFailed(req.ip);
     return result;
   }
 
-  private async check(req: FastifyRequest, serviceName: string): Promise<ProxyCaller | ProxyFailure> {
+  private async check(req: FastifyRequest, serviceName: string, endpoint: ProxyEndpoint): Promise<ProxyCaller | ProxyFailure> {
     const foreign = this.origins.checkHost(req) ?? this.origins.checkOrigin(req);
     if (foreign) return foreign;
+    // RFC 9728 §3.1: the endpoint's metadata sits at the well-known prefix followed by the resource's path.
+    const metadata = () =>
+      this.tokens
+        ? `${publicBase(req, this.options.get('ServerAddress'))}/.well-known/oauth-protected-resource${endpoint.path}`
+        : undefined;
     const { key, fromQuery } = apiKeyOf(req);
-    if (!key) return failures.unauthorized();
-    const user = await this.user(key);
-    if (!user?.enabled) return failures.unauthorized();
+    if (!key) return failures.unauthorized(metadata());
+    // An access token is a JWT (three dot-separated parts); API keys never contain a dot.
+    const user =
+      this.tokens && !fromQuery && key.split('.').length === 3
+        ? await this.tokens.verify(key, endpoint, publicBase(req, this.options.get('ServerAddress')))
+        : await this.user(key);
+    if (!user?.enabled) return failures.unauthorized(metadata(), this.tokens !== undefined);
     const service = await this.service(serviceName);
     if (!service) return failures.unknownService(serviceName);
     if (!service.enabled) return failures.disabledService(serviceName);
@@ -93,6 +113,13 @@ export class ProxyAuth {
     cache.set(key, { at: now, value });
     return value;
   }
+}
+
+/** The endpoint a /proxy request is for: the legacy message route belongs to its /sse endpoint. */
+export function proxyEndpointOf(req: FastifyRequest, name: string): ProxyEndpoint {
+  const path = (req.url.split('?')[0] ?? '').replace(/\/+$/, '');
+  const kind = path.endsWith('/mcp') ? 'mcp' : 'sse';
+  return { kind: 'proxy', name, path: `/proxy/${encodeURIComponent(name)}/${kind}` };
 }
 
 function apiKeyOf(req: FastifyRequest): { key: string | undefined; fromQuery: boolean } {

@@ -29,10 +29,25 @@ const fail = (status: number, code: number, message: string, headers?: Record<st
   headers ? { status, code, message, headers } : { status, code, message };
 
 export const failures = {
-  unauthorized: () =>
-    fail(401, RpcCode.ServerError, 'Unauthorized: a valid API key is required (Authorization: Bearer <key> or ?key=<key>)', {
-      'www-authenticate': 'Bearer realm="toolport"',
-    }),
+  /**
+   * The challenge of the MCP authorization specification: where the endpoint's protected resource
+   * metadata is (RFC 9728 §5.1), and `invalid_token` when a token was presented but refused (RFC 6750 §3.1).
+   */
+  unauthorized: (resourceMetadata?: string, invalidToken = false) =>
+    fail(
+      401,
+      RpcCode.ServerError,
+      'Unauthorized: a valid API key or OAuth access token is required (Authorization: Bearer <key> or ?key=<key>)',
+      {
+        'www-authenticate': [
+          'Bearer realm="toolport"',
+          ...(resourceMetadata ? [`resource_metadata="${resourceMetadata}"`] : []),
+          ...(invalidToken
+            ? ['error="invalid_token"', 'error_description="The access token is invalid, expired, revoked or for another endpoint"']
+            : []),
+        ].join(', '),
+      },
+    ),
   foreignHost: (host: string) =>
     fail(
       403,

@@ -119,6 +119,8 @@ export const definitions: Record<OptionKey, Definition> = {
   AllowPrivateNetworkUpstreams: { default: 'true', normalise: bool },
   // Browser-based MCP clients on other sites (gateway/downstream/origin-policy.ts); empty: none.
   AllowedOrigins: { default: '', normalise: originList },
+  // Dynamic client registration (RFC 7591) at /oauth2/register, for MCP clients signing in (modules/oauth-server).
+  OAuthClientRegistrationEnabled: { default: 'true', normalise: bool },
 };
 
 export const isOptionKey = (key: string): key is OptionKey => (optionKeys as readonly string[]).includes(key);

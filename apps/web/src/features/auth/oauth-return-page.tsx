@@ -3,6 +3,7 @@ import { type OAuthProvider, routes, type SelfUser } from '@toolport/contract';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
+import { takeProviderReturn } from '../../app/return-to';
 import { ErrorAlert } from '../../components/ui/alert';
 import { Button } from '../../components/ui/button';
 import { Card, CardContent } from '../../components/ui/card';
@@ -77,7 +78,7 @@ export function OAuthReturnPage({ provider }: { provider: OAuthProvider }) {
         }
         saveSession(grant);
         notify.success(t('success.title'), t('success.description'));
-        navigate('/', { replace: true });
+        navigate(takeProviderReturn(), { replace: true });
       },
       (error: unknown) => {
         if (isBindRefusal(error)) setBinding(true);

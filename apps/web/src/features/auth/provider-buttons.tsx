@@ -1,5 +1,7 @@
 import { type OAuthProvider, pathOf, routes, type StatusData } from '@toolport/contract';
 import { useTranslation } from 'react-i18next';
+import { useLocation } from 'react-router';
+import { rememberProviderReturn } from '../../app/return-to';
 import { GitHubMark, GoogleMark } from '../../components/icons/brand-icons';
 import { Button } from '../../components/ui/button';
 import { Tooltip } from '../../components/ui/tooltip';
@@ -24,11 +26,14 @@ export const authorizeUrl = (provider: OAuthProvider) => `/api${pathOf(routes.oa
 function ProviderButton({ provider, enabled }: { provider: (typeof providers)[number]; enabled: boolean }) {
   const { t } = useTranslation('auth');
   const { id, name, Mark } = provider;
+  const location = useLocation();
 
   // Not `disabled`: an aria-disabled button stays focusable, so keyboard users reach the tooltip too.
   const onClick = () => {
-    if (enabled) leaveTo(authorizeUrl(id));
-    else notify.error(t('providers.notConfiguredTitle', { provider: name }), t('providers.contactAdmin'));
+    if (enabled) {
+      rememberProviderReturn(location.state);
+      leaveTo(authorizeUrl(id));
+    } else notify.error(t('providers.notConfiguredTitle', { provider: name }), t('providers.contactAdmin'));
   };
   const button = (
     <Button variant="outline" className="w-full" aria-disabled={!enabled || undefined} onClick={onClick}>

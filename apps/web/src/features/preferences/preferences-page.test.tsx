@@ -316,6 +316,18 @@ describe('preferences', () => {
     });
   });
 
+  describe('MCP clients signing in', () => {
+    it('switches dynamic client registration off and on again, in Chinese too', async () => {
+      const { server, user } = await openPreferences();
+      const registration = await screen.findByRole('switch', { name: 'Let new clients register themselves' });
+      expect(registration).toBeChecked();
+      await user.click(registration);
+      await toastWith('Preference saved', 'New MCP clients can no longer register');
+      expect(registration).not.toBeChecked();
+      expect(puts(server)).toEqual([{ key: 'OAuthClientRegistrationEnabled', value: 'false' }]);
+    });
+  });
+
   describe('client credentials', () => {
     const github = () => card('GitHub sign-in');
 

@@ -7,6 +7,7 @@ import { failureText } from '../../lib/failure-text';
 import { notify } from '../../lib/notify';
 import { useErrorToast } from '../../lib/use-error-toast';
 import { AllowedOriginsCard } from './allowed-origins-card';
+import { McpClientSignInCard } from './mcp-client-sign-in-card';
 import { isStartupStrategy } from './preference-rules';
 import { ProviderCard } from './provider-card';
 import { RemoteServicesCard } from './remote-services-card';
@@ -62,6 +63,7 @@ export function PreferencesPage() {
           <ProviderCard provider="google" prefs={prefs} />
           <RemoteServicesCard saved={prefs.AllowPrivateNetworkUpstreams !== 'false'} />
           <AllowedOriginsCard saved={prefs.AllowedOrigins ?? ''} />
+          <McpClientSignInCard saved={prefs.OAuthClientRegistrationEnabled !== 'false'} />
         </div>
       )}
     </section>

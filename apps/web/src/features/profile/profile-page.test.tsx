@@ -10,7 +10,7 @@ type Routes = Parameters<typeof fakeApi>[0];
 async function openProfile(user: Partial<SelfUser> = {}, routes: Routes = {}, language = 'en') {
   localStorage.setItem('i18nextLng', language);
   storeSession(user);
-  const server = fakeApi({ 'GET /api/user/self': () => ok(selfUser(user)), ...routes });
+  const server = fakeApi({ 'GET /api/user/self': () => ok(selfUser(user)), 'GET /api/oauth-server/grants': () => ok([]), ...routes });
   const app = await renderApp('/profile');
   await screen.findByRole('heading', { name: language === 'en' ? 'Profile' : '个人资料' });
   return { server, user: userEvent.setup(), ...app };

@@ -10,6 +10,7 @@ import { useErrorToast } from '../../lib/use-error-toast';
 import { AccountSummaryCard } from './account-summary-card';
 import { ApiKeyCard } from './api-key-card';
 import { ChangePasswordCard } from './change-password-card';
+import { ConnectedAppsCard } from './connected-apps-card';
 import { LoginMethodBadge } from './login-method-badge';
 import { PersonalInfoCard } from './personal-info-card';
 import { SignInMethodsCard } from './sign-in-methods-card';
@@ -56,6 +57,7 @@ export function ProfilePage() {
           <ApiKeyCard apiKey={user.token} />
           <SignInMethodsCard user={user} />
           {passwordUser && <ChangePasswordCard />}
+          <ConnectedAppsCard />
         </div>
       )}
     </section>

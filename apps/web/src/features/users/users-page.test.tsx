@@ -187,23 +187,26 @@ describe('users page: what each administrator is offered (console spec §4, §6)
   it('the super admin: promote users, demote admins, nothing but edit on their own row', async () => {
     await renderPage(ROOT);
     expect(await offered('bob')).toEqual({
-      buttons: ['Promote bob to administrator', 'Edit bob', 'Delete bob'],
+      buttons: ['Promote bob to administrator', 'Connected apps of bob', 'Edit bob', 'Delete bob'],
       switchEnabled: true,
     });
-    expect(await offered('ada')).toEqual({ buttons: ['Demote ada to user', 'Edit ada', 'Delete ada'], switchEnabled: true });
+    expect(await offered('ada')).toEqual({
+      buttons: ['Demote ada to user', 'Connected apps of ada', 'Edit ada', 'Delete ada'],
+      switchEnabled: true,
+    });
     expect(await offered('carol')).toEqual({
-      buttons: ['Promote carol to administrator', 'Edit carol', 'Delete carol'],
+      buttons: ['Promote carol to administrator', 'Connected apps of carol', 'Edit carol', 'Delete carol'],
       switchEnabled: true,
     });
-    expect(await offered('root')).toEqual({ buttons: ['Edit root'], switchEnabled: false });
+    expect(await offered('root')).toEqual({ buttons: ['Connected apps of root', 'Edit root'], switchEnabled: false });
   });
 
   it('an admin: no role changes, nothing on fellow admins or the super admin, only edit on themselves', async () => {
     await renderPage(ADMIN);
-    expect(await offered('bob')).toEqual({ buttons: ['Edit bob', 'Delete bob'], switchEnabled: true });
+    expect(await offered('bob')).toEqual({ buttons: ['Connected apps of bob', 'Edit bob', 'Delete bob'], switchEnabled: true });
     expect(await offered('grace')).toEqual({ buttons: [], switchEnabled: false });
     expect(await offered('root')).toEqual({ buttons: [], switchEnabled: false });
-    expect(await offered('ada')).toEqual({ buttons: ['Edit ada'], switchEnabled: false });
+    expect(await offered('ada')).toEqual({ buttons: ['Connected apps of ada', 'Edit ada'], switchEnabled: false });
     expect(within(await row('grace')).getByText('No actions available')).toBeInTheDocument();
   });
 });
@@ -477,5 +480,36 @@ describe('users page in Chinese', () => {
     expect(await screen.findByTestId('users-count')).toHaveTextContent('显示 2 个用户');
     expect(within(await row('root')).getByText('超级管理员')).toBeInTheDocument();
     expect(within(await row('bob')).getByRole('button', { name: '将 bob 提升为管理员' })).toBeInTheDocument();
+  });
+});
+
+describe('users page: a user’s connected apps (issue 18)', () => {
+  it('lists the MCP clients a user allowed and revokes one after asking', async () => {
+    const apps = [
+      {
+        id: 7,
+        client_id: 'tpc_x',
+        client_name: 'Cursor',
+        resource: 'https://mcp.example.com/proxy/time/mcp',
+        approved_at: 1_700_000_000_000,
+        last_used_at: null,
+      },
+    ];
+    const { user, api } = await renderPage(ROOT, [ROOT, BOB], {
+      'GET /api/oauth-server/users/4/grants': () => ok([...apps]),
+      'DELETE /api/oauth-server/users/4/grants/7': () => {
+        apps.length = 0;
+        return ok(undefined, 'App access revoked');
+      },
+    });
+    await user.click(within(await row('bob')).getByRole('button', { name: 'Connected apps of bob' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Connected apps of Bob' });
+    expect(await within(dialog).findByText('Cursor')).toBeInTheDocument();
+    expect(within(dialog).getByText('/proxy/time/mcp')).toBeInTheDocument();
+    expect(within(dialog).getByText(/Not used yet/)).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Revoke Cursor' }));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Revoke' }));
+    await waitFor(() => expect(api.callsTo('DELETE', '/api/oauth-server/users/4/grants/7')).toHaveLength(1));
+    expect(await within(screen.getByRole('dialog', { name: 'Connected apps of Bob' })).findByText(/No connected apps/)).toBeInTheDocument();
   });
 });

@@ -13,6 +13,7 @@ import { useErrorToast } from '../../lib/use-error-toast';
 import { showUsersFailure } from './failure-toast';
 import { useUserActions } from './use-user-actions';
 import { type UsersView, useUsers } from './use-users';
+import { UserAppsDialog } from './user-apps-dialog';
 import { UserDialog } from './user-dialog';
 import { USERS_PAGE_SIZE } from './user-rules';
 import { UsersTable, UsersTableSkeleton } from './users-table';
@@ -104,6 +105,7 @@ export function UsersPage() {
   // Promoting gives a user the admin pages; disabling signs them out everywhere: both ask first (issue 15, item 9).
   const [manageTarget, setManageTarget] = useState<{ user: PublicUser; action: 'promote' | 'disable' } | null>(null);
   const [manageOpen, setManageOpen] = useState(false);
+  const [appsOf, setAppsOf] = useState<PublicUser | null>(null);
 
   useErrorToast(users.error, (error) => showUsersFailure(error, t, t('toasts.loadFailed')));
 
@@ -155,6 +157,7 @@ export function UsersPage() {
             setDeleteTarget(user);
             setConfirmOpen(true);
           }}
+          onApps={setAppsOf}
         />
       </div>
     );
@@ -203,6 +206,7 @@ export function UsersPage() {
         destructive={manageTarget?.action === 'disable'}
         onConfirm={() => manageTarget && void actions.manage(manageTarget.user, manageTarget.action)}
       />
+      <UserAppsDialog user={appsOf} onOpenChange={(open) => !open && setAppsOf(null)} />
       <UserDialog
         key={dialog.key}
         user={dialog.user}

@@ -1,5 +1,5 @@
 import type { PublicUser } from '@toolport/contract';
-import { Pencil, ShieldMinus, ShieldPlus, Trash2 } from 'lucide-react';
+import { Pencil, PlugZap, ShieldMinus, ShieldPlus, Trash2 } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
 import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
@@ -19,6 +19,8 @@ export interface UsersTableProps {
   onEdit(user: PublicUser): void;
   onManage(user: PublicUser, action: ManageAction): void;
   onDelete(user: PublicUser): void;
+  /** The user's connected apps (OAuth grants of MCP clients); offered where the row may be edited. */
+  onApps?(user: PublicUser): void;
 }
 
 const columns = ['id', 'username', 'displayName', 'email', 'role', 'bindings', 'status', 'actions'] as const;
@@ -113,6 +115,17 @@ function RowButtons({
         >
           <ShieldMinus aria-hidden="true" />
           {t('actions.demote')}
+        </Button>
+      )}
+      {allowed.edit && props.onApps && (
+        <Button
+          variant="ghost"
+          size="icon"
+          aria-label={t('apps.open', { name })}
+          title={t('apps.open', { name })}
+          onClick={() => props.onApps?.(user)}
+        >
+          <PlugZap aria-hidden="true" />
         </Button>
       )}
       {allowed.edit && (

@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../db/db.js';
+import type { AccessTokenPort } from '../../gateway/index.js';
+import type { ZodApi } from '../../http/api.js';
+import type { Principal } from '../../http/principals.js';
+import type { Leadership } from '../../infra/leader.js';
+import type { FetchLike } from '../../infra/outbound.js';
+import type { RedisHub } from '../../infra/redis.js';
+import type { Secrets } from '../../infra/secrets.js';
+import { OAuthClients } from './clients.js';
+import { registerProtocolRoutes } from './protocol-routes.js';
+import { OAuthServerRepo } from './repo.js';
+import { oauthServerRoutes } from './routes.js';
+import { OAuthServerService } from './service.js';
+
+export type { OAuthServerService } from './service.js';
+
+export interface OAuthServerModuleDeps {
+  /** Clients, pending requests, grants, codes and refresh tokens (migration 0006). */
+  db: Db;
+  /** Its own key for access tokens (Secrets.mcpTokenKey). */
+  secrets: Pick<Secrets, 'mcpTokenKey'>;
+  /** ServerAddress (issuer and URLs) and OAuthClientRegistrationEnabled. */
+  options: { get(key: 'ServerAddress'): string; bool(key: 'OAuthClientRegistrationEnabled'): boolean };
+  principals: { byId(id: number): Promise<Principal | null> };
+  /** Which endpoints exist and are enabled: a user may authorize only those. */
+  endpoints: { exists(kind: 'proxy' | 'group', name: string): Promise<boolean> };
+  /** Client ID Metadata Documents are fetched through this (infra/outbound.ts remoteFetch). */
+  fetch: FetchLike;
+  /** Registration rate limits shared by replicas. */
+  redis?: RedisHub;
+  leader: Pick<Leadership, 'runs'>;
+  logger: { warn(obj: object, msg: string): void };
+}
+
+export interface OAuthServerModule {
+  service: OAuthServerService;
+  /** The port through which the proxy accepts access tokens (gateway/index.ts). */
+  accessTokens: AccessTokenPort;
+  /** The protocol routes on the root app: /.well-known/* and /oauth2/*. */
+  mount(app: FastifyInstance): Promise<void>;
+  routes(api: ZodApi): Promise<void>;
+  close(): Promise<void>;
+}
+
+const PURGE_MS = 15 * 60_000;
+
+/** Toolport as the OAuth 2.1 authorization server of its MCP endpoints (docs/decisions/0028-oauth-authorization-server.md). */
+export function createOAuthServerModule(deps: OAuthServerModuleDeps): OAuthServerModule {
+  const repo = new OAuthServerRepo(deps.db);
+  const clients = new OAuthClients(repo, deps.fetch);
+  const service = new OAuthServerService({
+    repo,
+    clients,
+    tokenKey: deps.secrets.mcpTokenKey,
+    principals: deps.principals,
+    endpoints: deps.endpoints,
+  });
+  // Expired requests, codes and refresh tokens go; one replica (the leader) does it for the cluster.
+  const purge = setInterval(() => {
+    if (!deps.leader.runs('guarded')) return;
+    void service.purge().catch((err) => deps.logger.warn({ err }, 'oauth server purge failed'));
+  }, PURGE_MS);
+  purge.unref();
+  return {
+    service,
+    accessTokens: service,
+    mount: (app) => registerProtocolRoutes(app, { service, clients, options: deps.options, redis: deps.redis, logger: deps.logger }),
+    routes: (api) => oauthServerRoutes(api, { service, options: deps.options, principals: deps.principals }),
+    close: async () => clearInterval(purge),
+  };
+}

@@ -1,0 +1,429 @@
+import { createHash } from 'node:crypto';
+import { UserStatus } from '@toolport/contract';
+import { jwtVerify, SignJWT } from 'jose';
+import type { GatewayUser } from '../../gateway/catalog.js';
+import type { AccessTokenPort, ProxyEndpoint } from '../../gateway/index.js';
+import type { Principal } from '../../http/principals.js';
+import { randomToken, sha256 } from '../../infra/secrets.js';
+import type { OAuthClient, OAuthClients } from './clients.js';
+import { OAuthError } from './errors.js';
+import type { GrantRow, OAuthServerRepo } from './repo.js';
+
+/** Lifetimes (docs/decisions/0028-oauth-authorization-server.md). */
+export const ACCESS_TOKEN_SECONDS = 15 * 60;
+export const REFRESH_TOKEN_MS = 30 * 24 * 60 * 60_000;
+export const CODE_MS = 60_000;
+export const REQUEST_MS = 10 * 60_000;
+/** Grant state and users are re-read at most this late (architecture §8: a few seconds at most). */
+const CACHE_MS = 3000;
+/** `last_used_at` is written at most once a minute per grant. */
+const TOUCH_MS = 60_000;
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+export interface OAuthServerDeps {
+  repo: OAuthServerRepo;
+  clients: OAuthClients;
+  tokenKey: Uint8Array;
+  principals: { byId(id: number): Promise<Principal | null> };
+  /** Whether a user may use an endpoint: the service (or group) exists and is enabled. */
+  endpoints: { exists(kind: 'proxy' | 'group', name: string): Promise<boolean> };
+  now?: () => number;
+}
+
+/** A resource indicator (RFC 8707) reduced to what it names: one endpoint, or every endpoint (`*`). */
+export type Audience = '*' | `proxy:${string}` | `group:${string}`;
+
+/** The endpoint a resource URL names under `base`, or undefined (invalid_target). */
+export function audienceOf(resource: string, base: string): Audience | undefined {
+  let url: URL;
+  let root: URL;
+  try {
+    url = new URL(resource);
+    root = new URL(`${base}/`);
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== root.origin || url.search || url.hash) return undefined;
+  const prefix = root.pathname.replace(/\/$/, '');
+  if (!url.pathname.startsWith(prefix)) return undefined;
+  const rest = url.pathname.slice(prefix.length).replace(/\/+$/, '');
+  if (rest === '') return '*';
+  const m = /^\/(proxy|group)\/([^/]+)(?:\/(mcp|sse))?$/.exec(rest);
+  if (!m?.[1] || !m[2]) return undefined;
+  if (m[1] === 'group' && m[3] === 'sse') return undefined;
+  let name: string;
+  try {
+    name = decodeURIComponent(m[2]);
+  } catch {
+    return undefined;
+  }
+  return `${m[1] as 'proxy' | 'group'}:${name}`;
+}
+
+/** What the consent page shows about a pending request. */
+export interface ConsentView {
+  clientId: string;
+  clientName: string;
+  redirectHost: string;
+  logoUri: string;
+  resource: string;
+  /** Every endpoint of the user, or the one named. */
+  endpoint: { kind: 'all' } | { kind: 'proxy' | 'group'; name: string };
+  /** False when the user may not use the endpoint: the page then offers Deny only. */
+  allowed: boolean;
+  scope: string;
+}
+
+interface TokenAnswer {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope?: string;
+}
+
+const matchesRedirect = (registered: string, given: string): boolean => {
+  if (registered === given) return true;
+  // RFC 8252 §7.3: a loopback redirect may use any port.
+  try {
+    const a = new URL(registered);
+    const b = new URL(given);
+    const loopback = a.protocol === 'http:' && (a.hostname === '127.0.0.1' || a.hostname === '[::1]' || a.hostname === 'localhost');
+    return loopback && b.protocol === 'http:' && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search;
+  } catch {
+    return false;
+  }
+};
+
+const one = (v: unknown): string | undefined => {
+  if (Array.isArray(v)) return v.length === 1 && typeof v[0] === 'string' ? v[0] : undefined;
+  return typeof v === 'string' ? v : undefined;
+};
+
+const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+/**
+ * The authorization server's rules: authorize requests, consent, codes, tokens, refresh rotation
+ * with reuse detection, revocation, and the verification of access tokens for the proxy.
+ */
+export class OAuthServerService implements AccessTokenPort {
+  private readonly grantCache = new Map<number, { at: number; active: boolean }>();
+  private readonly touched = new Map<number, number>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: OAuthServerDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  // --- authorization endpoint ------------------------------------------------------------------
+
+  /**
+   * Checks an authorization request (RFC 6749 §4.1.1 with PKCE and RFC 8707) and stores it for the
+   * consent page. An unknown client or an unregistered redirect URI is answered to the browser
+   * (`redirect: false`); every later error goes back to the client's redirect URI.
+   */
+  async authorize(query: Record<string, unknown>, base: string): Promise<{ consentUrl: string } | { errorRedirect: string }> {
+    const clientId = one(query.client_id);
+    if (!clientId) throw new OAuthError('invalid_request', 'oauth_server.missing_param', { param: 'client_id' });
+    const client = await this.deps.clients.resolve(clientId, this.now());
+    const given = one(query.redirect_uri);
+    let redirectUri: string | undefined;
+    if (given === undefined) redirectUri = client.redirectUris.length === 1 ? client.redirectUris[0] : undefined;
+    else redirectUri = client.redirectUris.some((r) => matchesRedirect(r, given)) ? given : undefined;
+    if (!redirectUri) throw new OAuthError('invalid_request', 'oauth_server.redirect_mismatch');
+
+    const state = one(query.state) ?? '';
+    const back = (code: string, description: string) => ({ errorRedirect: errorRedirect(redirectUri, base, state, code, description) });
+    if (state.length > 2000) return back('invalid_request', 'state is too long');
+    if (one(query.response_type) !== 'code') return back('unsupported_response_type', 'response_type must be code');
+    const challenge = one(query.code_challenge);
+    if (!challenge) return back('invalid_request', 'code_challenge is required (PKCE)');
+    if (one(query.code_challenge_method) !== 'S256') return back('invalid_request', 'code_challenge_method must be S256');
+    if (!CHALLENGE.test(challenge)) return back('invalid_request', 'code_challenge is not a S256 challenge');
+    const resources = query.resource === undefined ? [] : Array.isArray(query.resource) ? query.resource : [query.resource];
+    if (resources.length > 1) return back('invalid_target', 'exactly one resource may be requested');
+    const resource = resources.length === 1 ? String(resources[0]) : `${base}/`;
+    if (!audienceOf(resource, base)) return back('invalid_target', 'resource is not an MCP endpoint of this server');
+    const scope = (one(query.scope) ?? '').slice(0, 500);
+
+    const id = randomToken(24);
+    await this.deps.repo.addRequest({
+      id_hash: sha256(id),
+      client_id: client.clientId,
+      redirect_uri: redirectUri,
+      state,
+      code_challenge: challenge,
+      resource,
+      scope,
+      expires_at: this.now() + REQUEST_MS,
+    });
+    return { consentUrl: `${base}/oauth/consent?request=${encodeURIComponent(id)}` };
+  }
+
+  /** The pending request for the consent page, or undefined when unknown or expired. */
+  async consentView(requestId: string, user: Principal, base: string): Promise<ConsentView | undefined> {
+    const row = await this.deps.repo.request(sha256(requestId));
+    if (!row || row.expires_at < this.now()) return undefined;
+    const client = await this.deps.clients.resolve(row.client_id, this.now()).catch(() => undefined);
+    if (!client) return undefined;
+    const audience = audienceOf(row.resource, base);
+    if (!audience) return undefined;
+    return {
+      clientId: client.clientId,
+      clientName: client.name,
+      redirectHost: hostOf(row.redirect_uri),
+      logoUri: client.logoUri,
+      resource: row.resource,
+      endpoint: audience === '*' ? { kind: 'all' } : splitAudience(audience),
+      allowed: await this.mayUse(user, audience),
+      scope: row.scope,
+    };
+  }
+
+  /** Allow or Deny: where the browser goes next (the client's redirect URI with a code or an error). */
+  async decide(requestId: string, user: Principal, allow: boolean, base: string): Promise<string | undefined> {
+    const idHash = sha256(requestId);
+    const row = await this.deps.repo.request(idHash);
+    if (!row || row.expires_at < this.now()) return undefined;
+    if (!(await this.deps.repo.takeRequest(idHash))) return undefined;
+    const audience = audienceOf(row.resource, base);
+    if (!allow || !audience) return errorRedirect(row.redirect_uri, base, row.state, 'access_denied', 'the user denied access');
+    if (!(await this.mayUse(user, audience)))
+      return errorRedirect(row.redirect_uri, base, row.state, 'access_denied', 'the user may not use this endpoint');
+    const client = await this.deps.clients.resolve(row.client_id, this.now());
+    const now = this.now();
+    const grantId = await this.deps.repo.addGrant({
+      user_id: user.id,
+      client_id: client.clientId,
+      client_name: client.name,
+      resource: row.resource,
+      scope: row.scope,
+      created_at: now,
+    });
+    const code = randomToken(32);
+    await this.deps.repo.addCode({
+      code_hash: sha256(code),
+      grant_id: grantId,
+      redirect_uri: row.redirect_uri,
+      code_challenge: row.code_challenge,
+      expires_at: now + CODE_MS,
+    });
+    const url = new URL(row.redirect_uri);
+    url.searchParams.set('code', code);
+    if (row.state) url.searchParams.set('state', row.state);
+    url.searchParams.set('iss', base);
+    return url.href;
+  }
+
+  private async mayUse(user: Principal, audience: Audience): Promise<boolean> {
+    if (user.status !== UserStatus.Enabled) return false;
+    if (audience === '*') return true;
+    const { kind, name } = splitAudience(audience);
+    return this.deps.endpoints.exists(kind, name);
+  }
+
+  // --- token endpoint --------------------------------------------------------------------------
+
+  async token(body: Record<string, unknown>, base: string): Promise<TokenAnswer> {
+    const grantType = one(body.grant_type);
+    if (!grantType) throw new OAuthError('invalid_request', 'oauth_server.missing_param', { param: 'grant_type' });
+    if (grantType === 'authorization_code') return this.exchangeCode(body, base);
+    if (grantType === 'refresh_token') return this.refresh(body, base);
+    throw new OAuthError('unsupported_grant_type', 'oauth_server.unsupported_grant_type', { grant: grantType.slice(0, 60) });
+  }
+
+  private async exchangeCode(body: Record<string, unknown>, base: string): Promise<TokenAnswer> {
+    const code = required(body, 'code');
+    const clientId = required(body, 'client_id');
+    const verifier = required(body, 'code_verifier');
+    const redirectUri = one(body.redirect_uri);
+    const codeHash = sha256(code);
+    const row = await this.deps.repo.code(codeHash);
+    const grant = row ? await this.deps.repo.grant(row.grant_id) : undefined;
+    if (!row || !grant || grant.client_id !== clientId) throw new OAuthError('invalid_grant', 'oauth_server.bad_code');
+    if (row.used_at !== null) {
+      // RFC 6749 §4.1.2: a code used twice may have been stolen; what it gave is withdrawn.
+      await this.revokeGrant(grant.id);
+      throw new OAuthError('invalid_grant', 'oauth_server.code_reused');
+    }
+    if (row.expires_at < this.now()) throw new OAuthError('invalid_grant', 'oauth_server.bad_code');
+    if (grant.revoked_at !== null) throw new OAuthError('invalid_grant', 'oauth_server.grant_revoked');
+    if (redirectUri !== undefined && redirectUri !== row.redirect_uri)
+      throw new OAuthError('invalid_grant', 'oauth_server.redirect_mismatch');
+    if (!VERIFIER.test(verifier) || s256(verifier) !== row.code_challenge)
+      throw new OAuthError('invalid_grant', 'oauth_server.bad_verifier');
+    this.checkResource(body, grant);
+    if (!(await this.deps.repo.useCode(codeHash, this.now()))) {
+      await this.revokeGrant(grant.id);
+      throw new OAuthError('invalid_grant', 'oauth_server.code_reused');
+    }
+    return this.issue(grant, base);
+  }
+
+  private async refresh(body: Record<string, unknown>, base: string): Promise<TokenAnswer> {
+    const token = required(body, 'refresh_token');
+    const clientId = required(body, 'client_id');
+    const hash = sha256(token);
+    const row = await this.deps.repo.refreshToken(hash);
+    const grant = row ? await this.deps.repo.grant(row.grant_id) : undefined;
+    if (!row || !grant || grant.client_id !== clientId) throw new OAuthError('invalid_grant', 'oauth_server.bad_refresh');
+    if (row.used_at !== null) {
+      // A rotated refresh token presented again: one of the two holders is a thief. The family ends.
+      await this.revokeGrant(grant.id);
+      throw new OAuthError('invalid_grant', 'oauth_server.refresh_reused');
+    }
+    if (row.expires_at < this.now()) throw new OAuthError('invalid_grant', 'oauth_server.bad_refresh');
+    if (grant.revoked_at !== null) throw new OAuthError('invalid_grant', 'oauth_server.grant_revoked');
+    this.checkResource(body, grant);
+    const user = await this.deps.principals.byId(grant.user_id);
+    if (user?.status !== UserStatus.Enabled) throw new OAuthError('invalid_grant', 'oauth_server.grant_revoked');
+    if (!(await this.deps.repo.useRefreshToken(hash, this.now()))) {
+      await this.revokeGrant(grant.id);
+      throw new OAuthError('invalid_grant', 'oauth_server.refresh_reused');
+    }
+    return this.issue(grant, base);
+  }
+
+  private checkResource(body: Record<string, unknown>, grant: GrantRow): void {
+    if (body.resource === undefined) return;
+    const resource = one(body.resource);
+    if (resource !== grant.resource) throw new OAuthError('invalid_target', 'oauth_server.resource_mismatch');
+  }
+
+  private async issue(grant: GrantRow, base: string): Promise<TokenAnswer> {
+    const audience = audienceOf(grant.resource, base);
+    if (!audience) throw new OAuthError('invalid_target', 'oauth_server.resource_mismatch');
+    const access = await new SignJWT({
+      ep: audience,
+      gid: grant.id,
+      client_id: grant.client_id,
+      ...(grant.scope ? { scope: grant.scope } : {}),
+    })
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+      .setIssuer(base)
+      .setSubject(String(grant.user_id))
+      .setAudience(grant.resource)
+      .setIssuedAt(Math.floor(this.now() / 1000))
+      .setExpirationTime(Math.floor(this.now() / 1000) + ACCESS_TOKEN_SECONDS)
+      .setJti(randomToken(12))
+      .sign(this.deps.tokenKey);
+    const refresh = randomToken(32);
+    await this.deps.repo.addRefreshToken({ token_hash: sha256(refresh), grant_id: grant.id, expires_at: this.now() + REFRESH_TOKEN_MS });
+    await this.touch(grant.id);
+    return {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_SECONDS,
+      refresh_token: refresh,
+      ...(grant.scope ? { scope: grant.scope } : {}),
+    };
+  }
+
+  // --- revocation (RFC 7009) -------------------------------------------------------------------
+
+  /** Revokes the grant behind a refresh or access token; unknown tokens are not an error (RFC 7009 §2.2). */
+  async revokeToken(body: Record<string, unknown>): Promise<void> {
+    const token = required(body, 'token');
+    const clientId = one(body.client_id);
+    const refresh = await this.deps.repo.refreshToken(sha256(token));
+    let grantId = refresh?.grant_id;
+    if (grantId === undefined && token.split('.').length === 3) {
+      // An expired access token needs no revoking; a valid one ends its whole grant.
+      const claims = await jwtVerify(token, this.deps.tokenKey, { typ: 'at+jwt', algorithms: ['HS256'] }).catch(() => undefined);
+      grantId = typeof claims?.payload.gid === 'number' ? claims.payload.gid : undefined;
+    }
+    if (grantId === undefined) return;
+    const grant = await this.deps.repo.grant(grantId);
+    // A client may revoke only its own tokens.
+    if (!grant || (clientId !== undefined && grant.client_id !== clientId)) return;
+    await this.revokeGrant(grant.id);
+  }
+
+  async revokeGrant(id: number, userId?: number): Promise<boolean> {
+    const done = await this.deps.repo.revokeGrant(id, this.now(), userId);
+    this.grantCache.delete(id);
+    return done;
+  }
+
+  grantsOf(userId: number): Promise<GrantRow[]> {
+    return this.deps.repo.grantsOf(userId);
+  }
+
+  // --- the proxy's port ------------------------------------------------------------------------
+
+  async verify(token: string, endpoint: ProxyEndpoint, issuer: string): Promise<GatewayUser | undefined> {
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, this.deps.tokenKey, { issuer, typ: 'at+jwt', algorithms: ['HS256'] }));
+    } catch {
+      return undefined;
+    }
+    const ep = payload.ep;
+    if (ep !== '*' && ep !== `${endpoint.kind}:${endpoint.name}`) return undefined;
+    const gid = payload.gid;
+    const userId = Number(payload.sub);
+    if (typeof gid !== 'number' || !Number.isInteger(userId)) return undefined;
+    if (!(await this.grantActive(gid))) return undefined;
+    const user = await this.deps.principals.byId(userId);
+    if (user?.status !== UserStatus.Enabled) return undefined;
+    await this.touch(gid);
+    return { id: user.id, username: user.username, role: user.role, enabled: true };
+  }
+
+  private async grantActive(id: number): Promise<boolean> {
+    const hit = this.grantCache.get(id);
+    if (hit && this.now() - hit.at < CACHE_MS) return hit.active;
+    const grant = await this.deps.repo.grant(id);
+    const active = grant !== undefined && grant.revoked_at === null;
+    if (this.grantCache.size > 10_000) this.grantCache.clear();
+    this.grantCache.set(id, { at: this.now(), active });
+    return active;
+  }
+
+  private async touch(id: number): Promise<void> {
+    const now = this.now();
+    const last = this.touched.get(id);
+    if (last !== undefined && now - last < TOUCH_MS) return;
+    if (this.touched.size > 10_000) this.touched.clear();
+    this.touched.set(id, now);
+    await this.deps.repo.touchGrant(id, now);
+  }
+
+  async purge(): Promise<void> {
+    await this.deps.repo.purgeExpired(this.now());
+  }
+}
+
+function required(body: Record<string, unknown>, param: string): string {
+  const v = one(body[param]);
+  if (!v) throw new OAuthError('invalid_request', 'oauth_server.missing_param', { param });
+  if (v.length > 4096) throw new OAuthError('invalid_request', 'oauth_server.param_too_long', { param });
+  return v;
+}
+
+function splitAudience(audience: Exclude<Audience, '*'>): { kind: 'proxy' | 'group'; name: string } {
+  const colon = audience.indexOf(':');
+  return { kind: audience.slice(0, colon) as 'proxy' | 'group', name: audience.slice(colon + 1) };
+}
+
+function hostOf(uri: string): string {
+  try {
+    const url = new URL(uri);
+    return url.host || `${url.protocol}${url.pathname}`;
+  } catch {
+    return uri;
+  }
+}
+
+/** The client's redirect URI with an error (RFC 6749 §4.1.2.1) and `iss` (RFC 9207). */
+function errorRedirect(redirectUri: string, base: string, state: string, code: string, description: string): string {
+  const url = new URL(redirectUri);
+  url.searchParams.set('error', code);
+  url.searchParams.set('error_description', description);
+  if (state) url.searchParams.set('state', state);
+  url.searchParams.set('iss', base);
+  return url.href;
+}
+
+export type { OAuthClient };
