@@ -28,6 +28,11 @@ const schemaTables = {
   oauth_states: true,
   request_rollups: true,
   service_day_rollups: true,
+  tool_overrides: true,
+  access_lists: true,
+  access_users: true,
+  groups: true,
+  group_members: true,
 } satisfies Record<keyof Database, true>;
 
 /** A fresh, empty database of one engine, and a way to throw it away. */

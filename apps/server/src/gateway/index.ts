@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { UserStatus } from '@toolport/contract';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -22,6 +24,7 @@ import { DrainingDispatcher, ProxyWork } from './drain.js';
 import type { HealthResult, UpstreamPool } from './link-api.js';
 import type { Meter } from './meter.js';
 import { createUpstreamPool } from './upstream/index.js';
+import { type ListedTool, OverridesCache, type ToolPolicy } from './tool-policy.js';
 import type { LocalPackages } from './upstream/pool.js';
 import type { OptionsReader, ServiceLogWriter } from './upstream/types.js';
 
@@ -32,6 +35,11 @@ export interface Gateway {
   /** The proxy's abuse limits (docs/operations.md, "Abuse limits"). */
   abuse: AbuseGuard;
   checkHealth(serviceId: number): Promise<HealthResult>;
+  /**
+   * The service's tools as its upstream lists them now (no overrides applied), fetched through the
+   * link `userId` would use on /proxy (shared, per-user or isolated): the console's Tools tab.
+   */
+  upstreamTools(serviceId: number, userId: number): Promise<ListedTool[]>;
   /** Adds the /proxy/* routes and the hook that tracks proxied calls for the drain to `app`. */
   mount(app: FastifyInstance): Promise<void>;
   /**
@@ -70,6 +78,8 @@ export interface GatewayDeps {
   redis?: RedisHub;
   /** Several replicas: installs a service's package into this replica's DATA_DIR before it starts here. */
   packages?: LocalPackages;
+  /** Tool overrides and access (issue 17); without it no overrides apply and every service is open. */
+  tools?: ToolPolicy;
 }
 
 export interface GatewayOptions {
@@ -97,9 +107,10 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   );
   const legacyRelay = deps.redis ? new LegacyRelay(deps.redis, deps.catalog, deps.logger) : undefined;
   await legacyRelay?.start();
+  const overrides = deps.tools ? new OverridesCache(deps.tools) : undefined;
   const work = new ProxyWork(() => pool.links().reduce((n, link) => n + link.inFlight, 0));
   const routeDeps = {
-    auth: new ProxyAuth(deps.catalog, deps.options, deps.events, abuse),
+    auth: new ProxyAuth(deps.catalog, deps.options, deps.events, abuse, deps.tools),
     access: new SessionAccess(deps.secrets, sessions, revocations),
     sessions,
     dispatcher: new DrainingDispatcher(work, {
@@ -108,6 +119,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
       logger: deps.logger,
       telemetry: new CallTelemetry(deps.metrics, deps.tracing),
       abuse,
+      tools: overrides,
     }),
     secrets: deps.secrets,
     abuse,
@@ -122,6 +134,13 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
         if (!service?.enabled)
           sessions.removeWhere((s) => s.serviceId === event.serviceId, service ? 'service disabled' : 'service removed');
       });
+    }
+    if (event.type === 'tools.changed') {
+      // What the service's clients list changed: they hear it like an upstream's own list_changed.
+      overrides?.drop(event.serviceId);
+      for (const s of sessions.where((s) => s.serviceId === event.serviceId)) {
+        s.notify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+      }
     }
     if (event.type === 'user.changed') {
       void deps.principals.byId(event.userId).then((user) => {
@@ -143,6 +162,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     sessions,
     abuse,
     checkHealth: (serviceId) => pool.checkHealth(serviceId),
+    upstreamTools: (serviceId, userId) => listUpstreamTools(pool, deps.catalog, serviceId, userId),
     async mount(app) {
       // Registered before the proxy routes so that they inherit it.
       app.addHook('onRequest', async (req, reply) => {
@@ -168,4 +188,47 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
       await stopped;
     },
   };
+}
+
+const MAX_TOOL_PAGES = 50;
+const LIST_TIMEOUT_MS = 30_000;
+
+/**
+ * tools/list through the link a user's /proxy session would get, as a short-lived peer of its own
+ * (released at the end, so an isolated service's process for it is stopped). Pages are followed.
+ */
+async function listUpstreamTools(pool: UpstreamPool, catalog: ServiceCatalog, serviceId: number, userId: number): Promise<ListedTool[]> {
+  const service = await catalog.byId(serviceId);
+  if (!service) throw new Error(`service ${serviceId} not found`);
+  if (!service.enabled) throw new Error(`service ${service.name} is disabled`);
+  const peer = { id: `console-${randomUUID()}`, userId, protocolVersion: LATEST_PROTOCOL_VERSION, notify() {} };
+  try {
+    const link = await pool.acquire(service, peer);
+    await link.initialize(peer, { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'toolport-console', version: '1' } });
+    const tools: ListedTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const result = await new Promise<{ tools?: ListedTool[]; nextCursor?: string }>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('tools/list timed out')), LIST_TIMEOUT_MS);
+        link.request(
+          peer,
+          { jsonrpc: '2.0', id: page + 1, method: 'tools/list', params: cursor ? { cursor } : {} },
+          {
+            notification() {},
+            response(message) {
+              clearTimeout(timer);
+              if ('error' in message) reject(new Error(message.error.message));
+              else resolve(message.result as { tools?: ListedTool[]; nextCursor?: string });
+            },
+          },
+        );
+      });
+      tools.push(...(result.tools ?? []));
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return tools;
+  } finally {
+    pool.release(serviceId, peer);
+  }
 }

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ConfigEvents } from '../../infra/events.js';
 import { sha256 } from '../../infra/secrets.js';
 import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
+import { OPEN_POLICY, type ToolPolicy } from '../tool-policy.js';
 import type { OptionsReader } from '../upstream/types.js';
 import type { AbuseGuard } from './abuse.js';
 import { failures, type ProxyFailure } from './rpc-errors.js';
@@ -32,6 +33,7 @@ interface Cached<T> {
 export class ProxyAuth {
   private readonly users = new Map<string, Cached<GatewayUser>>();
   private readonly services = new Map<string, Cached<ServiceSpec>>();
+  private readonly access = new Map<string, Cached<boolean>>();
 
   constructor(
     private readonly catalog: ServiceCatalog,
@@ -39,10 +41,16 @@ export class ProxyAuth {
     events: ConfigEvents,
     /** Refused authentications count per client address; too many and it is answered 429 at once. */
     private readonly guard?: AbuseGuard,
+    /** Who may use which service (issue 17): asked of the modules, cached here like the rest. */
+    private readonly policy: Pick<ToolPolicy, 'mayUseService'> = OPEN_POLICY,
   ) {
     events.on((e) => {
-      if (e.type === 'user.changed') this.users.clear();
+      if (e.type === 'user.changed') {
+        this.users.clear();
+        this.access.clear();
+      }
       if (e.type === 'service.changed' || e.type === 'service.removed') this.services.clear();
+      if (e.type === 'access.changed') this.access.clear();
     });
   }
 
@@ -69,6 +77,7 @@ export class ProxyAuth {
     const service = await this.service(serviceName);
     if (!service) return failures.unknownService(serviceName);
     if (!service.enabled) return failures.disabledService(serviceName);
+    if (!(await this.mayUse(user, service))) return failures.noAccess(serviceName);
     return { user, service, queryKey: fromQuery ? key : undefined };
   }
 
@@ -83,6 +92,11 @@ export class ProxyAuth {
     } catch {
       return false;
     }
+  }
+
+  private async mayUse(user: GatewayUser, service: ServiceSpec): Promise<boolean> {
+    const allowed = await this.cached(this.access, `${user.id}:${service.id}`, () => this.policy.mayUseService(user, service.id));
+    return allowed === true;
   }
 
   private async user(key: string): Promise<GatewayUser | undefined> {

@@ -87,6 +87,11 @@ export class SessionRegistry {
     for (const s of [...this.sessions.values()]) if (match(s)) this.remove(s, reason);
   }
 
+  /** The sessions on this replica that match (a configuration change tells them something). */
+  where(match: (s: DownstreamSession) => boolean): DownstreamSession[] {
+    return [...this.sessions.values()].filter(match);
+  }
+
   removeAll(): void {
     clearInterval(this.timer);
     this.removeWhere(() => true, 'the gateway is shutting down');
