@@ -29,6 +29,7 @@ import { ServiceLog } from './infra/service-log.js';
 import { Tracing, traceHttp } from './infra/tracing.js';
 import { createAnalyticsModule } from './modules/analytics/index.js';
 import { type AuthService, createAuthModule, createRefreshTokens } from './modules/auth/index.js';
+import { createGroupsModule } from './modules/groups/index.js';
 import { createHistoryModule, type HistoryRetention } from './modules/history/index.js';
 import { createLogsModule } from './modules/logs/index.js';
 import { createMarketModule, createMarketSources, createReplicaInstalls, type ReplicaInstalls } from './modules/market/index.js';
@@ -152,6 +153,18 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const sources = createMarketSources(config, logger);
   const packages = createReplicaInstalls({ config, redis, events, catalog, rows, serviceLog, logger, sources });
   const meter = metering.meter;
+  // Groups, tool overrides and access (issue 17): the gateway asks it through its ToolPolicy port, and
+  // it lists live tools through the gateway, handed over once the gateway exists.
+  let gatewayRef: Gateway | undefined;
+  const groups = createGroupsModule({
+    db,
+    events,
+    catalog,
+    gateway: () => {
+      if (!gatewayRef) throw new Error('the gateway is not built yet');
+      return gatewayRef;
+    },
+  });
   const gateway = await createGateway({
     config,
     db,
@@ -168,8 +181,20 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     leader,
     redis,
     packages,
+    tools: groups.policy,
   });
-  const services = createServicesModule({ db, secrets, events, options: options.service, serviceLog, rows, catalog, gateway });
+  gatewayRef = gateway;
+  const services = createServicesModule({
+    db,
+    secrets,
+    events,
+    options: options.service,
+    serviceLog,
+    rows,
+    catalog,
+    gateway,
+    access: groups.access,
+  });
   const market = createMarketModule({
     db,
     config,
@@ -213,7 +238,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   app.addHook('onReady', async () => history.start());
   app.addHook('onClose', async () => history.close());
   app.addHook('onClose', async () => {
-    for (const module of [oauth, logs, analytics, options, users, auth, status]) await module.close();
+    for (const module of [oauth, logs, analytics, options, users, auth, status, groups]) await module.close();
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -273,6 +298,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       await users.routes(api);
       await options.routes(api);
       await services.routes(api);
+      await groups.routes(api);
       await analytics.routes(api);
       await logs.routes(api);
       await market.start();

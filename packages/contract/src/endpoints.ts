@@ -3,6 +3,7 @@ import { HistoryQuery, ServiceUtilization, SystemOverview, UsageHistory } from '
 import { LoginRequest, LogoutRequest, PublicUser, RefreshRequest, SelfUser, TokenPair } from './auth.js';
 import type { OAuthProvider } from './enums.js';
 import { envelope, OkEnvelope } from './envelope.js';
+import { AccessList, Group, GroupIdParams, GroupInput, ServiceTools, ToolOverrideRequest, ToolParams } from './groups.js';
 import { LogPage, LogsQuery } from './logs.js';
 import {
   BatchImportRequest,
@@ -268,6 +269,62 @@ const services = {
     tags: ['services'],
     summary: 'Replace the caller’s own values of this service’s variables',
   }),
+  tools: endpoint(routes.services.tools, {
+    params: ServiceIdParams,
+    data: ServiceTools,
+    tags: ['services'],
+    summary: 'The service’s tools as its upstream lists them now, with the overrides applied',
+    description:
+      'Fetched through the link the caller would use on /proxy. Non-admins see only enabled tools of services they may use.',
+  }),
+  setTool: endpoint(routes.services.setTool, {
+    params: ToolParams,
+    body: ToolOverrideRequest,
+    data: ServiceTools,
+    tags: ['services'],
+    summary: 'Enable or disable a tool, give it an alias or another description (`null` clears one)',
+    description:
+      'Matched by the tool’s original name; applies on /proxy and in every group at once, and clients get notifications/tools/list_changed.',
+  }),
+  access: endpoint(routes.services.access, {
+    params: ServiceIdParams,
+    data: AccessList,
+    tags: ['services'],
+    summary: 'Who may use the service (set it with `access` on PUT /mcp_services/{id})',
+  }),
+};
+
+const groups = {
+  list: endpoint(routes.groups.list, {
+    data: z.array(Group),
+    tags: ['groups'],
+    summary: 'Every group (admins) or the groups open to the caller',
+  }),
+  create: endpoint(routes.groups.create, {
+    body: GroupInput,
+    data: Group,
+    status: 201,
+    tags: ['groups'],
+    summary: 'Create a group: one MCP endpoint for several services',
+  }),
+  get: endpoint(routes.groups.get, {
+    params: GroupIdParams,
+    data: Group,
+    tags: ['groups'],
+    summary: 'One group',
+  }),
+  update: endpoint(routes.groups.update, {
+    params: GroupIdParams,
+    body: GroupInput,
+    data: Group,
+    tags: ['groups'],
+    summary: 'Replace a group’s settings, members and access',
+  }),
+  remove: endpoint(routes.groups.remove, {
+    params: GroupIdParams,
+    tags: ['groups'],
+    summary: 'Delete a group; its sessions end',
+  }),
 };
 
 const analytics = {
@@ -372,7 +429,7 @@ const oauth = {
 };
 
 /** Every `/api` endpoint, by module. */
-export const endpoints = { status, auth, users, options, services, analytics, logs, market, oauth };
+export const endpoints = { status, auth, users, options, services, groups, analytics, logs, market, oauth };
 
 /** Every entry of the table, for walks over all endpoints (route checks, docs). */
 export function allEndpoints(): Endpoint[] {

@@ -54,6 +54,16 @@ export const routes = {
     uninstall: { method: 'POST', path: '/mcp_market/uninstall', auth: 'admin' },
     myEnv: { method: 'GET', path: '/mcp_services/:id/my_env', auth: 'user' },
     setMyEnv: { method: 'PUT', path: '/mcp_services/:id/my_env', auth: 'user' },
+    tools: { method: 'GET', path: '/mcp_services/:id/tools', auth: 'user' },
+    setTool: { method: 'PUT', path: '/mcp_services/:id/tools/:original_name', auth: 'admin' },
+    access: { method: 'GET', path: '/mcp_services/:id/access', auth: 'admin' },
+  },
+  groups: {
+    list: { method: 'GET', path: '/groups', auth: 'user' },
+    create: { method: 'POST', path: '/groups', auth: 'admin' },
+    get: { method: 'GET', path: '/groups/:id', auth: 'user' },
+    update: { method: 'PUT', path: '/groups/:id', auth: 'admin' },
+    remove: { method: 'DELETE', path: '/groups/:id', auth: 'admin' },
   },
   analytics: {
     overview: { method: 'GET', path: '/analytics/system/overview', auth: 'user' },

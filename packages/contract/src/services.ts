@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ServiceType } from './enums.js';
+import { AccessList } from './groups.js';
 
 /** Multi-line `KEY=VALUE` text as the console sends it, or the same as a JSON object. */
 const KeyValueInput = z.union([z.string().max(65_536), z.record(z.string(), z.unknown())]);
@@ -37,6 +38,8 @@ export const UpdateServiceRequest = z.object({
   command: z.string().max(4096).optional(),
   headers_json: KeyValueInput.optional(),
   default_envs_json: KeyValueInput.optional(),
+  /** Who may use the service (issue 17); absent keeps it. */
+  access: AccessList.optional(),
 });
 export type UpdateServiceRequest = z.infer<typeof UpdateServiceRequest>;
 

@@ -215,7 +215,8 @@ export interface Database {
 
 /** A tool's switch, alias and description on one service, by the tool's original name (migration 0005). */
 export interface ToolOverridesTable {
-  service_id: number;
+  /** By name, not id: a re-installed service (a new id) finds its overrides again. */
+  service_name: string;
   original_name: string;
   enabled: Bool;
   alias: string | null;

@@ -1,4 +1,4 @@
-import type { GatewayUser } from './catalog.js';
+import type { GatewayUser, ServiceSpec } from './catalog.js';
 
 /**
  * What the gateway asks modules about tools and access (issue 17; architecture §10): the gateway
@@ -17,7 +17,7 @@ export interface ToolOverride {
 
 export interface ToolPolicy {
   /** The overrides of a service's tools; an empty list when none is set. */
-  overrides(serviceId: number): Promise<ToolOverride[]>;
+  overrides(service: Pick<ServiceSpec, 'id' | 'name'>): Promise<ToolOverride[]>;
   /** Whether the user may use the service (admins always may). */
   mayUseService(user: GatewayUser, serviceId: number): Promise<boolean>;
 }
@@ -100,11 +100,12 @@ export class OverridesCache {
 
   constructor(private readonly policy: ToolPolicy) {}
 
-  forService(serviceId: number): Promise<ToolOverrides> {
+  forService(service: Pick<ServiceSpec, 'id' | 'name'>): Promise<ToolOverrides> {
+    const serviceId = service.id;
     const now = Date.now();
     const hit = this.entries.get(serviceId);
     if (hit && now - hit.at < OVERRIDES_CACHE_MS) return hit.value;
-    const value = this.policy.overrides(serviceId).then(
+    const value = this.policy.overrides(service).then(
       (list) => (list.length === 0 ? ToolOverrides.NONE : new ToolOverrides(list)),
       (err: unknown) => {
         // Not cached: the next call asks again.

@@ -4,26 +4,27 @@ import { notNullDefault, withId } from './helpers.js';
 /**
  * Issue 17 (docs/decisions/0026-groups-tool-overrides-access.md):
  *
- * - `tool_overrides`: per service, a tool's switch, alias and description, keyed by the tool's
- *   original name so that they survive restarts, re-installs and upgrades (a tool that disappears
- *   keeps its row and is matched again when it comes back).
+ * - `tool_overrides`: per service, a tool's switch, alias and description, keyed by the service's
+ *   name and the tool's original name so that they survive restarts, upgrades and an uninstall
+ *   followed by a re-install under the same name (which gets a new id); a tool that disappears keeps
+ *   its row and is matched again when it comes back.
  * - `access_lists` / `access_users`: whether a service or a group is restricted, and to whom. No row
  *   means open to every signed-in user (the behaviour before this migration).
  * - `groups` / `group_members`: one endpoint for many services, each whole or with a subset of tools.
  *
- * Nothing references `services` by foreign key: a service is removed by the install lifecycle, which
+ * Nothing else references `services` by foreign key: a service is removed by the install lifecycle, which
  * knows nothing of these tables; the groups module drops its rows on `service.removed`.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('tool_overrides')
-    .addColumn('service_id', 'integer', (c) => c.notNull())
+    .addColumn('service_name', 'varchar(64)', (c) => c.notNull())
     .addColumn('original_name', 'varchar(255)', (c) => c.notNull())
     .addColumn('enabled', 'integer', notNullDefault(1))
     .addColumn('alias', 'varchar(255)')
     .addColumn('description', 'text')
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('tool_overrides_pk', ['service_id', 'original_name'])
+    .addPrimaryKeyConstraint('tool_overrides_pk', ['service_name', 'original_name'])
     .execute();
 
   await db.schema

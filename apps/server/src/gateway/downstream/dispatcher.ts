@@ -30,7 +30,7 @@ export interface DispatchDeps {
   /** The cap on counted calls in flight per user and service (abuse.ts). */
   abuse?: AbuseGuard;
   /** Tool overrides of a service (issue 17), applied to tools/list answers and tools/call names. */
-  tools?: { forService(serviceId: number): Promise<ToolOverrides> };
+  tools?: { forService(service: ServiceSpec): Promise<ToolOverrides> };
 }
 
 /** Rewrites an upstream answer before the client sees it (a tools/list under overrides). */
@@ -151,7 +151,7 @@ export class Dispatcher {
     request: JSONRPCRequest,
   ): Promise<{ request: JSONRPCRequest; rewrite?: Rewrite } | { refused: string }> {
     if (!this.deps.tools || (request.method !== 'tools/call' && request.method !== 'tools/list')) return { request };
-    const overrides = await this.deps.tools.forService(service.id);
+    const overrides = await this.deps.tools.forService(service);
     if (overrides.empty) return { request };
     if (request.method === 'tools/list') return { request, rewrite: (m) => rewriteToolList(m, overrides) };
     const params = (request.params ?? {}) as Record<string, unknown>;

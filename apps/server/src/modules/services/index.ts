@@ -12,7 +12,7 @@ import { PersonalEnvs } from './personal-env.js';
 import { ServicesRepo } from './repo.js';
 import { serviceRoutes } from './routes.js';
 import { ServiceRows } from './rows.js';
-import { ServicesService } from './service.js';
+import { type ServiceAccess, ServicesService } from './service.js';
 
 export type { ServicesCatalog } from './catalog.js';
 export { SERVICE_NAME, slugFrom } from './command-line.js';
@@ -20,7 +20,7 @@ export { checkedEnv, checkedHeaders, checkedRemoteAddress } from './custom.js';
 export type { HealthChecks, HealthProbe } from './health.js';
 export type { PersonalEnvs } from './personal-env.js';
 export type { ServiceRows } from './rows.js';
-export { type ServicesService, serviceIdOf } from './service.js';
+export { type ServiceAccess, type ServicesService, serviceIdOf } from './service.js';
 
 /** What the gateway's reader of the catalog is built from: it must exist before the gateway does. */
 export interface ServiceCatalogDeps {
@@ -55,6 +55,8 @@ export interface ServicesDeps {
   catalog: Pick<ServiceCatalog, 'recordHealth'>;
   /** The gateway: on-demand health checks are its MCP round trips. */
   gateway: HealthProbe;
+  /** Who may use which service (issue 17, the groups module): lists are filtered, PUT sets it. */
+  access?: ServiceAccess;
 }
 
 export interface ServicesModule {
@@ -71,7 +73,7 @@ export interface ServicesModule {
 /** The catalog of services: rows, custom-service rules, edits, toggles, health and personal values. */
 export function createServicesModule(deps: ServicesDeps): ServicesModule {
   const repo = new ServicesRepo(deps.db);
-  const services = new ServicesService({ repo, secrets: deps.secrets, events: deps.events, options: deps.options });
+  const services = new ServicesService({ repo, secrets: deps.secrets, events: deps.events, options: deps.options, access: deps.access });
   const health = new HealthChecks({ repo, probe: deps.gateway, catalog: deps.catalog, serviceLog: deps.serviceLog });
   const personal = new PersonalEnvs({ repo, secrets: deps.secrets, events: deps.events });
   return {

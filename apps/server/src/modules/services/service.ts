@@ -55,6 +55,16 @@ export interface ServicesServiceDeps {
   events: ConfigEvents;
   /** The time zone today's usage is counted in. */
   options: { get(key: 'TimeZone'): string };
+  /** Access lists (issue 17): without it every service is open to every signed-in user. */
+  access?: ServiceAccess;
+}
+
+/** Who may use a service, as the groups module keeps it. */
+export interface ServiceAccess {
+  filterFor(user: { id: number; role: number }, subject: 'service'): Promise<(id: number) => boolean>;
+  /** Refuses unknown users (400) before anything is written. */
+  checkUsers(userIds: number[]): Promise<void>;
+  set(subject: 'service', id: number, access: { restricted: boolean; user_ids: number[] }): Promise<void>;
 }
 
 /**
@@ -76,12 +86,15 @@ export class ServicesService {
   }
 
   async installed(caller: Principal): Promise<InstalledService[]> {
-    const [rows, counts, myEnvs] = await Promise.all([
+    const [all, counts, myEnvs, may] = await Promise.all([
       this.deps.repo.all(),
       this.deps.repo.userCountsOn(this.today(), caller.id),
       this.deps.repo.userEnvsOf(caller.id),
+      this.deps.access ? this.deps.access.filterFor(caller, 'service') : () => true,
     ]);
     const admin = isAdminRole(caller.role);
+    // A user without access to a service does not see it (issue 17).
+    const rows = all.filter((row) => may(row.id));
     return rows.map((row) => {
       const mine = myEnvs.get(row.id);
       const myEnvNames = mine ? Object.keys(this.deps.secrets.decryptJson<Record<string, string>>(mine, {})) : [];
@@ -153,6 +166,11 @@ export class ServicesService {
   /** `{rpd_limit}` alone sets the limit; otherwise the edit dialog's fields. Returns what changed. */
   async update(id: number, req: UpdateServiceRequest): Promise<{ kind: 'limit'; limit: number } | { kind: 'edit' }> {
     const row = await this.mustGet(id);
+    if (req.access !== undefined) {
+      if (!this.deps.access) throw badRequest('error.validation');
+      // Checked first, written last: a refused edit leaves the access list as it was.
+      await this.deps.access.checkUsers(req.access.user_ids);
+    }
     const editing = ['display_name', 'description', 'command', 'headers_json', 'default_envs_json'].some(
       (k) => req[k as keyof UpdateServiceRequest] !== undefined,
     );
@@ -161,6 +179,7 @@ export class ServicesService {
       await this.deps.repo.update(id, { rpd_limit: limit, updated_at: Date.now() });
       // The proxy drops its cached copy of the service at once; the pool restarts nothing for a limit.
       this.deps.events.emit({ type: 'service.changed', serviceId: id });
+      if (req.access !== undefined) await this.deps.access?.set('service', id, req.access);
       return { kind: 'limit', limit };
     }
     const patch: ServiceUpdate = {};
@@ -192,6 +211,7 @@ export class ServicesService {
     patch.updated_at = Date.now();
     await this.deps.repo.update(id, patch);
     if (announce) this.deps.events.emit({ type: 'service.changed', serviceId: id });
+    if (req.access !== undefined) await this.deps.access?.set('service', id, req.access);
     return { kind: 'edit' };
   }
 
