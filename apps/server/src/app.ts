@@ -182,6 +182,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     redis,
     packages,
     tools: groups.policy,
+    groups: groups.directory,
   });
   gatewayRef = gateway;
   const services = createServicesModule({

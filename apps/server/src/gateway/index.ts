@@ -24,7 +24,8 @@ import { DrainingDispatcher, ProxyWork } from './drain.js';
 import type { HealthResult, UpstreamPool } from './link-api.js';
 import type { Meter } from './meter.js';
 import { createUpstreamPool } from './upstream/index.js';
-import { type ListedTool, OverridesCache, type ToolPolicy } from './tool-policy.js';
+import { GroupFace } from './downstream/group-face.js';
+import { type GroupDirectory, type ListedTool, OverridesCache, type ToolPolicy } from './tool-policy.js';
 import type { LocalPackages } from './upstream/pool.js';
 import type { OptionsReader, ServiceLogWriter } from './upstream/types.js';
 
@@ -40,7 +41,7 @@ export interface Gateway {
    * link `userId` would use on /proxy (shared, per-user or isolated): the console's Tools tab.
    */
   upstreamTools(serviceId: number, userId: number): Promise<ListedTool[]>;
-  /** Adds the /proxy/* routes and the hook that tracks proxied calls for the drain to `app`. */
+  /** Adds the /proxy/* and /group/* routes and the hook that tracks proxied calls for the drain to `app`. */
   mount(app: FastifyInstance): Promise<void>;
   /**
    * Lets the proxied calls in flight finish (at most `graceMs`), then ends every session and stream
@@ -80,6 +81,8 @@ export interface GatewayDeps {
   packages?: LocalPackages;
   /** Tool overrides and access (issue 17); without it no overrides apply and every service is open. */
   tools?: ToolPolicy;
+  /** Groups (issue 17): without it, `/group/…` answers 404 for every name. */
+  groups?: GroupDirectory;
 }
 
 export interface GatewayOptions {
@@ -125,6 +128,24 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     abuse,
     legacyRelay,
   };
+  const face = new GroupFace({
+    directory: deps.groups ?? { byName: async () => undefined, mayUseGroup: async () => false },
+    catalog: deps.catalog,
+    inner: routeDeps.dispatcher,
+    release: (serviceId, session) => pool.release(serviceId, session),
+    tools: overrides,
+    events: deps.events,
+    logger: deps.logger,
+  });
+  // The group face: the proxy's transports, sessions, limits and authentication, with the group in place of a service.
+  const groupDeps = {
+    ...routeDeps,
+    auth: { resolve: (req: Parameters<ProxyAuth['resolve']>[0], name: string) => routeDeps.auth.resolveGroup(req, name, face) },
+    dispatcher: face,
+    // Legacy SSE POSTs of a group are not passed between replicas (docs/decisions/0026): the relay serves /proxy only.
+    legacyRelay: undefined,
+    prefix: '/group' as const,
+  };
   deps.metrics.countSessions(() => sessions.countByTransport());
 
   const stopListening = deps.events.on((event) => {
@@ -135,10 +156,19 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
           sessions.removeWhere((s) => s.serviceId === event.serviceId, service ? 'service disabled' : 'service removed');
       });
     }
+    // A group edited, or a member enabled, disabled or removed: every group client re-lists. (A
+    // member's own list_changed reaches them through its member session.)
+    if (event.type === 'groups.changed' || event.type === 'service.changed' || event.type === 'service.removed') {
+      if (event.type === 'groups.changed') face.forget();
+      for (const s of sessions.where((s) => s.serviceId < 0)) {
+        for (const kind of ['tools', 'prompts', 'resources']) s.notify({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });
+      }
+    }
     if (event.type === 'tools.changed') {
       // What the service's clients list changed: they hear it like an upstream's own list_changed.
       overrides?.drop(event.serviceId);
-      for (const s of sessions.where((s) => s.serviceId === event.serviceId)) {
+      // Group sessions (negative ids) hear it too: the member may be one of theirs.
+      for (const s of sessions.where((s) => s.serviceId === event.serviceId || s.serviceId < 0)) {
         s.notify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
       }
     }
@@ -162,13 +192,15 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     sessions,
     abuse,
     checkHealth: (serviceId) => pool.checkHealth(serviceId),
+
     upstreamTools: (serviceId, userId) => listUpstreamTools(pool, deps.catalog, serviceId, userId),
     async mount(app) {
       // Registered before the proxy routes so that they inherit it.
       app.addHook('onRequest', async (req, reply) => {
-        if (req.method === 'POST' && req.url.startsWith('/proxy/')) work.track(reply.raw);
+        if (req.method === 'POST' && (req.url.startsWith('/proxy/') || req.url.startsWith('/group/'))) work.track(reply.raw);
       });
       await registerProxyRoutes(app, routeDeps, deps.logger);
+      await registerProxyRoutes(app, groupDeps, deps.logger, '/group');
     },
     async close(graceMs = 0) {
       const pending = work.pending;

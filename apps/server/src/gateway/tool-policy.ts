@@ -122,3 +122,19 @@ export class OverridesCache {
     else this.entries.delete(serviceId);
   }
 }
+
+/** A group as its face serves it (issue 17): members by service id, each whole or a subset of tools. */
+export interface GroupSpec {
+  id: number;
+  name: string;
+  displayName: string;
+  mode: 'all' | 'discovery';
+  separator: string;
+  members: { serviceId: number; tools?: string[] }[];
+}
+
+/** Groups and who may use them, asked of the groups module (the gateway reads no module table). */
+export interface GroupDirectory {
+  byName(name: string): Promise<GroupSpec | undefined>;
+  mayUseGroup(user: GatewayUser, groupId: number): Promise<boolean>;
+}

@@ -23,6 +23,7 @@ export function parseConfigEvent(value: unknown): ConfigEvent | undefined {
     case 'option.changed':
       return typeof e.key === 'string' ? { type: e.type, key: e.key } : undefined;
     case 'access.changed':
+    case 'groups.changed':
       return { type: e.type };
     default:
       return undefined;

@@ -14,7 +14,9 @@ export type ConfigEvent =
   /** A tool override of the service changed (issue 17): lists leaving the gateway change with it. */
   | { type: 'tools.changed'; serviceId: number }
   /** Who may use a service or a group changed (issue 17). */
-  | { type: 'access.changed' };
+  | { type: 'access.changed' }
+  /** A group was created, edited or deleted (issue 17): its face re-reads it, its clients re-list. */
+  | { type: 'groups.changed' };
 
 export class ConfigEvents {
   private readonly emitter = new EventEmitter();

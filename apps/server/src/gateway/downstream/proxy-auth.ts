@@ -60,25 +60,56 @@ export class ProxyAuth {
    * (req.ip: X-Forwarded-For only from the proxies TRUST_PROXY names).
    */
   async resolve(req: FastifyRequest, serviceName: string): Promise<ProxyCaller | ProxyFailure> {
+    return this.guarded(req, () => this.check(req, serviceName));
+  }
+
+  /**
+   * The same for a group's face (`/group/{name}/…`, issue 17): the same key, origin and abuse rules;
+   * the group is found and its access checked through `groups`. The caller's `service` is the
+   * group's stand-in (group-face.ts), so sessions and limits work unchanged.
+   */
+  async resolveGroup(
+    req: FastifyRequest,
+    groupName: string,
+    groups: { stand(user: GatewayUser, name: string): Promise<ServiceSpec | ProxyFailure> },
+  ): Promise<ProxyCaller | ProxyFailure> {
+    return this.guarded(req, async () => {
+      const who = await this.identify(req);
+      if ('status' in who) return who;
+      const stand = await groups.stand(who.user, groupName);
+      if ('status' in stand) return stand;
+      return { user: who.user, service: stand, queryKey: who.queryKey };
+    });
+  }
+
+  private async guarded(req: FastifyRequest, check: () => Promise<ProxyCaller | ProxyFailure>): Promise<ProxyCaller | ProxyFailure> {
     const blocked = this.guard?.blockedAddress(req.raw, req.ip);
     if (blocked) return blocked;
-    const result = await this.check(req, serviceName);
+    const result = await check();
     if ('status' in result && COUNTED_FAILURES.has(result.status)) await this.guard?.authFailed(req.ip);
     return result;
   }
 
-  private async check(req: FastifyRequest, serviceName: string): Promise<ProxyCaller | ProxyFailure> {
+  /** The enabled user of the request's API key, with no foreign browser Origin. */
+  private async identify(req: FastifyRequest): Promise<{ user: GatewayUser; queryKey: string | undefined } | ProxyFailure> {
     const origin = req.headers.origin;
     if (origin !== undefined && !this.originAllowed(req, origin)) return failures.foreignOrigin(origin);
     const { key, fromQuery } = apiKeyOf(req);
     if (!key) return failures.unauthorized();
     const user = await this.user(key);
     if (!user?.enabled) return failures.unauthorized();
+    return { user, queryKey: fromQuery ? key : undefined };
+  }
+
+  private async check(req: FastifyRequest, serviceName: string): Promise<ProxyCaller | ProxyFailure> {
+    const who = await this.identify(req);
+    if ('status' in who) return who;
+    const { user, queryKey } = who;
     const service = await this.service(serviceName);
     if (!service) return failures.unknownService(serviceName);
     if (!service.enabled) return failures.disabledService(serviceName);
     if (!(await this.mayUse(user, service))) return failures.noAccess(serviceName);
-    return { user, service, queryKey: fromQuery ? key : undefined };
+    return { user, service, queryKey };
   }
 
   /** A browser may call only from the gateway's own origin (its Host) or the configured server address. */

@@ -35,6 +35,7 @@ export const failures = {
       'www-authenticate': 'Bearer realm="toolport"',
     }),
   foreignOrigin: (origin: string) => fail(403, RpcCode.ServerError, `Forbidden: invalid Origin header: ${origin}`),
+  unknownGroup: (name: string) => fail(404, RpcCode.ServerError, `Group not found: ${name}`),
   unknownService: (name: string) => fail(404, RpcCode.ServerError, `Service not found: ${name}`),
   noAccess: (name: string) => fail(403, RpcCode.ServerError, `Forbidden: you do not have access to ${name}`),
   disabledService: (name: string) => fail(503, RpcCode.ServerError, `Service unavailable: ${name} is disabled`),

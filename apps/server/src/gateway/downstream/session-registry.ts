@@ -80,6 +80,7 @@ export class SessionRegistry {
     session.stream = undefined;
     session.calls.leave('session ended');
     this.pool.release(session.serviceId, session);
+    for (const hook of session.onRemoved.splice(0)) hook();
   }
 
   /** Every session of a service (it was disabled or removed) or of a user. */

@@ -49,6 +49,8 @@ export class DownstreamSession implements SessionPeer {
   closedReason = '';
   /** Legacy transport: the requests whose answers will travel on the stream, cancelled when it ends. */
   readonly calls: CallScope = new CallScope(this);
+  /** Run once when the session leaves the registry (a group session releases its member sessions). */
+  readonly onRemoved: (() => void)[] = [];
   /** Each request waiting upstream, with how to end it when the session ends first. */
   private readonly waiting = new Set<(reason: string) => void>();
   private boundLink: UpstreamLink | undefined;

@@ -1,7 +1,8 @@
 import { GROUP_NAME, GROUP_SEPARATOR, type Group, type GroupInput, isAdminRole } from '@toolport/contract';
 import type { GroupMemberRow, GroupRow } from '../../db/schema.js';
 import type { ServiceCatalog, ServiceSpec } from '../../gateway/catalog.js';
-import { ToolOverrides } from '../../gateway/tool-policy.js';
+import { type GroupSpec, ToolOverrides } from '../../gateway/tool-policy.js';
+import type { ConfigEvents } from '../../infra/events.js';
 import { badRequest, forbidden, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
 import type { AccessLists } from './access.js';
@@ -38,8 +39,27 @@ export class GroupsService {
       gateway: UpstreamTools;
       tools: Pick<ServiceToolsService, 'overridesOf'>;
       access: AccessLists;
+      events: ConfigEvents;
     },
   ) {}
+
+  /** A group as its face serves it, or undefined. */
+  async spec(name: string): Promise<GroupSpec | undefined> {
+    const row = await this.deps.repo.groupByName(name);
+    if (!row) return undefined;
+    const members = await this.deps.repo.members([row.id]);
+    return {
+      id: row.id,
+      name: row.name,
+      displayName: row.display_name || row.name,
+      mode: row.mode === 'discovery' ? 'discovery' : 'all',
+      separator: row.separator,
+      members: members.map((m) => {
+        const tools = parseTools(m.tools_json);
+        return tools ? { serviceId: m.service_id, tools } : { serviceId: m.service_id };
+      }),
+    };
+  }
 
   private async present(rows: GroupRow[], admin: boolean): Promise<Group[]> {
     const members = await this.deps.repo.members(rows.map((r) => r.id));
@@ -92,6 +112,7 @@ export class GroupsService {
     const row = await this.deps.repo.groupById(id);
     if (!row) throw notFound('group.not_found');
     await this.deps.repo.deleteGroup(id);
+    this.deps.events.emit({ type: 'groups.changed' });
     return row;
   }
 
@@ -111,6 +132,7 @@ export class GroupsService {
       members,
     );
     await this.deps.access.set('group', groupId, input.access);
+    this.deps.events.emit({ type: 'groups.changed' });
     return this.get(groupId, caller);
   }
 

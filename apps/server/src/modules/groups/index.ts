@@ -1,6 +1,6 @@
 import type { Db } from '../../db/db.js';
 import type { GatewayUser, ServiceCatalog } from '../../gateway/catalog.js';
-import type { ToolPolicy } from '../../gateway/tool-policy.js';
+import type { GroupDirectory, ToolPolicy } from '../../gateway/tool-policy.js';
 import type { ZodApi } from '../../http/api.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import { AccessLists } from './access.js';
@@ -32,6 +32,8 @@ export interface GroupsModule {
   access: AccessLists;
   /** The gateway's ToolPolicy port: overrides and access, answered from this module's tables. */
   policy: ToolPolicy;
+  /** The gateway's GroupDirectory port: groups by name for their faces, and who may use them. */
+  directory: GroupDirectory;
   routes(api: ZodApi): Promise<void>;
   close(): Promise<void>;
 }
@@ -42,7 +44,7 @@ export function createGroupsModule(deps: GroupsDeps): GroupsModule {
   const access = new AccessLists(repo, deps.events);
   const gateway: UpstreamTools = { upstreamTools: (serviceId, userId) => deps.gateway().upstreamTools(serviceId, userId) };
   const tools = new ServiceToolsService({ repo, catalog: deps.catalog, gateway, access, events: deps.events });
-  const groups = new GroupsService({ repo, catalog: deps.catalog, gateway, tools, access });
+  const groups = new GroupsService({ repo, catalog: deps.catalog, gateway, tools, access, events: deps.events });
   // A removed service leaves no access list or group membership behind (its overrides stay, by name).
   const stop = deps.events.on((e) => {
     if (e.type === 'service.removed') void repo.forgetService(e.serviceId).catch(() => undefined);
@@ -51,11 +53,16 @@ export function createGroupsModule(deps: GroupsDeps): GroupsModule {
     overrides: (service) => tools.overridesOf(service),
     mayUseService: (user: GatewayUser, serviceId) => access.mayUse(user, 'service', serviceId),
   };
+  const directory: GroupDirectory = {
+    byName: (name) => groups.spec(name),
+    mayUseGroup: (user, groupId) => access.mayUse(user, 'group', groupId),
+  };
   return {
     groups,
     tools,
     access,
     policy,
+    directory,
     routes: (api) => groupRoutes(api, { groups, tools, access }),
     close: async () => stop(),
   };
