@@ -274,8 +274,7 @@ const services = {
     data: ServiceTools,
     tags: ['services'],
     summary: 'The service’s tools as its upstream lists them now, with the overrides applied',
-    description:
-      'Fetched through the link the caller would use on /proxy. Non-admins see only enabled tools of services they may use.',
+    description: 'Fetched through the link the caller would use on /proxy. Non-admins see only enabled tools of services they may use.',
   }),
   setTool: endpoint(routes.services.setTool, {
     params: ToolParams,

@@ -14,6 +14,7 @@ import type { Tracing } from '../infra/tracing.js';
 import type { ServiceCatalog } from './catalog.js';
 import { AbuseGuard } from './downstream/abuse.js';
 import { CallTelemetry } from './downstream/call-telemetry.js';
+import { GroupFace } from './downstream/group-face.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
 import { ProxyAuth } from './downstream/proxy-auth.js';
 import { Revocations } from './downstream/revocations.js';
@@ -23,9 +24,8 @@ import { DEFAULT_LIMITS, type SessionLimits, SessionRegistry } from './downstrea
 import { DrainingDispatcher, ProxyWork } from './drain.js';
 import type { HealthResult, UpstreamPool } from './link-api.js';
 import type { Meter } from './meter.js';
-import { createUpstreamPool } from './upstream/index.js';
-import { GroupFace } from './downstream/group-face.js';
 import { type GroupDirectory, type ListedTool, OverridesCache, type ToolPolicy } from './tool-policy.js';
+import { createUpstreamPool } from './upstream/index.js';
 import type { LocalPackages } from './upstream/pool.js';
 import type { OptionsReader, ServiceLogWriter } from './upstream/types.js';
 
@@ -236,7 +236,11 @@ async function listUpstreamTools(pool: UpstreamPool, catalog: ServiceCatalog, se
   const peer = { id: `console-${randomUUID()}`, userId, protocolVersion: LATEST_PROTOCOL_VERSION, notify() {} };
   try {
     const link = await pool.acquire(service, peer);
-    await link.initialize(peer, { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'toolport-console', version: '1' } });
+    await link.initialize(peer, {
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'toolport-console', version: '1' },
+    });
     const tools: ListedTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {

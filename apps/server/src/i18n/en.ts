@@ -170,7 +170,8 @@ export const en = {
   'group.name_invalid': 'Invalid group name "{name}": use 1 to 63 lowercase letters, digits, - and _, starting with a letter or digit',
   'group.name_taken': 'A group named "{name}" already exists',
   'group.separator_invalid': 'Invalid separator "{separator}": use 1 to 8 letters, digits, _, -, . or :',
-  'group.separator_ambiguous': 'The separator "{separator}" appears in the service name "{service}", which would make tool names ambiguous: choose another separator',
+  'group.separator_ambiguous':
+    'The separator "{separator}" appears in the service name "{service}", which would make tool names ambiguous: choose another separator',
   'group.no_members': 'A group needs at least one service',
   'group.duplicate_member': 'Service {id} is listed twice',
   'group.unknown_service': 'There is no service with ID {id}',

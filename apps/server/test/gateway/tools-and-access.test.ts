@@ -41,6 +41,7 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
       headers: { authorization: `Bearer ${token}`, 'accept-language': lang, ...(body ? { 'content-type': 'application/json' } : {}) },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
+    // biome-ignore lint/suspicious/noExplicitAny: the assertions check the answers' fields themselves
     return { status: res.status, body: (await res.json()) as { success: boolean; message?: string; data?: any } };
   };
   const initialize = (key: string, service: string) =>

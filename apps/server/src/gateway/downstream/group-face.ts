@@ -1,11 +1,13 @@
-import type {
-  InitializeResult,
-  JSONRPCError,
-  JSONRPCMessage,
-  JSONRPCNotification,
-  JSONRPCRequest,
-  JSONRPCResponse,
-  RequestId,
+import {
+  type InitializeResult,
+  type JSONRPCError,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  LATEST_PROTOCOL_VERSION,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { Locale } from '../../i18n/index.js';
@@ -186,6 +188,12 @@ export class GroupFace {
 
   async initialize(session: DownstreamSession, stand: ServiceSpec, request: JSONRPCRequest, _locale: Locale = 'en') {
     const group = this.groupOf(stand);
+    if (session.transport === 'legacy') {
+      // Streamable HTTP negotiated before the session existed; the legacy transport's initialize comes as a message.
+      const requested = (request.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+      session.protocolVersion =
+        typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+    }
     const result: InitializeResult = {
       protocolVersion: session.protocolVersion,
       capabilities: {
@@ -211,12 +219,19 @@ export class GroupFace {
     session.touch();
     const group = this.groupOf(stand);
     if (!group) {
-      for (const r of messages.filter(isRequest)) target.response(rpcErrorJson(r.id, RpcCode.ServerError, `Group not found: ${stand.name}`));
+      for (const r of messages.filter(isRequest))
+        target.response(rpcErrorJson(r.id, RpcCode.ServerError, `Group not found: ${stand.name}`));
       return;
     }
     for (const n of messages.filter(isNotification)) await this.notification(session, group, n);
     const requests = messages.filter(isRequest);
-    await Promise.all(requests.map((r) => this.request(session, group, r, target, scope, requests.length === 1 ? bodyBytes : undefined)));
+    await Promise.all(
+      requests.map((r) =>
+        r.method === 'initialize'
+          ? this.initialize(session, stand, r).then(({ json }) => target.response(json))
+          : this.request(session, group, r, target, scope, requests.length === 1 ? bodyBytes : undefined),
+      ),
+    );
   }
 
   /** Cancellations go to the member the request went to; initialized and the rest end here. */
@@ -241,7 +256,6 @@ export class GroupFace {
     const answer = (result: unknown) => target.response(JSON.stringify({ jsonrpc: '2.0', id: request.id, result }));
     const fail = (code: number, message: string) => target.response(rpcErrorJson(request.id, code, message));
     if (request.method === 'ping' || request.method === 'logging/setLevel') return answer({});
-    if (request.method === 'initialize') return fail(RpcCode.InvalidRequest, 'Invalid Request: Server already initialized');
     const kind = LIST_METHODS[request.method];
     if (kind) return answer({ [kind]: await this.merged(session, group, kind, scope) });
     const params = (request.params ?? {}) as Record<string, unknown>;
@@ -285,7 +299,11 @@ export class GroupFace {
   }
 
   /** `{service}{separator}{name}` back to the member and its own (possibly aliased) name. */
-  private async byName(group: GroupSpec, name: string, kind: 'tools' | 'prompts'): Promise<{ spec: ServiceSpec; name: string } | { refused: string }> {
+  private async byName(
+    group: GroupSpec,
+    name: string,
+    kind: 'tools' | 'prompts',
+  ): Promise<{ spec: ServiceSpec; name: string } | { refused: string }> {
     const at = name.indexOf(group.separator);
     const unknown = { refused: `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${name}` };
     if (at <= 0) return unknown;
@@ -352,7 +370,13 @@ export class GroupFace {
     return lists.flat();
   }
 
-  private async shape(group: GroupSpec, member: GroupSpec['members'][number], spec: ServiceSpec, kind: Kind, items: Item[]): Promise<Item[]> {
+  private async shape(
+    group: GroupSpec,
+    member: GroupSpec['members'][number],
+    spec: ServiceSpec,
+    kind: Kind,
+    items: Item[],
+  ): Promise<Item[]> {
     if (kind !== 'tools' && kind !== 'prompts') return items;
     const out: Item[] = [];
     for (const item of items) {
@@ -372,7 +396,12 @@ export class GroupFace {
     for (let page = 0; page < MAX_PAGES; page++) {
       const message = await new Promise<JSONRPCResponse | JSONRPCError>((resolve) => {
         this.listIds += 1;
-        const request: JSONRPCRequest = { jsonrpc: '2.0', id: `toolport-group-list-${this.listIds}`, method, params: cursor ? { cursor } : {} };
+        const request: JSONRPCRequest = {
+          jsonrpc: '2.0',
+          id: `toolport-group-list-${this.listIds}`,
+          method,
+          params: cursor ? { cursor } : {},
+        };
         void this.deps.inner.dispatch(
           m,
           spec,

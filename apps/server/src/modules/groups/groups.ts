@@ -2,9 +2,9 @@ import { GROUP_NAME, GROUP_SEPARATOR, type Group, type GroupInput, isAdminRole }
 import type { GroupMemberRow, GroupRow } from '../../db/schema.js';
 import type { ServiceCatalog, ServiceSpec } from '../../gateway/catalog.js';
 import { type GroupSpec, ToolOverrides } from '../../gateway/tool-policy.js';
-import type { ConfigEvents } from '../../infra/events.js';
 import { badRequest, forbidden, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
+import type { ConfigEvents } from '../../infra/events.js';
 import type { AccessLists } from './access.js';
 import type { HubRepo, MemberValues } from './repo.js';
 import type { ServiceToolsService, UpstreamTools } from './tools.js';
@@ -88,7 +88,10 @@ export class GroupsService {
   async list(caller: Principal): Promise<Group[]> {
     const admin = isAdminRole(caller.role);
     const may = await this.deps.access.filterFor(caller, 'group');
-    return this.present((await this.deps.repo.groups()).filter((g) => may(g.id)), admin);
+    return this.present(
+      (await this.deps.repo.groups()).filter((g) => may(g.id)),
+      admin,
+    );
   }
 
   async get(id: number, caller: Principal): Promise<Group> {
@@ -173,7 +176,8 @@ export class GroupsService {
         for (const tool of visible) {
           const namespaced = `${spec.name}${input.separator}${tool.name}`;
           const other = owners.get(namespaced);
-          if (other) throw badRequest('group.collision', { name: namespaced, first: other, second: `${spec.name}/${tool.name}` }, 'collision');
+          if (other)
+            throw badRequest('group.collision', { name: namespaced, first: other, second: `${spec.name}/${tool.name}` }, 'collision');
           owners.set(namespaced, `${spec.name}/${tool.name}`);
         }
       }

@@ -57,7 +57,10 @@ export class HubRepo {
           .where('original_name', '=', originalName)
           .execute();
       } else {
-        await trx.insertInto('tool_overrides').values({ service_name: serviceName, original_name: originalName, ...values }).execute();
+        await trx
+          .insertInto('tool_overrides')
+          .values({ service_name: serviceName, original_name: originalName, ...values })
+          .execute();
       }
     });
   }
