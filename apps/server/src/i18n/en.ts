@@ -188,6 +188,7 @@ export const en = {
   'tools.unknown_tool': 'Service {service} has no tool named "{name}"',
   'tools.alias_invalid': 'Invalid tool name "{alias}": use 1 to 128 letters, digits, _, - and .',
   'tools.alias_taken': 'The name "{alias}" is already used by the tool {tool}',
+  'group.discovery_unavailable': 'Discovery mode is not available yet: use mode "all"',
   'tools.updated': 'Tool {name} updated',
 } as const;
 

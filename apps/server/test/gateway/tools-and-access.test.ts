@@ -201,6 +201,7 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
       [{ ...group, name: 'other', members: [{ service_id: memory, tools: ['nope'] }] }, 'Service memory has no tool named "nope"'],
       [{ ...group, name: 'other', separator: 'e' }, 'The separator "e" appears in the service name "everything"'],
       [{ ...group, name: 'other', separator: '/' }, 'Invalid separator "/"'],
+      [{ ...group, name: 'other', mode: 'discovery' }, 'Discovery mode is not available yet'],
       [{ ...group, name: 'other', access: { restricted: true, user_ids: [888_888] } }, 'There are no users with these IDs: 888888'],
     ];
     for (const [body, message] of refusals) {
