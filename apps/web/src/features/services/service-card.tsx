@@ -1,5 +1,5 @@
 import type { InstalledService } from '@toolport/contract';
-import { Pencil, Settings2, Trash2 } from 'lucide-react';
+import { Pencil, Settings2, Trash2, Wrench } from 'lucide-react';
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
@@ -60,10 +60,16 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
         <UsageBar count={service.user_daily_request_count} limit={service.rpd_limit} remaining={service.remaining_requests} />
       )}
       <div className="mt-auto flex items-center justify-between gap-2 pt-1">
-        <Button variant="outline" size="sm" onClick={() => props.onConfigure(service)}>
-          <Settings2 aria-hidden="true" />
-          {t('card.configure')}
-        </Button>
+        <div className="flex gap-1">
+          <Button variant="outline" size="sm" onClick={() => props.onConfigure(service)}>
+            <Settings2 aria-hidden="true" />
+            {t('card.configure')}
+          </Button>
+          <Button variant="outline" size="sm" aria-label={t('tools.buttonLabel', { name: title })} onClick={() => props.onTools(service)}>
+            <Wrench aria-hidden="true" />
+            {t('tools.button')}
+          </Button>
+        </div>
         <EnableSwitch name={title} enabled={service.enabled} admin={props.admin} busy={!!busy} onToggle={() => props.onToggle(service)} />
       </div>
     </Card>
