@@ -378,6 +378,10 @@ describe.each(engines)('access matrix on %s', (engine) => {
       expect: adminOnly(200),
       call: () => json('PUT', `/api/mcp_services/${stdioId}/tools/pids`, { description: 'Process ids' }),
     },
+    'POST /api/mcp_services/:id/tools/:original_name/call': {
+      expect: signedIn(200),
+      call: () => json('POST', `/api/mcp_services/${stdioId}/tools/echo/call`, { arguments: { text: 'matrix' } }),
+    },
     'GET /api/mcp_services/:id/access': { expect: adminOnly(200), call: () => get(`/api/mcp_services/${stdioId}/access`) },
     'GET /api/groups': { expect: signedIn(200), call: () => get('/api/groups') },
     'POST /api/groups': {

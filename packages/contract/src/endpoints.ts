@@ -3,7 +3,17 @@ import { HistoryQuery, ServiceUtilization, SystemOverview, UsageHistory } from '
 import { LoginRequest, LogoutRequest, PublicUser, RefreshRequest, SelfUser, TokenPair } from './auth.js';
 import type { OAuthProvider } from './enums.js';
 import { envelope, OkEnvelope } from './envelope.js';
-import { AccessList, Group, GroupIdParams, GroupInput, ServiceTools, ToolOverrideRequest, ToolParams } from './groups.js';
+import {
+  AccessList,
+  Group,
+  GroupIdParams,
+  GroupInput,
+  ServiceTools,
+  ToolCallRequest,
+  ToolCallResult,
+  ToolOverrideRequest,
+  ToolParams,
+} from './groups.js';
 import { LogPage, LogsQuery } from './logs.js';
 import {
   BatchImportRequest,
@@ -284,6 +294,13 @@ const services = {
     summary: 'Enable or disable a tool, give it an alias or another description (`null` clears one)',
     description:
       'Matched by the tool’s original name; applies on /proxy and in every group at once, and clients get notifications/tools/list_changed.',
+  }),
+  callTool: endpoint(routes.services.callTool, {
+    params: ToolParams,
+    body: ToolCallRequest,
+    data: ToolCallResult,
+    tags: ['services'],
+    summary: 'Try it: call a tool through the gateway as the caller (metered and limited like /proxy)',
   }),
   access: endpoint(routes.services.access, {
     params: ServiceIdParams,

@@ -79,6 +79,20 @@ export type ServiceTools = z.infer<typeof ServiceTools>;
 
 export const ToolParams = z.object({ id: z.string().max(32), original_name: z.string().min(1).max(255) });
 
+/** Try it: one call of a tool through the gateway as the signed-in user. */
+export const ToolCallRequest = z.object({ arguments: z.record(z.string(), z.unknown()).default({}) });
+export type ToolCallRequest = z.infer<typeof ToolCallRequest>;
+
+export const ToolCallResult = z.object({
+  is_error: z.boolean(),
+  /** The tool's content blocks as it returned them: text, image, audio, resource, resource_link. */
+  content: z.array(z.record(z.string(), z.unknown())),
+  structured_content: z.unknown().optional(),
+  /** Milliseconds from the request to the answer, measured by the server. */
+  duration_ms: z.number(),
+});
+export type ToolCallResult = z.infer<typeof ToolCallResult>;
+
 /** `null` clears an override; an absent field keeps it. */
 export const ToolOverrideRequest = z.object({
   enabled: z.boolean().nullable().optional(),

@@ -57,6 +57,7 @@ export const routes = {
     tools: { method: 'GET', path: '/mcp_services/:id/tools', auth: 'user' },
     setTool: { method: 'PUT', path: '/mcp_services/:id/tools/:original_name', auth: 'admin' },
     access: { method: 'GET', path: '/mcp_services/:id/access', auth: 'admin' },
+    callTool: { method: 'POST', path: '/mcp_services/:id/tools/:original_name/call', auth: 'user' },
   },
   groups: {
     list: { method: 'GET', path: '/groups', auth: 'user' },

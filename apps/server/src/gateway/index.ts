@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCError, type JSONRPCResponse, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { UserStatus } from '@toolport/contract';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -13,12 +13,14 @@ import type { Secrets } from '../infra/secrets.js';
 import type { Tracing } from '../infra/tracing.js';
 import type { ServiceCatalog } from './catalog.js';
 import { AbuseGuard } from './downstream/abuse.js';
+import { CallScope } from './downstream/call-scope.js';
 import { CallTelemetry } from './downstream/call-telemetry.js';
 import { GroupFace } from './downstream/group-face.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
 import { ProxyAuth } from './downstream/proxy-auth.js';
 import { Revocations } from './downstream/revocations.js';
 import { registerProxyRoutes } from './downstream/routes.js';
+import { DownstreamSession } from './downstream/session.js';
 import { SessionAccess } from './downstream/session-access.js';
 import { DEFAULT_LIMITS, type SessionLimits, SessionRegistry } from './downstream/session-registry.js';
 import { DrainingDispatcher, ProxyWork } from './drain.js';
@@ -41,6 +43,11 @@ export interface Gateway {
    * link `userId` would use on /proxy (shared, per-user or isolated): the console's Tools tab.
    */
   upstreamTools(serviceId: number, userId: number): Promise<ListedTool[]>;
+  /**
+   * One tools/call as the user, through the proxy's own Dispatcher (overrides, in-flight cap, daily
+   * limit, metering, the user's link): the console's Try it. Resolves with the JSON-RPC answer.
+   */
+  callTool(serviceId: number, userId: number, name: string, args: Record<string, unknown>): Promise<JSONRPCResponse | JSONRPCError>;
   /** Adds the /proxy/* and /group/* routes and the hook that tracks proxied calls for the drain to `app`. */
   mount(app: FastifyInstance): Promise<void>;
   /**
@@ -194,6 +201,37 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     checkHealth: (serviceId) => pool.checkHealth(serviceId),
 
     upstreamTools: (serviceId, userId) => listUpstreamTools(pool, deps.catalog, serviceId, userId),
+    async callTool(serviceId, userId, name, args) {
+      const service = await deps.catalog.byId(serviceId);
+      if (!service?.enabled) throw new Error(`service ${serviceId} is not available`);
+      const nonce = `console-${randomUUID()}`;
+      const session = new DownstreamSession({
+        key: nonce,
+        peerId: nonce,
+        userId,
+        serviceId,
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        issuedAt: Date.now(),
+        transport: 'streamable',
+        initParams: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'toolport-console', version: '1' } },
+        revocationCheckedAt: Date.now(),
+      });
+      const request = { jsonrpc: '2.0' as const, id: 1, method: 'tools/call', params: { name, arguments: args } };
+      try {
+        return await new Promise<JSONRPCResponse | JSONRPCError>((resolve) => {
+          void routeDeps.dispatcher.dispatch(
+            session,
+            service,
+            [request],
+            { notification() {}, response: (json) => resolve(JSON.parse(json) as JSONRPCResponse | JSONRPCError) },
+            new CallScope(session),
+            Buffer.byteLength(JSON.stringify(request)),
+          );
+        });
+      } finally {
+        pool.release(serviceId, session);
+      }
+    },
     async mount(app) {
       // Registered before the proxy routes so that they inherit it.
       app.addHook('onRequest', async (req, reply) => {

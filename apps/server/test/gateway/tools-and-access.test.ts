@@ -83,6 +83,29 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
     expect(echo.input_schema.properties).toHaveProperty('message');
   });
 
+  it('tries a tool through the gateway as the signed-in user: text, images, isError, the time taken', async () => {
+    const echo = await api('POST', `/mcp_services/${everything}/tools/echo/call`, alice.token, { arguments: { message: 'tried' } });
+    expect(echo.status).toBe(200);
+    expect(echo.body.data).toMatchObject({ is_error: false, content: [{ type: 'text', text: 'Echo: tried' }] });
+    expect(echo.body.data.duration_ms).toBeGreaterThan(0);
+    const image = await api('POST', `/mcp_services/${everything}/tools/get-tiny-image/call`, alice.token, {});
+    expect(image.body.data.content.some((c: { type: string; mimeType?: string }) => c.type === 'image' && c.mimeType === 'image/png')).toBe(
+      true,
+    );
+    // Missing arguments: the tool answers with an error result, shown as such.
+    const bad = await api('POST', `/mcp_services/${everything}/tools/get-sum/call`, alice.token, { arguments: {} });
+    expect(bad.status).toBe(200);
+    expect(bad.body.data.is_error).toBe(true);
+    // Metered as the user's calls, like /proxy (the counters reach the database within a second).
+    await vi.waitFor(
+      async () => {
+        const installed = await api('GET', '/mcp_market/installed', alice.token);
+        expect(installed.body.data.find((s: { name: string }) => s.name === 'everything').user_daily_request_count).toBe(3);
+      },
+      { timeout: 5000, interval: 200 },
+    );
+  });
+
   it('renames, re-describes and disables tools on /proxy, and clients hear list_changed', async () => {
     client = await connect(gw.url, 'everything', alice.key, { sdk: 'v1', wire: 'http' });
     // The client's standalone stream is open once a list works.

@@ -42,7 +42,11 @@ export interface GroupsModule {
 export function createGroupsModule(deps: GroupsDeps): GroupsModule {
   const repo = new HubRepo(deps.db);
   const access = new AccessLists(repo, deps.events);
-  const gateway: UpstreamTools = { upstreamTools: (serviceId, userId) => deps.gateway().upstreamTools(serviceId, userId) };
+  const gateway: UpstreamTools = {
+    upstreamTools: (serviceId, userId) => deps.gateway().upstreamTools(serviceId, userId),
+    callTool: async (serviceId, userId, name, args) =>
+      (await deps.gateway().callTool(serviceId, userId, name, args)) as Awaited<ReturnType<UpstreamTools['callTool']>>,
+  };
   const tools = new ServiceToolsService({ repo, catalog: deps.catalog, gateway, access, events: deps.events });
   const groups = new GroupsService({ repo, catalog: deps.catalog, gateway, tools, access, events: deps.events });
   // A removed service leaves no access list or group membership behind (its overrides stay, by name).

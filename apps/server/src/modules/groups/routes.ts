@@ -39,6 +39,10 @@ export async function groupRoutes(
     message: req.t('tools.updated', { name: req.params.original_name }),
     data: await tools.set(serviceIdOf(req.params.id), req.params.original_name, req.body, req.principal),
   }));
+  route(api, endpoints.services.callTool, async (req) => ({
+    success: true,
+    data: await tools.call(serviceIdOf(req.params.id), req.params.original_name, req.body.arguments, req.principal),
+  }));
   route(api, endpoints.services.access, async (req) => ({
     success: true,
     data: await access.get('service', serviceIdOf(req.params.id)),

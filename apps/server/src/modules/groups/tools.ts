@@ -15,7 +15,10 @@ export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** The gateway's part the Tools tab needs: the live list through the caller's own link. */
 export interface UpstreamTools {
   upstreamTools(serviceId: number, userId: number): Promise<ListedTool[]>;
+  callTool(serviceId: number, userId: number, name: string, args: Record<string, unknown>): Promise<ToolAnswer>;
 }
+
+type ToolAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string } };
 
 export const toOverride = (row: ToolOverrideRow): ToolOverride => ({
   originalName: row.original_name,
@@ -61,6 +64,31 @@ export class ServiceToolsService {
     }
   }
 
+  /**
+   * Try it: the tool called under the name clients see (its alias when it has one) through the
+   * gateway as the caller, so overrides, limits and metering apply exactly as on /proxy.
+   */
+  async call(serviceId: number, originalName: string, args: Record<string, unknown>, caller: Principal): Promise<TriedCall> {
+    const service = await this.service(serviceId, caller);
+    if (!service.enabled) throw new AppError(409, 'tools.service_disabled', { name: service.name });
+    const override = (await this.overridesOf(service)).find((o) => o.originalName === originalName);
+    if (override && !override.enabled) throw badRequest('tools.disabled', { name: originalName }, 'tool_disabled');
+    const started = performance.now();
+    const answer = await this.deps.gateway.callTool(service.id, caller.id, override?.alias ?? originalName, args);
+    const duration = Math.round((performance.now() - started) * 10) / 10;
+    if ('error' in answer) {
+      const limited = answer.error.message.startsWith('daily request limit exceeded');
+      throw new AppError(limited ? 429 : 502, 'tools.call_failed', { name: originalName, detail: answer.error.message.slice(0, 500) });
+    }
+    const result = answer.result;
+    return {
+      is_error: result.isError === true,
+      content: Array.isArray(result.content) ? (result.content as Record<string, unknown>[]) : [],
+      ...(result.structuredContent !== undefined ? { structured_content: result.structuredContent } : {}),
+      duration_ms: duration,
+    };
+  }
+
   async list(serviceId: number, caller: Principal): Promise<ServiceTools> {
     const service = await this.service(serviceId, caller);
     const [tools, overrides] = await Promise.all([this.upstream(service, caller), this.overridesOf(service)]);
@@ -98,6 +126,13 @@ export class ServiceToolsService {
     this.deps.events.emit({ type: 'tools.changed', serviceId: service.id });
     return present(tools, await this.overridesOf(service));
   }
+}
+
+export interface TriedCall {
+  is_error: boolean;
+  content: Record<string, unknown>[];
+  structured_content?: unknown;
+  duration_ms: number;
 }
 
 function present(tools: ListedTool[], overrides: ToolOverride[]): ServiceTools {
