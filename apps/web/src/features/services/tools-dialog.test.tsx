@@ -55,7 +55,7 @@ describe('the Tools dialog of a service (decision 0026)', () => {
     expect(within(dialog).getByText('Echoes back the input')).toBeInTheDocument();
     expect(within(dialog).getByText(/"message"/)).toBeInTheDocument();
     expect(within(dialog).getByRole('switch', { name: 'Enable tool echo' })).toBeDisabled();
-    expect(within(dialog).queryByRole('textbox')).toBeNull();
+    expect(within(dialog).queryByRole('textbox', { name: /Name of tool/ })).toBeNull();
   });
 
   it('lets an admin switch a tool on and rename it, and shows what the gateway answered', async () => {
@@ -73,6 +73,21 @@ describe('the Tools dialog of a service (decision 0026)', () => {
     await user.click(within(dialog).getAllByRole('button', { name: 'Save' })[0] as HTMLElement);
     await within(dialog).findByText('Original name: echo');
     expect(api.callsTo('PUT', '/api/mcp_services/7/tools/echo')[0]?.body).toEqual({ alias: 'say', description: null });
+  });
+
+  it('tries a tool with a form made from its input schema and shows the result with its time', async () => {
+    const { api, user, dialog } = await openTools(1, {
+      'POST /api/mcp_services/7/tools/echo/call': () =>
+        ok({ is_error: false, content: [{ type: 'text', text: 'Echo: hello' }], duration_ms: 12.5 }),
+    });
+    const echo = within(dialog).getAllByTestId('tool-row')[0] as HTMLElement;
+    await user.click(within(echo).getByText('Try it'));
+    await user.type(within(echo).getByLabelText('message'), 'hello');
+    await user.click(within(echo).getByRole('button', { name: 'Run' }));
+    const result = await within(echo).findByTestId('try-result');
+    expect(result).toHaveTextContent('Echo: hello');
+    expect(result).toHaveTextContent('Answered in 12.5 ms');
+    expect(api.callsTo('POST', '/api/mcp_services/7/tools/echo/call')[0]?.body).toEqual({ arguments: { message: 'hello' } });
   });
 
   it('shows why the tools cannot be listed', async () => {

@@ -12,6 +12,7 @@ import { notify } from '../../lib/notify';
 import { showFailure } from './failure-toast';
 import { integerIdOf } from './service-ids';
 import { serviceTitle } from './service-view-props';
+import { TryTool } from './try-tool';
 
 interface ToolsDialogProps {
   service: InstalledService;
@@ -64,7 +65,7 @@ export default function ToolsDialog({ service, admin, open, onOpenChange }: Tool
         )}
         <ul className="flex flex-col gap-3">
           {tools.map((tool) => (
-            <ToolRow key={tool.original_name} tool={tool} admin={admin} onSave={(body) => save(tool, body)} />
+            <ToolRow key={tool.original_name} serviceId={id} tool={tool} admin={admin} onSave={(body) => save(tool, body)} />
           ))}
         </ul>
       </DialogContent>
@@ -73,10 +74,12 @@ export default function ToolsDialog({ service, admin, open, onOpenChange }: Tool
 }
 
 function ToolRow({
+  serviceId,
   tool,
   admin,
   onSave,
 }: {
+  serviceId: number;
   tool: ServiceTool;
   admin: boolean;
   onSave(body: { enabled?: boolean | null; alias?: string | null; description?: string | null }): Promise<void>;
@@ -150,6 +153,12 @@ function ToolRow({
         </div>
       ) : (
         <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{tool.description}</p>
+      )}
+      {tool.enabled && (
+        <details className="mt-2">
+          <summary className="cursor-pointer text-xs text-slate-500">{t('try.open')}</summary>
+          <TryTool serviceId={serviceId} tool={tool} />
+        </details>
       )}
       <details className="mt-2">
         <summary className="cursor-pointer text-xs text-slate-500">{t('tools.inputSchema')}</summary>
