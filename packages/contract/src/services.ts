@@ -81,6 +81,8 @@ export const InstalledService = z.object({
   /** Unix milliseconds of the last health check, null before the first. */
   last_health_check: z.number().int().nullable(),
   tool_count: z.number().int(),
+  /** Tools switched off by an admin (decision 0026): cards show "N of M tools enabled". */
+  tools_disabled: z.number().int().default(0),
   rpd_limit: z.number().int(),
   user_daily_request_count: z.number().int(),
   /** -1 means unlimited. */

@@ -133,6 +133,8 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
     // A user sees only the enabled tools; the admin sees all with their overrides.
     const mine = await api('GET', `/mcp_services/${everything}/tools`, alice.token);
     expect(mine.body.data.tools.map((t: { name: string }) => t.name)).not.toContain('get-sum');
+    const cards = await api('GET', '/mcp_market/installed', alice.token);
+    expect(cards.body.data.find((s: { name: string }) => s.name === 'everything').tools_disabled).toBe(1);
     const all = await api('GET', `/mcp_services/${everything}/tools`, admin.token);
     expect(all.body.data.tools.find((t: { original_name: string }) => t.original_name === 'get-sum')).toMatchObject({ enabled: false });
   });

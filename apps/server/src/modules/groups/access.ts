@@ -65,6 +65,11 @@ export class AccessLists {
     };
   }
 
+  /** For the services list's "N of M tools enabled" (the overrides share this module's tables). */
+  disabledTools(): Promise<Map<string, number>> {
+    return this.repo.disabledCounts();
+  }
+
   async get(subject: Subject, id: number): Promise<AccessList> {
     const { restricted, userIds } = await this.repo.accessOf(subject, id);
     return { restricted, user_ids: userIds };

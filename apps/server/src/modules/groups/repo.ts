@@ -65,6 +65,17 @@ export class HubRepo {
     });
   }
 
+  /** How many tools are switched off, per service name. */
+  async disabledCounts(): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('tool_overrides')
+      .select(['service_name', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('enabled', '=', 0)
+      .groupBy('service_name')
+      .execute();
+    return new Map(rows.map((r) => [r.service_name, Number(r.n)]));
+  }
+
   /** Replaces a service's overrides (batch import, export round trip). */
   async replaceOverrides(serviceName: string, rows: Omit<ToolOverrideRow, 'service_name' | 'updated_at'>[]): Promise<void> {
     await this.db.transaction().execute(async (trx) => {

@@ -65,6 +65,8 @@ export interface ServiceAccess {
   /** Refuses unknown users (400) before anything is written. */
   checkUsers(userIds: number[]): Promise<void>;
   set(subject: 'service', id: number, access: { restricted: boolean; user_ids: number[] }): Promise<void>;
+  /** Tools switched off, per service name (tool overrides live with the access lists, decision 0026). */
+  disabledTools(): Promise<Map<string, number>>;
 }
 
 /**
@@ -92,13 +94,19 @@ export class ServicesService {
       this.deps.repo.userEnvsOf(caller.id),
       this.deps.access ? this.deps.access.filterFor(caller, 'service') : () => true,
     ]);
+    const disabled = (await this.deps.access?.disabledTools()) ?? new Map<string, number>();
     const admin = isAdminRole(caller.role);
     // A user without access to a service does not see it (issue 17).
     const rows = all.filter((row) => may(row.id));
     return rows.map((row) => {
       const mine = myEnvs.get(row.id);
       const myEnvNames = mine ? Object.keys(this.deps.secrets.decryptJson<Record<string, string>>(mine, {})) : [];
-      return presentService(row, this.deps.secrets, { admin, todayCount: counts.get(row.id) ?? 0, myEnvNames });
+      return presentService(row, this.deps.secrets, {
+        admin,
+        todayCount: counts.get(row.id) ?? 0,
+        myEnvNames,
+        toolsDisabled: disabled.get(row.name) ?? 0,
+      });
     });
   }
 

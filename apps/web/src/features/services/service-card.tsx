@@ -56,6 +56,11 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
         )}
       </div>
       <p className="line-clamp-2 min-h-10 text-sm text-slate-600 dark:text-slate-400">{service.description || t('noDescription')}</p>
+      {service.tools_disabled > 0 && (
+        <p className="text-xs text-slate-500">
+          {t('tools.count', { enabled: Math.max(0, service.tool_count - service.tools_disabled), total: service.tool_count })}
+        </p>
+      )}
       {hasDailyLimit(service.rpd_limit) && (
         <UsageBar count={service.user_daily_request_count} limit={service.rpd_limit} remaining={service.remaining_requests} />
       )}

@@ -90,6 +90,16 @@ describe('the Tools dialog of a service (decision 0026)', () => {
     expect(api.callsTo('POST', '/api/mcp_services/7/tools/echo/call')[0]?.body).toEqual({ arguments: { message: 'hello' } });
   });
 
+  it('shows "N of M tools enabled" on a card when some are off', async () => {
+    storeSession({ role: 1 });
+    fakeApi({
+      'GET /api/mcp_market/installed': () => ok([installedService({ id: 7, name: 'everything', tool_count: 5, tools_disabled: 2 })]),
+      'GET /api/user/self': () => ok(selfUser({ role: 1 })),
+    });
+    await renderWithProviders(<ServicesPage />);
+    expect(await screen.findByText('3 of 5 tools enabled')).toBeInTheDocument();
+  });
+
   it('shows why the tools cannot be listed', async () => {
     storeSession({ role: 1 });
     fakeApi({
