@@ -29,6 +29,7 @@ import { ServiceLog } from './infra/service-log.js';
 import { Tracing, traceHttp } from './infra/tracing.js';
 import { createAnalyticsModule } from './modules/analytics/index.js';
 import { type AuthService, createAuthModule, createRefreshTokens } from './modules/auth/index.js';
+import { createGroupsModule } from './modules/groups/index.js';
 import { createHistoryModule, type HistoryRetention } from './modules/history/index.js';
 import { createLogsModule } from './modules/logs/index.js';
 import {
@@ -165,7 +166,9 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     options: options.service,
     principals,
     endpoints: {
-      exists: async (kind, name) => kind === 'proxy' && (await catalog.byName(name))?.enabled === true,
+      // Called per authorization request, after every part below is built.
+      exists: async (kind, name) =>
+        kind === 'proxy' ? (await catalog.byName(name))?.enabled === true : (await groups.directory.byName(name)) !== undefined,
     },
     fetch: remoteFetch,
     redis,
@@ -180,6 +183,18 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const meter = metering.meter;
   // Toolport as the OAuth client of remote services: the gateway's links ask it for their tokens.
   const upstreamOAuth = createUpstreamOAuthModule({ db, secrets, events, options: options.service, catalog, logger, leader });
+  // Groups, tool overrides and access (issue 17): the gateway asks it through its ToolPolicy port, and
+  // it lists live tools through the gateway, handed over once the gateway exists.
+  let gatewayRef: Gateway | undefined;
+  const groups = createGroupsModule({
+    db,
+    events,
+    catalog,
+    gateway: () => {
+      if (!gatewayRef) throw new Error('the gateway is not built yet');
+      return gatewayRef;
+    },
+  });
   const gateway = await createGateway({
     config,
     db,
@@ -198,7 +213,10 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     packages,
     authorization: upstreamOAuth.oauth,
     accessTokens: oauthServer.accessTokens,
+    tools: groups.policy,
+    groups: groups.directory,
   });
+  gatewayRef = gateway;
   const services = createServicesModule({
     db,
     secrets,
@@ -209,6 +227,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     catalog,
     gateway,
     oauth: upstreamOAuth.oauth,
+    access: groups.access,
   });
   const market = createMarketModule({
     db,
@@ -253,7 +272,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   app.addHook('onReady', async () => history.start());
   app.addHook('onClose', async () => history.close());
   app.addHook('onClose', async () => {
-    for (const module of [upstreamOAuth, oauth, oauthServer, logs, analytics, options, users, auth, status]) await module.close();
+    for (const module of [upstreamOAuth, oauth, oauthServer, logs, analytics, options, users, auth, status, groups]) await module.close();
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -318,6 +337,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       await users.routes(api);
       await options.routes(api);
       await services.routes(api);
+      await groups.routes(api);
       await analytics.routes(api);
       await logs.routes(api);
       await market.start();

@@ -103,6 +103,7 @@ describe.each(engines)('access matrix on %s', (engine) => {
   let stdioId: number;
   let remoteId: number;
   let toggleId: number;
+  let groupId: number;
   let installTaskId: string;
   let batchTaskId: string;
   const services = () => t.ctx.services.rows;
@@ -178,11 +179,12 @@ describe.each(engines)('access matrix on %s', (engine) => {
   }
 
   async function send(call: Call, caller: Caller): Promise<Answer> {
-    const credential = call.url.startsWith('/proxy/') ? await proxyKey(caller) : await consoleToken(caller);
+    const keyed = call.url.startsWith('/proxy/') || call.url.startsWith('/group/');
+    const credential = keyed ? await proxyKey(caller) : await consoleToken(caller);
     const headers: Record<string, string> = {
       ...(credential ? { authorization: `Bearer ${credential}` } : {}),
       ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...(call.url.startsWith('/proxy/') ? { accept: ACCEPT_BOTH } : {}),
+      ...(keyed ? { accept: ACCEPT_BOTH } : {}),
       ...call.headers,
     };
     const res = await fetch(`${base}${call.url}`, {
@@ -205,8 +207,8 @@ describe.each(engines)('access matrix on %s', (engine) => {
   }
 
   /** A streamable HTTP session of the holder of `key`, initialized by hand. */
-  async function mcpSession(key: string): Promise<string> {
-    const res = await fetch(`${base}/proxy/matrix-stdio/mcp`, {
+  async function mcpSession(key: string, face = '/proxy/matrix-stdio'): Promise<string> {
+    const res = await fetch(`${base}${face}/mcp`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
       body: JSON.stringify(initializeBody()),
@@ -218,8 +220,8 @@ describe.each(engines)('access matrix on %s', (engine) => {
   }
 
   /** A legacy SSE session of the holder of `key`: its message URL, and how to close its stream. */
-  async function legacySession(key: string): Promise<{ endpoint: string; close: () => Promise<void> }> {
-    const res = await fetch(`${base}/proxy/matrix-stdio/sse`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } });
+  async function legacySession(key: string, face = '/proxy/matrix-stdio'): Promise<{ endpoint: string; close: () => Promise<void> }> {
+    const res = await fetch(`${base}${face}/sse`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } });
     if (res.status !== 200) throw new Error(`sse failed: ${res.status}`);
     const reader = SseReader.of(res);
     const event = await reader.next();
@@ -455,6 +457,38 @@ describe.each(engines)('access matrix on %s', (engine) => {
     },
     'GET /api/upstream_oauth/callback': { expect: anyone(302), call: () => get('/api/upstream_oauth/callback?code=c&state=forged-state') },
     'GET /api/upstream_oauth/client_metadata.json': { expect: anyone(200), call: () => get('/api/upstream_oauth/client_metadata.json') },
+    // Issue 17: tools, overrides, access lists and groups.
+    'GET /api/mcp_services/:id/tools': { expect: signedIn(200), call: () => get(`/api/mcp_services/${stdioId}/tools`) },
+    'PUT /api/mcp_services/:id/tools/:original_name': {
+      expect: adminOnly(200),
+      call: () => json('PUT', `/api/mcp_services/${stdioId}/tools/pids`, { description: 'Process ids' }),
+    },
+    'POST /api/mcp_services/:id/tools/:original_name/call': {
+      expect: signedIn(200),
+      call: () => json('POST', `/api/mcp_services/${stdioId}/tools/echo/call`, { arguments: { text: 'matrix' } }),
+    },
+    'GET /api/mcp_services/:id/access': { expect: adminOnly(200), call: () => get(`/api/mcp_services/${stdioId}/access`) },
+    'GET /api/groups': { expect: signedIn(200), call: () => get('/api/groups') },
+    'POST /api/groups': {
+      expect: adminOnly(201),
+      call: () => json('POST', '/api/groups', { name: unique('g'), members: [{ service_id: stdioId }] }),
+    },
+    'GET /api/groups/:id': { expect: signedIn(200), call: () => get(`/api/groups/${groupId}`) },
+    'PUT /api/groups/:id': {
+      expect: adminOnly(200),
+      call: () => json('PUT', `/api/groups/${groupId}`, { name: 'matrix-group', members: [{ service_id: stdioId }] }),
+    },
+    'DELETE /api/groups/:id': {
+      expect: adminOnly(200),
+      call: async () => {
+        const res = await fetch(`${base}/api/groups`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${await freshToken(accounts.super.id)}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: unique('gone'), members: [{ service_id: stdioId }] }),
+        });
+        return { method: 'DELETE', url: `/api/groups/${(await dataOf<{ id: number }>(res)).id}` };
+      },
+    },
     'PUT /api/mcp_services/:id/my_env': {
       expect: signedIn(200),
       call: (c) => json('PUT', `/api/mcp_services/${stdioId}/my_env`, { env: { MATRIX_TOKEN: personalOf(c) } }),
@@ -560,13 +594,57 @@ describe.each(engines)('access matrix on %s', (engine) => {
     'OPTIONS /proxy/:name/message': notAllowed('OPTIONS', '/proxy/matrix-stdio/message'),
     'GET /proxy/:name/message': notAllowed('GET', '/proxy/matrix-stdio/message'),
     'DELETE /proxy/:name/message': notAllowed('DELETE', '/proxy/matrix-stdio/message'),
+    // A group's face: streamable HTTP
+    'POST /group/:name/mcp': { expect: withKey(200), call: () => json('POST', '/group/matrix-group/mcp', initializeBody()) },
+    'GET /group/:name/mcp': {
+      expect: withKey(200),
+      call: async (c) => ({
+        method: 'GET',
+        url: '/group/matrix-group/mcp',
+        headers: { 'mcp-session-id': await mcpSession(await sessionKeyOf(c), '/group/matrix-group'), 'mcp-protocol-version': '2025-06-18' },
+        stream: 'open',
+      }),
+    },
+    'DELETE /group/:name/mcp': {
+      expect: withKey(200),
+      call: async (c) => ({
+        method: 'DELETE',
+        url: '/group/matrix-group/mcp',
+        headers: { 'mcp-session-id': await mcpSession(await sessionKeyOf(c), '/group/matrix-group'), 'mcp-protocol-version': '2025-06-18' },
+      }),
+    },
+    'PUT /group/:name/mcp': notAllowed('PUT', '/group/matrix-group/mcp'),
+    'PATCH /group/:name/mcp': notAllowed('PATCH', '/group/matrix-group/mcp'),
+    'OPTIONS /group/:name/mcp': notAllowed('OPTIONS', '/group/matrix-group/mcp'),
+
+    // A group's face: the 2024-11-05 HTTP+SSE transport
+    'GET /group/:name/sse': { expect: withKey(200), call: () => ({ method: 'GET', url: '/group/matrix-group/sse', stream: 'event' }) },
+    'POST /group/:name/message': {
+      expect: withKey(202),
+      call: async (c) => {
+        const session = await legacySession(await sessionKeyOf(c), '/group/matrix-group');
+        return { method: 'POST', url: session.endpoint, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, cleanup: session.close };
+      },
+    },
+    'PUT /group/:name/sse': notAllowed('PUT', '/group/matrix-group/sse'),
+    'PATCH /group/:name/sse': notAllowed('PATCH', '/group/matrix-group/sse'),
+    'OPTIONS /group/:name/sse': notAllowed('OPTIONS', '/group/matrix-group/sse'),
+    'POST /group/:name/sse': notAllowed('POST', '/group/matrix-group/sse'),
+    'DELETE /group/:name/sse': notAllowed('DELETE', '/group/matrix-group/sse'),
+    'PUT /group/:name/message': notAllowed('PUT', '/group/matrix-group/message'),
+    'PATCH /group/:name/message': notAllowed('PATCH', '/group/matrix-group/message'),
+    'OPTIONS /group/:name/message': notAllowed('OPTIONS', '/group/matrix-group/message'),
+    'GET /group/:name/message': notAllowed('GET', '/group/matrix-group/message'),
+    'DELETE /group/:name/message': notAllowed('DELETE', '/group/matrix-group/message'),
   };
 
   // ---- seeding ---------------------------------------------------------------------------------
 
   beforeAll(async () => {
     fake = await startFakeRegistries();
-    t = await createTestApp(engine, { ...fake.env, SECRET_KEY: SECRETS.secretKey });
+    // Refused callers of both MCP faces (/proxy and /group) exceed the default 30 refused authentications a
+    // minute from one address; that limit has its own suite (gateway/abuse-limits.test.ts).
+    t = await createTestApp(engine, { ...fake.env, SECRET_KEY: SECRETS.secretKey, PROXY_AUTH_FAILURES_PER_MINUTE: '200' });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const address = t.app.server.address();
     if (!address || typeof address === 'string') throw new Error('not listening on TCP');
@@ -634,6 +712,12 @@ describe.each(engines)('access matrix on %s', (engine) => {
     ).id;
     toggleId = (await services().insert(serviceRow({ name: 'matrix-toggle', type: 'sse', command: 'http://127.0.0.1:9/sse', enabled: 0 })))
       .id;
+    const group = await fetch(`${base}/api/groups`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await freshToken(accounts.super.id)}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'matrix-group', members: [{ service_id: stdioId }] }),
+    });
+    groupId = (await dataOf<{ id: number }>(group)).id;
 
     // Another user's personal value, through the API.
     const other = await fetch(`${base}/api/mcp_services/${stdioId}/my_env`, {

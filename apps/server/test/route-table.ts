@@ -11,8 +11,9 @@ export const routeKey = (r: Pick<RouteEntry, 'method' | 'url'>): string => `${r.
 /** Every console API route (`/api/…`), API docs included. */
 export const apiRoutes = (routes: RouteEntry[]): RouteEntry[] => routes.filter((r) => r.url.startsWith('/api/'));
 
-/** Every MCP proxy route (`/proxy/…`): they authenticate by API key themselves. */
-export const proxyRoutes = (routes: RouteEntry[]): RouteEntry[] => routes.filter((r) => r.url.startsWith('/proxy/'));
+/** The MCP faces: services under /proxy, groups under /group (issue 17); both authenticate by API key. */
+export const proxyRoutes = (routes: RouteEntry[]): RouteEntry[] =>
+  routes.filter((r) => r.url.startsWith('/proxy/') || r.url.startsWith('/group/'));
 
 /** The OAuth protocol routes of Toolport as an authorization server (`/.well-known/…`, `/oauth2/…`): public by design. */
 export const oauthProtocolRoutes = (routes: RouteEntry[]): RouteEntry[] =>

@@ -3,6 +3,17 @@ import { HistoryQuery, ServiceUtilization, SystemOverview, UsageHistory } from '
 import { LoginRequest, LogoutRequest, PublicUser, RefreshRequest, SelfUser, TokenPair } from './auth.js';
 import type { OAuthProvider } from './enums.js';
 import { envelope, OkEnvelope } from './envelope.js';
+import {
+  AccessList,
+  Group,
+  GroupIdParams,
+  GroupInput,
+  ServiceTools,
+  ToolCallRequest,
+  ToolCallResult,
+  ToolOverrideRequest,
+  ToolParams,
+} from './groups.js';
 import { LogPage, LogsQuery } from './logs.js';
 import {
   BatchImportRequest,
@@ -291,6 +302,68 @@ const services = {
     tags: ['services'],
     summary: 'Replace the caller’s own values of this service’s variables',
   }),
+  tools: endpoint(routes.services.tools, {
+    params: ServiceIdParams,
+    data: ServiceTools,
+    tags: ['services'],
+    summary: 'The service’s tools as its upstream lists them now, with the overrides applied',
+    description: 'Fetched through the link the caller would use on /proxy. Non-admins see only enabled tools of services they may use.',
+  }),
+  setTool: endpoint(routes.services.setTool, {
+    params: ToolParams,
+    body: ToolOverrideRequest,
+    data: ServiceTools,
+    tags: ['services'],
+    summary: 'Enable or disable a tool, give it an alias or another description (`null` clears one)',
+    description:
+      'Matched by the tool’s original name; applies on /proxy and in every group at once, and clients get notifications/tools/list_changed.',
+  }),
+  callTool: endpoint(routes.services.callTool, {
+    params: ToolParams,
+    body: ToolCallRequest,
+    data: ToolCallResult,
+    tags: ['services'],
+    summary: 'Try it: call a tool through the gateway as the caller (metered and limited like /proxy)',
+  }),
+  access: endpoint(routes.services.access, {
+    params: ServiceIdParams,
+    data: AccessList,
+    tags: ['services'],
+    summary: 'Who may use the service (set it with `access` on PUT /mcp_services/{id})',
+  }),
+};
+
+const groups = {
+  list: endpoint(routes.groups.list, {
+    data: z.array(Group),
+    tags: ['groups'],
+    summary: 'Every group (admins) or the groups open to the caller',
+  }),
+  create: endpoint(routes.groups.create, {
+    body: GroupInput,
+    data: Group,
+    status: 201,
+    tags: ['groups'],
+    summary: 'Create a group: one MCP endpoint for several services',
+  }),
+  get: endpoint(routes.groups.get, {
+    params: GroupIdParams,
+    data: Group,
+    tags: ['groups'],
+    summary: 'One group',
+  }),
+  update: endpoint(routes.groups.update, {
+    params: GroupIdParams,
+    body: GroupInput,
+    data: Group,
+    tags: ['groups'],
+    summary: 'Replace a group’s settings, members and access',
+  }),
+  remove: endpoint(routes.groups.remove, {
+    params: GroupIdParams,
+    tags: ['groups'],
+    summary: 'Delete a group; its sessions end',
+  }),
 };
 
 const upstreamOAuth = {
@@ -479,7 +552,7 @@ const oauthServer = {
   }),
 };
 
-export const endpoints = { status, auth, users, options, services, upstreamOAuth, analytics, logs, market, oauth, oauthServer };
+export const endpoints = { status, auth, users, options, services, upstreamOAuth, groups, analytics, logs, market, oauth, oauthServer };
 
 /** Every entry of the table, for walks over all endpoints (route checks, docs). */
 export function allEndpoints(): Endpoint[] {

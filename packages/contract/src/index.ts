@@ -4,6 +4,7 @@ export * from './command-line.js';
 export * from './endpoints.js';
 export * from './enums.js';
 export * from './envelope.js';
+export * from './groups.js';
 export * from './limits.js';
 export * from './logs.js';
 export * from './market.js';

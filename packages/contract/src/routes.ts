@@ -54,6 +54,17 @@ export const routes = {
     uninstall: { method: 'POST', path: '/mcp_market/uninstall', auth: 'admin' },
     myEnv: { method: 'GET', path: '/mcp_services/:id/my_env', auth: 'user' },
     setMyEnv: { method: 'PUT', path: '/mcp_services/:id/my_env', auth: 'user' },
+    tools: { method: 'GET', path: '/mcp_services/:id/tools', auth: 'user' },
+    setTool: { method: 'PUT', path: '/mcp_services/:id/tools/:original_name', auth: 'admin' },
+    access: { method: 'GET', path: '/mcp_services/:id/access', auth: 'admin' },
+    callTool: { method: 'POST', path: '/mcp_services/:id/tools/:original_name/call', auth: 'user' },
+  },
+  groups: {
+    list: { method: 'GET', path: '/groups', auth: 'user' },
+    create: { method: 'POST', path: '/groups', auth: 'admin' },
+    get: { method: 'GET', path: '/groups/:id', auth: 'user' },
+    update: { method: 'PUT', path: '/groups/:id', auth: 'admin' },
+    remove: { method: 'DELETE', path: '/groups/:id', auth: 'admin' },
   },
   upstreamOAuth: {
     state: { method: 'GET', path: '/mcp_services/:id/oauth', auth: 'user' },

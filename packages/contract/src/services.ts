@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ServiceType } from './enums.js';
+import { AccessList } from './groups.js';
 
 /** Multi-line `KEY=VALUE` text as the console sends it, or the same as a JSON object. */
 const KeyValueInput = z.union([z.string().max(65_536), z.record(z.string(), z.unknown())]);
@@ -39,6 +40,8 @@ export const UpdateServiceRequest = z.object({
   default_envs_json: KeyValueInput.optional(),
   /** Remote services: how their OAuth connection is shared (issue 19). */
   oauth_mode: z.enum(['shared', 'per_user']).optional(),
+  /** Who may use the service (issue 17); absent keeps it. */
+  access: AccessList.optional(),
 });
 export type UpdateServiceRequest = z.infer<typeof UpdateServiceRequest>;
 
@@ -80,6 +83,8 @@ export const InstalledService = z.object({
   /** Unix milliseconds of the last health check, null before the first. */
   last_health_check: z.number().int().nullable(),
   tool_count: z.number().int(),
+  /** Tools switched off by an admin (decision 0026): cards show "N of M tools enabled". */
+  tools_disabled: z.number().int().default(0),
   rpd_limit: z.number().int(),
   user_daily_request_count: z.number().int(),
   /** -1 means unlimited. */

@@ -36,6 +36,11 @@ const schemaTables = {
   oauth_server_grants: true,
   oauth_server_codes: true,
   oauth_server_refresh_tokens: true,
+  tool_overrides: true,
+  access_lists: true,
+  access_users: true,
+  groups: true,
+  group_members: true,
 } satisfies Record<keyof Database, true>;
 
 /** A fresh, empty database of one engine, and a way to throw it away. */

@@ -307,7 +307,60 @@ export interface Database {
   oauth_server_grants: OAuthServerGrantsTable;
   oauth_server_codes: OAuthServerCodesTable;
   oauth_server_refresh_tokens: OAuthServerRefreshTokensTable;
+  tool_overrides: ToolOverridesTable;
+  access_lists: AccessListsTable;
+  access_users: AccessUsersTable;
+  groups: GroupsTable;
+  group_members: GroupMembersTable;
 }
+
+/** A tool's switch, alias and description on one service, by the tool's original name (migration 0005). */
+export interface ToolOverridesTable {
+  /** By name, not id: a re-installed service (a new id) finds its overrides again. */
+  service_name: string;
+  original_name: string;
+  enabled: Bool;
+  alias: string | null;
+  description: string | null;
+  updated_at: number;
+}
+
+/** 'service' or 'group': who an access list belongs to. No row: open to every signed-in user. */
+export interface AccessListsTable {
+  subject: string;
+  subject_id: number;
+  restricted: Bool;
+}
+
+export interface AccessUsersTable {
+  subject: string;
+  subject_id: number;
+  user_id: number;
+}
+
+export interface GroupsTable {
+  id: Id;
+  name: string;
+  display_name: string;
+  description: string;
+  /** 'all' or 'discovery'. */
+  mode: string;
+  separator: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface GroupMembersTable {
+  group_id: number;
+  service_id: number;
+  position: number;
+  /** JSON array of original tool names; '' for the whole service. */
+  tools_json: string;
+}
+
+export type ToolOverrideRow = Selectable<ToolOverridesTable>;
+export type GroupRow = Selectable<GroupsTable>;
+export type GroupMemberRow = Selectable<GroupMembersTable>;
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;

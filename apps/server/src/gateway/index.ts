@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { type JSONRPCError, type JSONRPCResponse, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { UserStatus } from '@toolport/contract';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -12,17 +14,21 @@ import type { Tracing } from '../infra/tracing.js';
 import type { AccessTokenPort } from './access-tokens.js';
 import type { ServiceCatalog } from './catalog.js';
 import { AbuseGuard } from './downstream/abuse.js';
+import { CallScope } from './downstream/call-scope.js';
 import { CallTelemetry } from './downstream/call-telemetry.js';
+import { GroupFace } from './downstream/group-face.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
 import { OriginPolicy } from './downstream/origin-policy.js';
 import { ProxyAuth } from './downstream/proxy-auth.js';
 import { Revocations } from './downstream/revocations.js';
 import { registerProxyRoutes } from './downstream/routes.js';
+import { DownstreamSession } from './downstream/session.js';
 import { SessionAccess } from './downstream/session-access.js';
 import { DEFAULT_LIMITS, type SessionLimits, SessionRegistry } from './downstream/session-registry.js';
 import { DrainingDispatcher, ProxyWork } from './drain.js';
 import type { HealthResult, UpstreamPool } from './link-api.js';
 import type { Meter } from './meter.js';
+import { type GroupDirectory, type ListedTool, OverridesCache, type ToolPolicy } from './tool-policy.js';
 import { createUpstreamPool } from './upstream/index.js';
 import type { LocalPackages } from './upstream/pool.js';
 import { OneOffHealth, type OneOffHealthDeps } from './upstream/probe.js';
@@ -46,7 +52,17 @@ export interface Gateway {
   /** The proxy's abuse limits (docs/operations.md, "Abuse limits"). */
   abuse: AbuseGuard;
   checkHealth(serviceId: number): Promise<HealthResult>;
-  /** Adds the /proxy/* routes and the hook that tracks proxied calls for the drain to `app`. */
+  /**
+   * The service's tools as its upstream lists them now (no overrides applied), fetched through the
+   * link `userId` would use on /proxy (shared, per-user or isolated): the console's Tools tab.
+   */
+  upstreamTools(serviceId: number, userId: number): Promise<ListedTool[]>;
+  /**
+   * One tools/call as the user, through the proxy's own Dispatcher (overrides, in-flight cap, daily
+   * limit, metering, the user's link): the console's Try it. Resolves with the JSON-RPC answer.
+   */
+  callTool(serviceId: number, userId: number, name: string, args: Record<string, unknown>): Promise<JSONRPCResponse | JSONRPCError>;
+  /** Adds the /proxy/* and /group/* routes and the hook that tracks proxied calls for the drain to `app`. */
   mount(app: FastifyInstance): Promise<void>;
   /**
    * Lets the proxied calls in flight finish (at most `graceMs`), then ends every session and stream
@@ -88,6 +104,10 @@ export interface GatewayDeps {
   authorization?: UpstreamAuthorization;
   /** OAuth access tokens (modules/oauth-server); without it only API keys are accepted. */
   accessTokens?: AccessTokenPort;
+  /** Tool overrides and access (issue 17); without it no overrides apply and every service is open. */
+  tools?: ToolPolicy;
+  /** Groups (issue 17): without it, `/group/…` answers 404 for every name. */
+  groups?: GroupDirectory;
 }
 
 export interface GatewayOptions {
@@ -117,11 +137,12 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   );
   const legacyRelay = deps.redis ? new LegacyRelay(deps.redis, deps.catalog, deps.logger) : undefined;
   await legacyRelay?.start();
+  const overrides = deps.tools ? new OverridesCache(deps.tools) : undefined;
   const work = new ProxyWork(() => pool.links().reduce((n, link) => n + link.inFlight, 0));
   const origins = new OriginPolicy(deps.options, deps.config.proxyAccess);
   const routeDeps = {
     origins,
-    auth: new ProxyAuth(deps.catalog, origins, deps.options, deps.events, abuse, deps.accessTokens),
+    auth: new ProxyAuth(deps.catalog, origins, deps.options, deps.events, abuse, deps.accessTokens, deps.tools),
     access: new SessionAccess(deps.secrets, sessions, revocations),
     sessions,
     dispatcher: new DrainingDispatcher(work, {
@@ -130,10 +151,29 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
       logger: deps.logger,
       telemetry: new CallTelemetry(deps.metrics, deps.tracing),
       abuse,
+      tools: overrides,
     }),
     secrets: deps.secrets,
     abuse,
     legacyRelay,
+  };
+  const face = new GroupFace({
+    directory: deps.groups ?? { byName: async () => undefined, mayUseGroup: async () => false },
+    catalog: deps.catalog,
+    inner: routeDeps.dispatcher,
+    release: (serviceId, session) => pool.release(serviceId, session),
+    tools: overrides,
+    events: deps.events,
+    logger: deps.logger,
+  });
+  // The group face: the proxy's transports, sessions, limits and authentication, with the group in place of a service.
+  const groupDeps = {
+    ...routeDeps,
+    auth: { resolve: (req: Parameters<ProxyAuth['resolve']>[0], name: string) => routeDeps.auth.resolveGroup(req, name, face) },
+    dispatcher: face,
+    // Legacy SSE POSTs of a group are not passed between replicas (docs/decisions/0026): the relay serves /proxy only.
+    legacyRelay: undefined,
+    prefix: '/group' as const,
   };
   deps.metrics.countSessions(() => sessions.countByTransport());
 
@@ -144,6 +184,22 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
         if (!service?.enabled)
           sessions.removeWhere((s) => s.serviceId === event.serviceId, service ? 'service disabled' : 'service removed');
       });
+    }
+    // A group edited, or a member enabled, disabled or removed: every group client re-lists. (A
+    // member's own list_changed reaches them through its member session.)
+    if (event.type === 'groups.changed' || event.type === 'service.changed' || event.type === 'service.removed') {
+      if (event.type === 'groups.changed') face.forget();
+      for (const s of sessions.where((s) => s.serviceId < 0)) {
+        for (const kind of ['tools', 'prompts', 'resources']) s.notify({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });
+      }
+    }
+    if (event.type === 'tools.changed') {
+      // What the service's clients list changed: they hear it like an upstream's own list_changed.
+      overrides?.drop(event.serviceId);
+      // Group sessions (negative ids) hear it too: the member may be one of theirs.
+      for (const s of sessions.where((s) => s.serviceId === event.serviceId || s.serviceId < 0)) {
+        s.notify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+      }
     }
     if (event.type === 'user.changed') {
       void deps.principals.byId(event.userId).then((user) => {
@@ -165,12 +221,46 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     sessions,
     abuse,
     checkHealth: (serviceId) => pool.checkHealth(serviceId),
+
+    upstreamTools: (serviceId, userId) => listUpstreamTools(pool, deps.catalog, serviceId, userId),
+    async callTool(serviceId, userId, name, args) {
+      const service = await deps.catalog.byId(serviceId);
+      if (!service?.enabled) throw new Error(`service ${serviceId} is not available`);
+      const nonce = `console-${randomUUID()}`;
+      const session = new DownstreamSession({
+        key: nonce,
+        peerId: nonce,
+        userId,
+        serviceId,
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        issuedAt: Date.now(),
+        transport: 'streamable',
+        initParams: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'toolport-console', version: '1' } },
+        revocationCheckedAt: Date.now(),
+      });
+      const request = { jsonrpc: '2.0' as const, id: 1, method: 'tools/call', params: { name, arguments: args } };
+      try {
+        return await new Promise<JSONRPCResponse | JSONRPCError>((resolve) => {
+          void routeDeps.dispatcher.dispatch(
+            session,
+            service,
+            [request],
+            { notification() {}, response: (json) => resolve(JSON.parse(json) as JSONRPCResponse | JSONRPCError) },
+            new CallScope(session),
+            Buffer.byteLength(JSON.stringify(request)),
+          );
+        });
+      } finally {
+        pool.release(serviceId, session);
+      }
+    },
     async mount(app) {
       // Registered before the proxy routes so that they inherit it.
       app.addHook('onRequest', async (req, reply) => {
-        if (req.method === 'POST' && req.url.startsWith('/proxy/')) work.track(reply.raw);
+        if (req.method === 'POST' && (req.url.startsWith('/proxy/') || req.url.startsWith('/group/'))) work.track(reply.raw);
       });
       await registerProxyRoutes(app, routeDeps, deps.logger);
+      await registerProxyRoutes(app, groupDeps, deps.logger, '/group');
     },
     async close(graceMs = 0) {
       const pending = work.pending;
@@ -190,4 +280,51 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
       await stopped;
     },
   };
+}
+
+const MAX_TOOL_PAGES = 50;
+const LIST_TIMEOUT_MS = 30_000;
+
+/**
+ * tools/list through the link a user's /proxy session would get, as a short-lived peer of its own
+ * (released at the end, so an isolated service's process for it is stopped). Pages are followed.
+ */
+async function listUpstreamTools(pool: UpstreamPool, catalog: ServiceCatalog, serviceId: number, userId: number): Promise<ListedTool[]> {
+  const service = await catalog.byId(serviceId);
+  if (!service) throw new Error(`service ${serviceId} not found`);
+  if (!service.enabled) throw new Error(`service ${service.name} is disabled`);
+  const peer = { id: `console-${randomUUID()}`, userId, protocolVersion: LATEST_PROTOCOL_VERSION, notify() {} };
+  try {
+    const link = await pool.acquire(service, peer);
+    await link.initialize(peer, {
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'toolport-console', version: '1' },
+    });
+    const tools: ListedTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const result = await new Promise<{ tools?: ListedTool[]; nextCursor?: string }>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('tools/list timed out')), LIST_TIMEOUT_MS);
+        link.request(
+          peer,
+          { jsonrpc: '2.0', id: page + 1, method: 'tools/list', params: cursor ? { cursor } : {} },
+          {
+            notification() {},
+            response(message) {
+              clearTimeout(timer);
+              if ('error' in message) reject(new Error(message.error.message));
+              else resolve(message.result as { tools?: ListedTool[]; nextCursor?: string });
+            },
+          },
+        );
+      });
+      tools.push(...(result.tools ?? []));
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return tools;
+  } finally {
+    pool.release(serviceId, peer);
+  }
 }

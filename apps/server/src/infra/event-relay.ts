@@ -16,11 +16,15 @@ export function parseConfigEvent(value: unknown): ConfigEvent | undefined {
   switch (e.type) {
     case 'service.changed':
     case 'service.removed':
+    case 'tools.changed':
       return isInt(e.serviceId) ? { type: e.type, serviceId: e.serviceId } : undefined;
     case 'user.changed':
       return isInt(e.userId) ? { type: e.type, userId: e.userId } : undefined;
     case 'option.changed':
       return typeof e.key === 'string' ? { type: e.type, key: e.key } : undefined;
+    case 'access.changed':
+    case 'groups.changed':
+      return { type: e.type };
     default:
       return undefined;
   }

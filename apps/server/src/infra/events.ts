@@ -10,7 +10,13 @@ export type ConfigEvent =
   | { type: 'service.changed'; serviceId: number }
   | { type: 'service.removed'; serviceId: number }
   | { type: 'user.changed'; userId: number }
-  | { type: 'option.changed'; key: string };
+  | { type: 'option.changed'; key: string }
+  /** A tool override of the service changed (issue 17): lists leaving the gateway change with it. */
+  | { type: 'tools.changed'; serviceId: number }
+  /** Who may use a service or a group changed (issue 17). */
+  | { type: 'access.changed' }
+  /** A group was created, edited or deleted (issue 17): its face re-reads it, its clients re-list. */
+  | { type: 'groups.changed' };
 
 export class ConfigEvents {
   private readonly emitter = new EventEmitter();

@@ -52,8 +52,12 @@ export function endpointUrl(base: string, service: string, wire: Wire, key: stri
 }
 
 export async function connect(base: string, service: string, key: string, opts: ConnectOptions): Promise<McpClient> {
+  return connectUrl(endpointUrl(base, service, opts.wire, key, opts.keyIn ?? 'header'), key, opts);
+}
+
+/** The same on any endpoint URL (a group's face, say); a `?key=` is expected in `url` already when keyIn is 'query'. */
+export async function connectUrl(url: URL, key: string, opts: ConnectOptions): Promise<McpClient> {
   const keyIn = opts.keyIn ?? 'header';
-  const url = endpointUrl(base, service, opts.wire, key, keyIn);
   const headers: Record<string, string> = keyIn === 'header' ? { authorization: `Bearer ${key}` } : {};
   const info = { name: `toolport-test-${opts.sdk}`, version: '1.0.0' };
   const notifications: Notification[] = [];

@@ -11,6 +11,8 @@ import type { SessionPeer, UpstreamLink } from '../link-api.js';
 export class CallScope {
   private readonly waiting = new Map<RequestId, UpstreamLink>();
   private left = false;
+  /** Scopes of the same client connection on other sessions: a group's member sessions (group-face.ts). */
+  private readonly children: CallScope[] = [];
 
   constructor(private readonly session: SessionPeer) {}
 
@@ -26,10 +28,19 @@ export class CallScope {
     this.waiting.delete(id);
   }
 
+  /** A scope that ends with this one. */
+  child(session: SessionPeer): CallScope {
+    const scope = new CallScope(session);
+    if (this.left) scope.left = true;
+    else this.children.push(scope);
+    return scope;
+  }
+
   /** The client went away: cancel whatever it is still waiting for. */
   leave(reason: string): void {
     if (this.left) return;
     this.left = true;
+    for (const child of this.children.splice(0)) child.leave(reason);
     const waiting = [...this.waiting];
     this.waiting.clear();
     for (const [requestId, link] of waiting) {

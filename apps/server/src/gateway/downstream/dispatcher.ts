@@ -12,6 +12,7 @@ import { LocalisedError } from '../../i18n/localised-error.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { RequestSink, UpstreamLink, UpstreamPool } from '../link-api.js';
 import type { Meter } from '../meter.js';
+import type { ListedTool, ToolOverrides } from '../tool-policy.js';
 import type { AbuseGuard } from './abuse.js';
 import type { CallScope } from './call-scope.js';
 import { type CallTelemetry, NO_CALL, type ProxiedCall } from './call-telemetry.js';
@@ -28,7 +29,12 @@ export interface DispatchDeps {
   telemetry?: CallTelemetry;
   /** The cap on counted calls in flight per user and service (abuse.ts). */
   abuse?: AbuseGuard;
+  /** Tool overrides of a service (issue 17), applied to tools/list answers and tools/call names. */
+  tools?: { forService(service: ServiceSpec): Promise<ToolOverrides> };
 }
+
+/** Rewrites an upstream answer before the client sees it (a tools/list under overrides). */
+type Rewrite = (message: JSONRPCResponse | JSONRPCError) => JSONRPCResponse | JSONRPCError;
 
 /** A counted call's place under the in-flight cap: given back when it is answered, or never sent on. */
 interface CallSlot {
@@ -111,15 +117,18 @@ export class Dispatcher {
   private async request(
     session: DownstreamSession,
     service: ServiceSpec,
-    request: JSONRPCRequest,
+    asked: JSONRPCRequest,
     target: ReplyTarget,
     scope: CallScope,
     bytesIn: number | undefined,
   ): Promise<void> {
-    if (request.method === 'ping') return target.response(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: {} }));
-    if (request.method === 'initialize') return target.response((await this.initialize(session, service, request, target.locale)).json);
+    if (asked.method === 'ping') return target.response(JSON.stringify({ jsonrpc: '2.0', id: asked.id, result: {} }));
+    if (asked.method === 'initialize') return target.response((await this.initialize(session, service, asked, target.locale)).json);
+    const shaped = await this.applyOverrides(service, asked);
+    if ('refused' in shaped) return target.response(rpcErrorJson(asked.id, RpcCode.InvalidParams, shaped.refused));
+    const { request, rewrite } = shaped;
     const abuse = this.deps.abuse;
-    if (!abuse || !isCounted(request)) return this.pass(session, service, request, target, scope, bytesIn, undefined);
+    if (!abuse || !isCounted(request)) return this.pass(session, service, request, target, scope, bytesIn, undefined, rewrite);
     // Refused before the daily limit is consulted: a call never admitted is not counted against it.
     const release = await abuse.waitForCall(session.userId, service.id, session.id);
     if (!release) {
@@ -128,10 +137,30 @@ export class Dispatcher {
     }
     const slot: CallSlot = { release, handedOff: false };
     try {
-      await this.pass(session, service, request, target, scope, bytesIn, slot);
+      await this.pass(session, service, request, target, scope, bytesIn, slot, rewrite);
     } finally {
       if (!slot.handedOff) release();
     }
+  }
+
+  /**
+   * The service's tool overrides on the way up and down: a tools/call by alias goes up under the
+   * upstream's name, one to a disabled tool is refused here (never counted: it reaches no upstream),
+   * and a tools/list answer is rewritten. Without overrides the request passes untouched.
+   */
+  private async applyOverrides(
+    service: ServiceSpec,
+    request: JSONRPCRequest,
+  ): Promise<{ request: JSONRPCRequest; rewrite?: Rewrite } | { refused: string }> {
+    if (!this.deps.tools || (request.method !== 'tools/call' && request.method !== 'tools/list')) return { request };
+    const overrides = await this.deps.tools.forService(service);
+    if (overrides.empty) return { request };
+    if (request.method === 'tools/list') return { request, rewrite: (m) => rewriteToolList(m, overrides) };
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    if (typeof params.name !== 'string') return { request };
+    const resolved = overrides.resolveCall(params.name);
+    if ('refused' in resolved) return resolved;
+    return resolved.name === params.name ? { request } : { request: { ...request, params: { ...params, name: resolved.name } } };
   }
 
   private async pass(
@@ -142,6 +171,7 @@ export class Dispatcher {
     scope: CallScope,
     bytesIn: number | undefined,
     slot: CallSlot | undefined,
+    rewrite?: Rewrite,
   ): Promise<void> {
     const call = this.deps.telemetry?.begin(service, request) ?? NO_CALL;
 
@@ -182,7 +212,7 @@ export class Dispatcher {
     }
     if (scope.gone) return this.cancelled(metered, call);
     if (slot) slot.handedOff = true;
-    this.forward(session, link, request, target, scope, metered, call, slot?.release);
+    this.forward(session, link, request, target, scope, metered, call, slot?.release, rewrite);
   }
 
   private cancelled(metered: MeteredCall | undefined, call: ProxiedCall): void {
@@ -213,6 +243,7 @@ export class Dispatcher {
     metered: MeteredCall | undefined,
     call: ProxiedCall,
     release?: () => void,
+    rewrite?: Rewrite,
   ): void {
     let finished = false;
     const finish = () => {
@@ -234,9 +265,10 @@ export class Dispatcher {
         if (finished || !write) return session.request(message, timeoutMs);
         return session.outgoing.send(message, write, timeoutMs);
       },
-      response: (message: JSONRPCResponse | JSONRPCError) => {
+      response: (answer: JSONRPCResponse | JSONRPCError) => {
         if (finished) return;
         finish();
+        const message = rewrite ? rewrite(answer) : answer;
         const json = JSON.stringify(message);
         // The client first; the record can wait a moment.
         target.response(json);
@@ -257,4 +289,13 @@ export class Dispatcher {
     call.sent();
     link.request(session, request, sink);
   }
+}
+
+/** A tools/list answer with the overrides applied; errors and odd shapes pass as they are. */
+function rewriteToolList(message: JSONRPCResponse | JSONRPCError, overrides: ToolOverrides): JSONRPCResponse | JSONRPCError {
+  if (!('result' in message)) return message;
+  const tools = (message.result as { tools?: unknown }).tools;
+  if (!Array.isArray(tools)) return message;
+  const listed = tools.filter((t): t is ListedTool => typeof t === 'object' && t !== null && typeof (t as ListedTool).name === 'string');
+  return { ...message, result: { ...message.result, tools: overrides.applyToList(listed) } };
 }

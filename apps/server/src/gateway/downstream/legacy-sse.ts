@@ -48,7 +48,10 @@ export class LegacySse {
     this.deps.sessions.add(session);
     // A client that authenticated by query string (it cannot send headers) gets a message URL that works for it too.
     const keyParam = caller.queryKey ? `&key=${encodeURIComponent(caller.queryKey)}` : '';
-    session.stream.event('endpoint', `/proxy/${encodeURIComponent(caller.service.name)}/message?sessionId=${id}${keyParam}`);
+    session.stream.event(
+      'endpoint',
+      `${this.deps.prefix ?? '/proxy'}/${encodeURIComponent(caller.service.name)}/message?sessionId=${id}${keyParam}`,
+    );
   }
 
   async message(req: ProxyRequest, res: ServerResponse): Promise<void> {

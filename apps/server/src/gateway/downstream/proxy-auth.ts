@@ -4,6 +4,7 @@ import type { ConfigEvents } from '../../infra/events.js';
 import { sha256 } from '../../infra/secrets.js';
 import type { AccessTokenPort, ProxyEndpoint } from '../access-tokens.js';
 import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
+import { OPEN_POLICY, type ToolPolicy } from '../tool-policy.js';
 import type { OptionsReader } from '../upstream/types.js';
 import type { AbuseGuard } from './abuse.js';
 import type { OriginPolicy } from './origin-policy.js';
@@ -35,6 +36,7 @@ interface Cached<T> {
 export class ProxyAuth {
   private readonly users = new Map<string, Cached<GatewayUser>>();
   private readonly services = new Map<string, Cached<ServiceSpec>>();
+  private readonly access = new Map<string, Cached<boolean>>();
 
   constructor(
     private readonly catalog: ServiceCatalog,
@@ -47,10 +49,16 @@ export class ProxyAuth {
     private readonly guard?: AbuseGuard,
     /** OAuth access tokens besides API keys (modules/oauth-server, through the gateway's port). */
     private readonly tokens?: AccessTokenPort,
+    /** Who may use which service (issue 17): asked of the modules, cached here like the rest. */
+    private readonly policy: Pick<ToolPolicy, 'mayUseService'> = OPEN_POLICY,
   ) {
     events.on((e) => {
-      if (e.type === 'user.changed') this.users.clear();
+      if (e.type === 'user.changed') {
+        this.users.clear();
+        this.access.clear();
+      }
       if (e.type === 'service.changed' || e.type === 'service.removed') this.services.clear();
+      if (e.type === 'access.changed') this.access.clear();
     });
   }
 
@@ -64,14 +72,42 @@ export class ProxyAuth {
     serviceName: string,
     endpoint = proxyEndpointOf(req, serviceName),
   ): Promise<ProxyCaller | ProxyFailure> {
+    return this.guarded(req, () => this.check(req, serviceName, endpoint));
+  }
+
+  /**
+   * The same for a group's face (`/group/{name}/…`, issue 17): the same Host, Origin, credential and abuse
+   * rules; the group is found and its access checked through `groups`. The caller's `service` is the
+   * group's stand-in (group-face.ts), so sessions and limits work unchanged.
+   */
+  async resolveGroup(
+    req: FastifyRequest,
+    groupName: string,
+    groups: { stand(user: GatewayUser, name: string): Promise<ServiceSpec | ProxyFailure> },
+  ): Promise<ProxyCaller | ProxyFailure> {
+    const endpoint = groupEndpointOf(req, groupName);
+    return this.guarded(req, async () => {
+      const who = await this.identify(req, endpoint);
+      if ('status' in who) return who;
+      const stand = await groups.stand(who.user, groupName);
+      if ('status' in stand) return stand;
+      return { user: who.user, service: stand, queryKey: who.queryKey };
+    });
+  }
+
+  private async guarded(req: FastifyRequest, check: () => Promise<ProxyCaller | ProxyFailure>): Promise<ProxyCaller | ProxyFailure> {
     const blocked = this.guard?.blockedAddress(req.raw, req.ip);
     if (blocked) return blocked;
-    const result = await this.check(req, serviceName, endpoint);
+    const result = await check();
     if ('status' in result && COUNTED_FAILURES.has(result.status)) await this.guard?.authFailed(req.ip);
     return result;
   }
 
-  private async check(req: FastifyRequest, serviceName: string, endpoint: ProxyEndpoint): Promise<ProxyCaller | ProxyFailure> {
+  /** The enabled user of the request's API key or access token, with no foreign Host or browser Origin. */
+  private async identify(
+    req: FastifyRequest,
+    endpoint: ProxyEndpoint,
+  ): Promise<{ user: GatewayUser; queryKey: string | undefined } | ProxyFailure> {
     const foreign = this.origins.checkHost(req) ?? this.origins.checkOrigin(req);
     if (foreign) return foreign;
     // RFC 9728 §3.1: the endpoint's metadata sits at the well-known prefix followed by the resource's path.
@@ -87,10 +123,23 @@ export class ProxyAuth {
         ? await this.tokens.verify(key, endpoint, publicBase(req, this.options.get('ServerAddress')))
         : await this.user(key);
     if (!user?.enabled) return failures.unauthorized(metadata(), this.tokens !== undefined);
+    return { user, queryKey: fromQuery ? key : undefined };
+  }
+
+  private async check(req: FastifyRequest, serviceName: string, endpoint: ProxyEndpoint): Promise<ProxyCaller | ProxyFailure> {
+    const who = await this.identify(req, endpoint);
+    if ('status' in who) return who;
+    const { user, queryKey } = who;
     const service = await this.service(serviceName);
     if (!service) return failures.unknownService(serviceName);
     if (!service.enabled) return failures.disabledService(serviceName);
-    return { user, service, queryKey: fromQuery ? key : undefined };
+    if (!(await this.mayUse(user, service))) return failures.noAccess(serviceName);
+    return { user, service, queryKey };
+  }
+
+  private async mayUse(user: GatewayUser, service: ServiceSpec): Promise<boolean> {
+    const allowed = await this.cached(this.access, `${user.id}:${service.id}`, () => this.policy.mayUseService(user, service.id));
+    return allowed === true;
   }
 
   private async user(key: string): Promise<GatewayUser | undefined> {
@@ -128,4 +177,11 @@ function apiKeyOf(req: FastifyRequest): { key: string | undefined; fromQuery: bo
   if (bearer) return { key: bearer, fromQuery: false };
   const query = (req.query as Record<string, unknown> | undefined)?.key;
   return typeof query === 'string' && query !== '' ? { key: query, fromQuery: true } : { key: undefined, fromQuery: false };
+}
+
+/** The endpoint a /group request is for: the legacy message route belongs to its /sse endpoint. */
+export function groupEndpointOf(req: FastifyRequest, name: string): ProxyEndpoint {
+  const path = (req.url.split('?')[0] ?? '').replace(/\/+$/, '');
+  const kind = path.endsWith('/mcp') ? 'mcp' : 'sse';
+  return { kind: 'group', name, path: `/group/${encodeURIComponent(name)}/${kind}` };
 }

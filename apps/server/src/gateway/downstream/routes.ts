@@ -14,7 +14,13 @@ type Handler = (req: ProxyRequest, res: ServerResponse) => Promise<void>;
  * body is read by the handler (after authentication, within the 4 MiB cap) and replies may turn
  * into event streams.
  */
-export async function registerProxyRoutes(app: FastifyInstance, deps: ProxyDeps, logger: Logger): Promise<void> {
+export async function registerProxyRoutes(
+  app: FastifyInstance,
+  deps: ProxyDeps,
+  logger: Logger,
+  /** `/proxy` for services; `/group` for groups' faces, with the group's auth and dispatcher in `deps` (group-face.ts). */
+  prefix: '/proxy' | '/group' = '/proxy',
+): Promise<void> {
   const http = new StreamableHttp(deps);
   const legacy = new LegacySse(deps);
 
@@ -57,36 +63,36 @@ export async function registerProxyRoutes(app: FastifyInstance, deps: ProxyDeps,
     const others = ['PUT', 'PATCH'] as const;
 
     scope.post(
-      '/proxy/:name/mcp',
+      `${prefix}/:name/mcp`,
       { config },
       raw((req, res) => http.post(req, res)),
     );
     scope.get(
-      '/proxy/:name/mcp',
+      `${prefix}/:name/mcp`,
       { config, exposeHeadRoute: false },
       raw((req, res) => http.get(req, res)),
     );
     scope.delete(
-      '/proxy/:name/mcp',
+      `${prefix}/:name/mcp`,
       { config },
       raw((req, res) => http.delete(req, res)),
     );
-    scope.route({ method: [...others], url: '/proxy/:name/mcp', config, handler: notAllowed('GET, POST, DELETE') });
-    scope.options('/proxy/:name/mcp', { config }, options('GET, POST, DELETE'));
+    scope.route({ method: [...others], url: `${prefix}/:name/mcp`, config, handler: notAllowed('GET, POST, DELETE') });
+    scope.options(`${prefix}/:name/mcp`, { config }, options('GET, POST, DELETE'));
 
     scope.get(
-      '/proxy/:name/sse',
+      `${prefix}/:name/sse`,
       { config, exposeHeadRoute: false },
       raw((req, res) => legacy.open(req, res)),
     );
-    scope.route({ method: [...others, 'POST', 'DELETE'], url: '/proxy/:name/sse', config, handler: notAllowed('GET') });
-    scope.options('/proxy/:name/sse', { config }, options('GET'));
+    scope.route({ method: [...others, 'POST', 'DELETE'], url: `${prefix}/:name/sse`, config, handler: notAllowed('GET') });
+    scope.options(`${prefix}/:name/sse`, { config }, options('GET'));
     scope.post(
-      '/proxy/:name/message',
+      `${prefix}/:name/message`,
       { config },
       raw((req, res) => legacy.message(req, res)),
     );
-    scope.route({ method: [...others, 'GET', 'DELETE'], url: '/proxy/:name/message', config, handler: notAllowed('POST') });
-    scope.options('/proxy/:name/message', { config }, options('POST'));
+    scope.route({ method: [...others, 'GET', 'DELETE'], url: `${prefix}/:name/message`, config, handler: notAllowed('POST') });
+    scope.options(`${prefix}/:name/message`, { config }, options('POST'));
   });
 }

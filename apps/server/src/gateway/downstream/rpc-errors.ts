@@ -12,6 +12,7 @@ export const RpcCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
   MethodNotFound: -32601,
+  InvalidParams: -32602,
   InternalError: -32603,
   /** The SDK transports' generic server error. */
   ServerError: -32000,
@@ -55,7 +56,9 @@ export const failures = {
       `Forbidden: invalid Host header: ${host} (add it to ALLOWED_HOSTS or set the server address preference)`,
     ),
   foreignOrigin: (origin: string) => fail(403, RpcCode.ServerError, `Forbidden: invalid Origin header: ${origin}`),
+  unknownGroup: (name: string) => fail(404, RpcCode.ServerError, `Group not found: ${name}`),
   unknownService: (name: string) => fail(404, RpcCode.ServerError, `Service not found: ${name}`),
+  noAccess: (name: string) => fail(403, RpcCode.ServerError, `Forbidden: you do not have access to ${name}`),
   disabledService: (name: string) => fail(503, RpcCode.ServerError, `Service unavailable: ${name} is disabled`),
   notAcceptable: (what: string) => fail(406, RpcCode.ServerError, `Not Acceptable: Client must accept ${what}`),
   unsupportedMediaType: () => fail(415, RpcCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json'),

@@ -80,11 +80,17 @@ export class SessionRegistry {
     session.stream = undefined;
     session.calls.leave('session ended');
     this.pool.release(session.serviceId, session);
+    for (const hook of session.onRemoved.splice(0)) hook();
   }
 
   /** Every session of a service (it was disabled or removed) or of a user. */
   removeWhere(match: (s: DownstreamSession) => boolean, reason = 'service or user no longer available'): void {
     for (const s of [...this.sessions.values()]) if (match(s)) this.remove(s, reason);
+  }
+
+  /** The sessions on this replica that match (a configuration change tells them something). */
+  where(match: (s: DownstreamSession) => boolean): DownstreamSession[] {
+    return [...this.sessions.values()].filter(match);
   }
 
   removeAll(): void {

@@ -61,6 +61,8 @@ export class DownstreamSession implements SessionPeer {
   private readonly unsent = new Set<string>();
   /** Server-to-client requests sent to this client and not answered yet (client-requests.ts). */
   readonly outgoing: ClientRequests;
+  /** Run once when the session leaves the registry (a group session releases its member sessions). */
+  readonly onRemoved: (() => void)[] = [];
   /** Each request waiting upstream, with how to end it when the session ends first. */
   private readonly waiting = new Set<(reason: string) => void>();
   private boundLink: UpstreamLink | undefined;

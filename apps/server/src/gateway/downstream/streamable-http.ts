@@ -19,15 +19,18 @@ import { mintSessionId, newNonce } from './session-token.js';
 export interface ProxyDeps {
   /** Host and Origin rules and the CORS answers of the MCP endpoints. */
   origins: OriginPolicy;
-  auth: ProxyAuth;
+  /** Who calls, for which service (or, on a group's face, which group: group-face.ts). */
+  auth: Pick<ProxyAuth, 'resolve'>;
   access: SessionAccess;
   sessions: SessionRegistry;
-  dispatcher: Dispatcher;
+  dispatcher: Pick<Dispatcher, 'dispatch' | 'initialize'>;
   secrets: Secrets;
   /** Abuse limits: calls in flight, new sessions, refused authentications, slow readers, slow bodies. */
   abuse: AbuseGuard;
   /** Several replicas (REDIS_URL): legacy SSE POSTs forwarded to the replica holding the stream. */
   legacyRelay?: LegacyRelay;
+  /** Where the routes are mounted: `/proxy` (default) or `/group` (the legacy transport's message URL). */
+  prefix?: '/proxy' | '/group';
 }
 
 /** A request on a proxy route: the service name in the path, the legacy session id in the query. */

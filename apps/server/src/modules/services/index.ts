@@ -12,7 +12,7 @@ import { PersonalEnvs } from './personal-env.js';
 import { ServicesRepo } from './repo.js';
 import { serviceRoutes } from './routes.js';
 import { ServiceRows } from './rows.js';
-import { type ServiceOAuthPort, ServicesService } from './service.js';
+import { type ServiceAccess, type ServiceOAuthPort, ServicesService } from './service.js';
 
 export type { ServicesCatalog } from './catalog.js';
 export { SERVICE_NAME, slugFrom } from './command-line.js';
@@ -21,7 +21,7 @@ export type { HealthChecks, HealthProbe } from './health.js';
 export type { PersonalEnvs } from './personal-env.js';
 export type { ServiceOAuthView } from './presenter.js';
 export type { ServiceRows } from './rows.js';
-export { type ServiceOAuthPort, type ServicesService, serviceIdOf } from './service.js';
+export { type ServiceAccess, type ServiceOAuthPort, type ServicesService, serviceIdOf } from './service.js';
 
 /** What the gateway's reader of the catalog is built from: it must exist before the gateway does. */
 export interface ServiceCatalogDeps {
@@ -58,6 +58,8 @@ export interface ServicesDeps {
   gateway: HealthProbe;
   /** OAuth connections of remote services (modules/upstream-oauth): the view in the list, the mode on edit. */
   oauth?: ServiceOAuthPort;
+  /** Who may use which service (issue 17, the groups module): lists are filtered, PUT sets it. */
+  access?: ServiceAccess;
 }
 
 export interface ServicesModule {
@@ -74,7 +76,14 @@ export interface ServicesModule {
 /** The catalog of services: rows, custom-service rules, edits, toggles, health and personal values. */
 export function createServicesModule(deps: ServicesDeps): ServicesModule {
   const repo = new ServicesRepo(deps.db);
-  const services = new ServicesService({ repo, secrets: deps.secrets, events: deps.events, options: deps.options, oauth: deps.oauth });
+  const services = new ServicesService({
+    repo,
+    secrets: deps.secrets,
+    events: deps.events,
+    options: deps.options,
+    oauth: deps.oauth,
+    access: deps.access,
+  });
   const health = new HealthChecks({ repo, probe: deps.gateway, catalog: deps.catalog, serviceLog: deps.serviceLog });
   const personal = new PersonalEnvs({ repo, secrets: deps.secrets, events: deps.events });
   return {

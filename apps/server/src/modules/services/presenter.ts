@@ -35,6 +35,8 @@ function envVarsOf(row: ServiceRow): EnvVarDeclaration[] {
 }
 
 export interface PresentOptions {
+  /** How many of its tools an admin switched off. */
+  toolsDisabled?: number;
   /** Admins see variable and header values; everyone else sees the names with masked values. */
   admin: boolean;
   todayCount: number;
@@ -76,6 +78,7 @@ export function presentService(row: ServiceRow, secrets: Secrets, opts: PresentO
     health_details: row.health_details,
     last_health_check: row.last_health_check,
     tool_count: row.tool_count,
+    tools_disabled: opts.toolsDisabled ?? 0,
     rpd_limit: row.rpd_limit,
     user_daily_request_count: opts.todayCount,
     remaining_requests: remaining,

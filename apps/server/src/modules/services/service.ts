@@ -57,6 +57,18 @@ export interface ServicesServiceDeps {
   options: { get(key: 'TimeZone'): string };
   /** OAuth connections of remote services (modules/upstream-oauth), plugged in by app.ts. */
   oauth?: ServiceOAuthPort;
+  /** Access lists (issue 17): without it every service is open to every signed-in user. */
+  access?: ServiceAccess;
+}
+
+/** Who may use a service, as the groups module keeps it. */
+export interface ServiceAccess {
+  filterFor(user: { id: number; role: number }, subject: 'service'): Promise<(id: number) => boolean>;
+  /** Refuses unknown users (400) before anything is written. */
+  checkUsers(userIds: number[]): Promise<void>;
+  set(subject: 'service', id: number, access: { restricted: boolean; user_ids: number[] }): Promise<void>;
+  /** Tools switched off, per service name (tool overrides live with the access lists, decision 0026). */
+  disabledTools(): Promise<Map<string, number>>;
 }
 
 /** What the services API asks of the OAuth connections: the view per caller, and the mode an admin sets. */
@@ -84,13 +96,17 @@ export class ServicesService {
   }
 
   async installed(caller: Principal): Promise<InstalledService[]> {
-    const [rows, counts, myEnvs, oauth] = await Promise.all([
+    const [all, counts, myEnvs, may, oauth] = await Promise.all([
       this.deps.repo.all(),
       this.deps.repo.userCountsOn(this.today(), caller.id),
       this.deps.repo.userEnvsOf(caller.id),
+      this.deps.access ? this.deps.access.filterFor(caller, 'service') : () => true,
       this.deps.oauth?.viewsFor(caller),
     ]);
+    const disabled = (await this.deps.access?.disabledTools()) ?? new Map<string, number>();
     const admin = isAdminRole(caller.role);
+    // A user without access to a service does not see it (issue 17).
+    const rows = all.filter((row) => may(row.id));
     return rows.map((row) => {
       const mine = myEnvs.get(row.id);
       const myEnvNames = mine ? Object.keys(this.deps.secrets.decryptJson<Record<string, string>>(mine, {})) : [];
@@ -99,6 +115,7 @@ export class ServicesService {
         admin,
         todayCount: counts.get(row.id) ?? 0,
         myEnvNames,
+        toolsDisabled: disabled.get(row.name) ?? 0,
         ...(view ? { oauth: view } : {}),
       });
     });
@@ -168,6 +185,11 @@ export class ServicesService {
   /** `{rpd_limit}` alone sets the limit; otherwise the edit dialog's fields. Returns what changed. */
   async update(id: number, req: UpdateServiceRequest): Promise<{ kind: 'limit'; limit: number } | { kind: 'edit' }> {
     const row = await this.mustGet(id);
+    if (req.access !== undefined) {
+      if (!this.deps.access) throw badRequest('error.validation');
+      // Checked first, written last: a refused edit leaves the access list as it was.
+      await this.deps.access.checkUsers(req.access.user_ids);
+    }
     if (req.oauth_mode !== undefined) {
       if (!this.deps.oauth) throw badRequest('upstream_oauth.not_configured');
       await this.deps.oauth.setMode(id, req.oauth_mode);
@@ -181,6 +203,7 @@ export class ServicesService {
       await this.deps.repo.update(id, { rpd_limit: limit, updated_at: Date.now() });
       // The proxy drops its cached copy of the service at once; the pool restarts nothing for a limit.
       this.deps.events.emit({ type: 'service.changed', serviceId: id });
+      if (req.access !== undefined) await this.deps.access?.set('service', id, req.access);
       return { kind: 'limit', limit };
     }
     const patch: ServiceUpdate = {};
@@ -212,6 +235,7 @@ export class ServicesService {
     patch.updated_at = Date.now();
     await this.deps.repo.update(id, patch);
     if (announce) this.deps.events.emit({ type: 'service.changed', serviceId: id });
+    if (req.access !== undefined) await this.deps.access?.set('service', id, req.access);
     return { kind: 'edit' };
   }
 

@@ -1,5 +1,5 @@
 import type { InstalledService } from '@toolport/contract';
-import { Pencil, Settings2, Trash2 } from 'lucide-react';
+import { Pencil, Settings2, Trash2, Wrench } from 'lucide-react';
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
@@ -57,14 +57,25 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
       </div>
       <HealthReason service={service} admin={props.admin} />
       <p className="line-clamp-2 min-h-10 text-sm text-slate-600 dark:text-slate-400">{service.description || t('noDescription')}</p>
+      {service.tools_disabled > 0 && (
+        <p className="text-xs text-slate-500">
+          {t('tools.count', { enabled: Math.max(0, service.tool_count - service.tools_disabled), total: service.tool_count })}
+        </p>
+      )}
       {hasDailyLimit(service.rpd_limit) && (
         <UsageBar count={service.user_daily_request_count} limit={service.rpd_limit} remaining={service.remaining_requests} />
       )}
       <div className="mt-auto flex items-center justify-between gap-2 pt-1">
-        <Button variant="outline" size="sm" onClick={() => props.onConfigure(service)}>
-          <Settings2 aria-hidden="true" />
-          {t('card.configure')}
-        </Button>
+        <div className="flex gap-1">
+          <Button variant="outline" size="sm" onClick={() => props.onConfigure(service)}>
+            <Settings2 aria-hidden="true" />
+            {t('card.configure')}
+          </Button>
+          <Button variant="outline" size="sm" aria-label={t('tools.buttonLabel', { name: title })} onClick={() => props.onTools(service)}>
+            <Wrench aria-hidden="true" />
+            {t('tools.button')}
+          </Button>
+        </div>
         <EnableSwitch name={title} enabled={service.enabled} admin={props.admin} busy={!!busy} onToggle={() => props.onToggle(service)} />
       </div>
     </Card>

@@ -7,8 +7,9 @@ const ConfigDialog = lazy(() => import('./config-dialog'));
 const EditServiceDialog = lazy(() => import('./edit-service-dialog'));
 const CustomInstallDialog = lazy(() => import('./custom-install-dialog'));
 const BatchImportDialog = lazy(() => import('./batch-import-dialog'));
+const ToolsDialog = lazy(() => import('./tools-dialog'));
 
-export type ServiceDialogKind = 'config' | 'edit' | 'custom' | 'batch';
+export type ServiceDialogKind = 'config' | 'edit' | 'custom' | 'batch' | 'tools';
 
 /**
  * Which dialog is open, for which service, and which have been opened at all: a dialog stays mounted
@@ -47,6 +48,17 @@ export function ServiceDialogs({ state, services, admin }: { state: ServiceDialo
       {state.mounted.has('edit') && service && (
         <Suspense fallback={null}>
           <EditServiceDialog key={service.id} service={service} open={state.current === 'edit'} onOpenChange={openChange('edit')} />
+        </Suspense>
+      )}
+      {state.mounted.has('tools') && service && (
+        <Suspense fallback={null}>
+          <ToolsDialog
+            key={service.id}
+            service={service}
+            admin={admin}
+            open={state.current === 'tools'}
+            onOpenChange={openChange('tools')}
+          />
         </Suspense>
       )}
       {state.mounted.has('custom') && (

@@ -9,6 +9,8 @@ export interface ServiceViewProps {
   onCheckHealth(service: InstalledService): void;
   onConfigure(service: InstalledService): void;
   onEdit(service: InstalledService): void;
+  /** The service's tools: list, switches and overrides (decision 0026). */
+  onTools(service: InstalledService): void;
   onUninstall(service: InstalledService): void;
 }
 

@@ -41,6 +41,7 @@ export function ServicesPage() {
     onCheckHealth: (s) => void actions.checkHealth(s),
     onConfigure: (s) => dialogs.open('config', s.id),
     onEdit: (s) => dialogs.open('edit', s.id),
+    onTools: (s) => dialogs.open('tools', s.id),
     onUninstall: (s) => {
       setUninstallTarget(s);
       setConfirmOpen(true);

@@ -1,5 +1,5 @@
 import type { InstalledService } from '@toolport/contract';
-import { Pencil, Settings2, Trash2 } from 'lucide-react';
+import { Pencil, Settings2, Trash2, Wrench } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
 import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
@@ -75,6 +75,15 @@ export function ServicesTable({ services, ...props }: ServiceViewProps & { servi
                   <Button variant="outline" size="sm" onClick={() => props.onConfigure(service)}>
                     <Settings2 aria-hidden="true" />
                     {t('card.configure')}
+                  </Button>
+                  <Button
+                    variant="outline"
+                    size="sm"
+                    aria-label={t('tools.buttonLabel', { name: title })}
+                    onClick={() => props.onTools(service)}
+                  >
+                    <Wrench aria-hidden="true" />
+                    {t('tools.button')}
                   </Button>
                   {props.admin && (
                     <>

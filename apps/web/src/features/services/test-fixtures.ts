@@ -25,6 +25,7 @@ export function installedService(overrides: Partial<InstalledService> = {}): Ins
     health_details: '',
     last_health_check: null,
     tool_count: 3,
+    tools_disabled: 0,
     rpd_limit: 0,
     user_daily_request_count: 0,
     remaining_requests: -1,

@@ -1,0 +1,425 @@
+import {
+  type InitializeResult,
+  type JSONRPCError,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  LATEST_PROTOCOL_VERSION,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { Locale } from '../../i18n/index.js';
+import type { ConfigEvents } from '../../infra/events.js';
+import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
+import type { GroupDirectory, GroupSpec, ToolOverrides } from '../tool-policy.js';
+import type { CallScope } from './call-scope.js';
+import { type Dispatcher, isNotification, isRequest } from './dispatcher.js';
+import type { ReplyTarget } from './reply-target.js';
+import { failures, type ProxyFailure, RpcCode, rpcErrorJson } from './rpc-errors.js';
+import { DownstreamSession } from './session.js';
+
+/** How long tools/list waits for a member before answering from its last known list. */
+export const MEMBER_LIST_BOUND_MS = 3000;
+const CACHE_MS = 3000;
+const MAX_PAGES = 20;
+
+/** Group sessions carry the group as a negative service id: they never collide with a service's. */
+export const groupStandInId = (groupId: number): number => -groupId;
+
+type Kind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+const LIST_METHODS: Record<string, Kind> = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+};
+type Item = Record<string, unknown>;
+
+/**
+ * One member's side of a group session: a session of its own towards the member's link (shared,
+ * per-user or isolated, exactly as /proxy would pick), whose server notifications reach the group's
+ * client. It never enters the registry: the group session holds it and ends it.
+ */
+class MemberSession extends DownstreamSession {
+  /** Ids of the client's requests sent to this member and not answered yet: where a cancellation goes. */
+  readonly sent = new Set<RequestId>();
+
+  constructor(
+    readonly group: DownstreamSession,
+    serviceId: number,
+  ) {
+    super({
+      key: `${group.key}#${serviceId}`,
+      peerId: `${group.id}:${serviceId}`,
+      userId: group.userId,
+      serviceId,
+      protocolVersion: group.protocolVersion,
+      issuedAt: group.issuedAt,
+      transport: group.transport,
+      initParams: group.initParams,
+      revocationCheckedAt: Date.now(),
+    });
+  }
+
+  override notify(message: JSONRPCNotification): void {
+    this.group.notify(message);
+  }
+}
+
+/**
+ * The group face (`/group/{name}/mcp|sse`, issue 17): the proxy's transports, sessions, limits and
+ * authentication serve it unchanged (routes.ts builds them with this in place of the Dispatcher);
+ * this answers initialize itself, merges the members' lists under `{service}{separator}{name}`, and
+ * hands each call to the proxy's Dispatcher on the member's session, so it is metered, limited and
+ * overridden as the same call through /proxy.
+ */
+export class GroupFace {
+  private readonly groups = new Map<string, { at: number; value: GroupSpec | undefined }>();
+  private readonly specs = new Map<number, { at: number; value: ServiceSpec | undefined }>();
+  /** Last known list of each member and kind: what tools/list answers from when a member is slow or down. */
+  private readonly lastKnown = new Map<string, Item[]>();
+  private readonly members = new WeakMap<DownstreamSession, Map<number, MemberSession>>();
+  private readonly standIns = new Map<number, GroupSpec>();
+  private listIds = 0;
+
+  constructor(
+    private readonly deps: {
+      directory: GroupDirectory;
+      catalog: Pick<ServiceCatalog, 'byId'>;
+      inner: Pick<Dispatcher, 'dispatch'>;
+      /** The pool's release: a member session's link lets go of it when the group session ends. */
+      release: (serviceId: number, session: DownstreamSession) => void;
+      tools?: { forService(service: ServiceSpec): Promise<ToolOverrides> };
+      events: ConfigEvents;
+      logger: Logger;
+    },
+  ) {
+    deps.events.on((e) => {
+      if (e.type === 'service.changed' || e.type === 'service.removed') this.specs.delete(e.serviceId);
+      if (e.type === 'access.changed') this.groups.clear();
+    });
+  }
+
+  /** A group's settings changed: read again on the next request. */
+  forget(): void {
+    this.groups.clear();
+  }
+
+  /** The caller's group as a stand-in service (what the proxy's authentication hands on), or the failure. */
+  async stand(user: GatewayUser, name: string): Promise<ServiceSpec | ProxyFailure> {
+    const group = await this.group(name);
+    if (!group) return failures.unknownGroup(name);
+    if (!(await this.deps.directory.mayUseGroup(user, group.id))) return failures.noAccess(name);
+    this.standIns.set(group.id, group);
+    return {
+      id: groupStandInId(group.id),
+      name: group.name,
+      displayName: group.displayName,
+      type: 'stdio',
+      command: '',
+      args: [],
+      env: {},
+      headers: {},
+      secretEnvNames: [],
+      installDir: '',
+      enabled: true,
+      isolation: 'shared',
+      rpdLimit: 0,
+      updatedAt: 0,
+    };
+  }
+
+  private async group(name: string): Promise<GroupSpec | undefined> {
+    if (name.includes('\u0000')) return undefined;
+    const hit = this.groups.get(name);
+    if (hit && Date.now() - hit.at < CACHE_MS) return hit.value;
+    const value = await this.deps.directory.byName(name);
+    if (this.groups.size > 10_000) this.groups.clear();
+    this.groups.set(name, { at: Date.now(), value });
+    return value;
+  }
+
+  private async spec(serviceId: number): Promise<ServiceSpec | undefined> {
+    const hit = this.specs.get(serviceId);
+    if (hit && Date.now() - hit.at < CACHE_MS) return hit.value;
+    const value = await this.deps.catalog.byId(serviceId);
+    this.specs.set(serviceId, { at: Date.now(), value });
+    return value;
+  }
+
+  /** The group a session belongs to, as its last request authenticated it. */
+  private groupOf(stand: ServiceSpec): GroupSpec | undefined {
+    return this.standIns.get(-stand.id);
+  }
+
+  private member(session: DownstreamSession, serviceId: number): MemberSession {
+    let mine = this.members.get(session);
+    if (!mine) {
+      const created = new Map<number, MemberSession>();
+      mine = created;
+      this.members.set(session, created);
+      session.onRemoved.push(() => {
+        for (const m of created.values()) {
+          m.closed = true;
+          m.closedReason = session.closedReason;
+          m.endRequests(session.closedReason);
+          this.deps.release(m.serviceId, m);
+        }
+        created.clear();
+      });
+    }
+    let m = mine.get(serviceId);
+    if (!m) {
+      m = new MemberSession(session, serviceId);
+      mine.set(serviceId, m);
+    }
+    return m;
+  }
+
+  /**
+   * Whether a member takes calls now. The seam for personal switches (issue 14): a member the user
+   * switched off is refused here, in every group, as it is on /proxy.
+   */
+  private memberEnabled(_user: number, spec: ServiceSpec | undefined): spec is ServiceSpec {
+    return spec?.enabled === true;
+  }
+
+  async initialize(session: DownstreamSession, stand: ServiceSpec, request: JSONRPCRequest, _locale: Locale = 'en') {
+    const group = this.groupOf(stand);
+    if (session.transport === 'legacy') {
+      // Streamable HTTP negotiated before the session existed; the legacy transport's initialize comes as a message.
+      const requested = (request.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+      session.protocolVersion =
+        typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+    }
+    const result: InitializeResult = {
+      protocolVersion: session.protocolVersion,
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        logging: {},
+      },
+      serverInfo: { name: `toolport-group-${stand.name}`, title: group?.displayName || stand.name, version: '1.0.0' },
+    };
+    session.initParams = request.params as DownstreamSession['initParams'];
+    return { json: JSON.stringify({ jsonrpc: '2.0', id: request.id, result }), ok: true };
+  }
+
+  async dispatch(
+    session: DownstreamSession,
+    stand: ServiceSpec,
+    messages: JSONRPCMessage[],
+    target: ReplyTarget,
+    scope: CallScope,
+    bodyBytes: number,
+  ): Promise<void> {
+    session.touch();
+    const group = this.groupOf(stand);
+    if (!group) {
+      for (const r of messages.filter(isRequest))
+        target.response(rpcErrorJson(r.id, RpcCode.ServerError, `Group not found: ${stand.name}`));
+      return;
+    }
+    for (const n of messages.filter(isNotification)) await this.notification(session, group, n);
+    const requests = messages.filter(isRequest);
+    await Promise.all(
+      requests.map((r) =>
+        r.method === 'initialize'
+          ? this.initialize(session, stand, r).then(({ json }) => target.response(json))
+          : this.request(session, group, r, target, scope, requests.length === 1 ? bodyBytes : undefined),
+      ),
+    );
+  }
+
+  /** Cancellations go to the member the request went to; initialized and the rest end here. */
+  private async notification(session: DownstreamSession, group: GroupSpec, n: JSONRPCNotification): Promise<void> {
+    if (n.method !== 'notifications/cancelled') return;
+    const requestId = (n.params as { requestId?: RequestId } | undefined)?.requestId;
+    for (const m of this.members.get(session)?.values() ?? []) {
+      if (!m.sent.has(requestId as RequestId)) continue;
+      const spec = await this.spec(m.serviceId);
+      if (spec && group.members.some((x) => x.serviceId === spec.id)) await this.deps.inner.dispatch(m, spec, [n], NOWHERE, m.calls, 0);
+    }
+  }
+
+  private async request(
+    session: DownstreamSession,
+    group: GroupSpec,
+    request: JSONRPCRequest,
+    target: ReplyTarget,
+    scope: CallScope,
+    bytes: number | undefined,
+  ): Promise<void> {
+    const answer = (result: unknown) => target.response(JSON.stringify({ jsonrpc: '2.0', id: request.id, result }));
+    const fail = (code: number, message: string) => target.response(rpcErrorJson(request.id, code, message));
+    if (request.method === 'ping' || request.method === 'logging/setLevel') return answer({});
+    const kind = LIST_METHODS[request.method];
+    if (kind) return answer({ [kind]: await this.merged(session, group, kind, scope) });
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    if (request.method === 'tools/call' || request.method === 'prompts/get') {
+      const name = typeof params.name === 'string' ? params.name : '';
+      const routed = await this.byName(group, name, request.method === 'tools/call' ? 'tools' : 'prompts');
+      if ('refused' in routed) return fail(RpcCode.InvalidParams, routed.refused);
+      return this.forward(session, routed.spec, { ...request, params: { ...params, name: routed.name } }, target, scope, bytes);
+    }
+    if (request.method === 'resources/read' || request.method === 'resources/subscribe' || request.method === 'resources/unsubscribe') {
+      const uri = typeof params.uri === 'string' ? params.uri : '';
+      const spec = await this.byUri(session, group, uri, scope);
+      if (!spec) return fail(RpcCode.InvalidParams, `Unknown resource: ${uri}`);
+      return this.forward(session, spec, request, target, scope, bytes);
+    }
+    return fail(RpcCode.MethodNotFound, `Method not found: ${request.method}`);
+  }
+
+  private forward(
+    session: DownstreamSession,
+    spec: ServiceSpec,
+    request: JSONRPCRequest,
+    target: ReplyTarget,
+    scope: CallScope,
+    bytes: number | undefined,
+  ): Promise<void> {
+    const m = this.member(session, spec.id);
+    m.sent.add(request.id);
+    const done = (json: string, status?: number) => {
+      m.sent.delete(request.id);
+      target.response(json, status);
+    };
+    return this.deps.inner.dispatch(
+      m,
+      spec,
+      [request],
+      { notification: (json) => target.notification(json), response: done, locale: target.locale },
+      scope.child(m),
+      bytes ?? Buffer.byteLength(JSON.stringify(request)),
+    );
+  }
+
+  /** `{service}{separator}{name}` back to the member and its own (possibly aliased) name. */
+  private async byName(
+    group: GroupSpec,
+    name: string,
+    kind: 'tools' | 'prompts',
+  ): Promise<{ spec: ServiceSpec; name: string } | { refused: string }> {
+    const at = name.indexOf(group.separator);
+    const unknown = { refused: `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${name}` };
+    if (at <= 0) return unknown;
+    const serviceName = name.slice(0, at);
+    const inner = name.slice(at + group.separator.length);
+    for (const member of group.members) {
+      const spec = await this.spec(member.serviceId);
+      if (spec?.name !== serviceName) continue;
+      if (!this.memberEnabled(0, spec)) return { refused: `Service ${serviceName} is disabled` };
+      if (kind === 'tools' && member.tools && !member.tools.includes(await this.originalName(spec, inner))) return unknown;
+      return { spec, name: inner };
+    }
+    return unknown;
+  }
+
+  private async originalName(spec: ServiceSpec, visible: string): Promise<string> {
+    const overrides = await this.deps.tools?.forService(spec);
+    const resolved = overrides?.resolveCall(visible);
+    return resolved && 'name' in resolved ? resolved.name : visible;
+  }
+
+  private async byUri(session: DownstreamSession, group: GroupSpec, uri: string, scope: CallScope): Promise<ServiceSpec | undefined> {
+    for (const kind of ['resources', 'resourceTemplates'] as const) {
+      for (const member of group.members) {
+        const known = this.lastKnown.get(`${member.serviceId}:${session.userId}:${kind}`);
+        if (known?.some((r) => r.uri === uri)) return this.spec(member.serviceId);
+      }
+    }
+    // Not listed yet in this process: list once, then look again.
+    await this.merged(session, group, 'resources', scope);
+    for (const member of group.members) {
+      const known = this.lastKnown.get(`${member.serviceId}:${session.userId}:resources`);
+      if (known?.some((r) => r.uri === uri)) return this.spec(member.serviceId);
+    }
+    return undefined;
+  }
+
+  /** Every member's list of a kind, merged; a member slower than the bound counts with its last known list. */
+  private async merged(session: DownstreamSession, group: GroupSpec, kind: Kind, scope: CallScope): Promise<Item[]> {
+    const lists = await Promise.all(
+      group.members.map(async (member) => {
+        const spec = await this.spec(member.serviceId);
+        if (!this.memberEnabled(session.userId, spec)) return [];
+        const key = `${spec.id}:${session.userId}:${kind}`;
+        const fresh = this.list(session, spec, kind, scope).then(
+          (items) => {
+            this.lastKnown.set(key, items);
+            return items;
+          },
+          (err: unknown) => {
+            this.deps.logger.debug({ err, group: group.name, service: spec.name }, 'group member did not list');
+            return undefined;
+          },
+        );
+        let timer: NodeJS.Timeout | undefined;
+        const bound = new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), MEMBER_LIST_BOUND_MS);
+        });
+        const items = (await Promise.race([fresh, bound])) ?? this.lastKnown.get(key) ?? [];
+        clearTimeout(timer);
+        return this.shape(group, member, spec, kind, items);
+      }),
+    );
+    return lists.flat();
+  }
+
+  private async shape(
+    group: GroupSpec,
+    member: GroupSpec['members'][number],
+    spec: ServiceSpec,
+    kind: Kind,
+    items: Item[],
+  ): Promise<Item[]> {
+    if (kind !== 'tools' && kind !== 'prompts') return items;
+    const out: Item[] = [];
+    for (const item of items) {
+      if (typeof item.name !== 'string') continue;
+      if (kind === 'tools' && member.tools && !member.tools.includes(await this.originalName(spec, item.name))) continue;
+      out.push({ ...item, name: `${spec.name}${group.separator}${item.name}` });
+    }
+    return out;
+  }
+
+  /** One member's whole list of a kind, through the proxy's Dispatcher (overrides applied there). */
+  private async list(session: DownstreamSession, spec: ServiceSpec, kind: Kind, scope: CallScope): Promise<Item[]> {
+    const m = this.member(session, spec.id);
+    const method = Object.entries(LIST_METHODS).find(([, k]) => k === kind)?.[0] as string;
+    const items: Item[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const message = await new Promise<JSONRPCResponse | JSONRPCError>((resolve) => {
+        this.listIds += 1;
+        const request: JSONRPCRequest = {
+          jsonrpc: '2.0',
+          id: `toolport-group-list-${this.listIds}`,
+          method,
+          params: cursor ? { cursor } : {},
+        };
+        void this.deps.inner.dispatch(
+          m,
+          spec,
+          [request],
+          { notification() {}, response: (json) => resolve(JSON.parse(json) as JSONRPCResponse | JSONRPCError) },
+          scope.child(m),
+          0,
+        );
+      });
+      if ('error' in message) throw new Error(message.error.message);
+      const result = message.result as Record<string, unknown>;
+      const found = result[kind];
+      if (Array.isArray(found)) items.push(...(found as Item[]));
+      cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
+      if (!cursor) break;
+    }
+    return items;
+  }
+}
+
+const NOWHERE: ReplyTarget = { notification() {}, response() {} };

@@ -1,0 +1,171 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type InstalledService, routes, type ServiceTool, type ServiceTools } from '@toolport/contract';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Button } from '../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { Input } from '../../components/ui/input';
+import { Switch } from '../../components/ui/switch';
+import { Textarea } from '../../components/ui/textarea';
+import { call } from '../../lib/api';
+import { notify } from '../../lib/notify';
+import { showFailure } from './failure-toast';
+import { integerIdOf } from './service-ids';
+import { serviceTitle } from './service-view-props';
+import { TryTool } from './try-tool';
+
+interface ToolsDialogProps {
+  service: InstalledService;
+  admin: boolean;
+  open: boolean;
+  onOpenChange(open: boolean): void;
+}
+
+const toolsKey = (id: number) => ['service-tools', id] as const;
+
+/**
+ * A service's tools as its upstream lists them now (GET /mcp_services/{id}/tools), with the overrides the
+ * gateway applies on /proxy and in every group; admins switch tools on and off, rename and re-describe
+ * them (PUT /mcp_services/{id}/tools/{original_name}, decision 0026).
+ */
+export default function ToolsDialog({ service, admin, open, onOpenChange }: ToolsDialogProps) {
+  const { t } = useTranslation('services');
+  const queryClient = useQueryClient();
+  const id = integerIdOf(service.id);
+  const query = useQuery({
+    queryKey: toolsKey(service.id),
+    queryFn: () => call(routes.services.tools, { params: { id }, notify: false }),
+    enabled: open,
+    retry: false,
+  });
+  const save = async (tool: ServiceTool, body: { enabled?: boolean | null; alias?: string | null; description?: string | null }) => {
+    try {
+      const data = await call(routes.services.setTool, { params: { id, original_name: tool.original_name }, body, notify: false });
+      queryClient.setQueryData<ServiceTools>(toolsKey(service.id), data);
+      notify.success(t('tools.saved', { name: tool.original_name }));
+    } catch (err) {
+      showFailure(err, t, { failed: 'toasts.updateFailed', error: 'toasts.updateFailed', fallback: 'errors.unknown' });
+    }
+  };
+  const tools = query.data?.tools ?? [];
+  const enabled = tools.filter((tool) => tool.enabled).length;
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent className="max-h-[90vh] overflow-y-auto sm:max-w-2xl">
+        <DialogHeader>
+          <DialogTitle>{t('tools.title', { name: serviceTitle(service) })}</DialogTitle>
+          <DialogDescription>{query.data ? t('tools.count', { enabled, total: tools.length }) : t('tools.description')}</DialogDescription>
+        </DialogHeader>
+        {query.isPending && <p className="text-sm text-slate-500">{t('tools.loading')}</p>}
+        {query.isError && (
+          <p role="alert" className="text-sm text-red-600 dark:text-red-400">
+            {query.error instanceof Error ? query.error.message : t('tools.failed')}
+          </p>
+        )}
+        <ul className="flex flex-col gap-3">
+          {tools.map((tool) => (
+            <ToolRow key={tool.original_name} serviceId={id} tool={tool} admin={admin} onSave={(body) => save(tool, body)} />
+          ))}
+        </ul>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function ToolRow({
+  serviceId,
+  tool,
+  admin,
+  onSave,
+}: {
+  serviceId: number;
+  tool: ServiceTool;
+  admin: boolean;
+  onSave(body: { enabled?: boolean | null; alias?: string | null; description?: string | null }): Promise<void>;
+}) {
+  const { t } = useTranslation('services');
+  const [alias, setAlias] = useState(tool.alias ?? '');
+  const [description, setDescription] = useState(tool.description);
+  const [busy, setBusy] = useState(false);
+  const run = async (body: Parameters<typeof onSave>[0]) => {
+    setBusy(true);
+    await onSave(body);
+    setBusy(false);
+  };
+  const changed = alias.trim() !== (tool.alias ?? '') || description !== tool.description;
+  return (
+    <li data-testid="tool-row" className="rounded-md border border-slate-200 p-3 dark:border-slate-800">
+      <div className="flex items-start justify-between gap-2">
+        <div className="min-w-0">
+          <p className="font-mono text-sm font-semibold">{tool.name}</p>
+          {tool.alias && <p className="font-mono text-xs text-slate-500">{t('tools.originalName', { name: tool.original_name })}</p>}
+        </div>
+        <Switch
+          checked={tool.enabled}
+          disabled={!admin || busy}
+          aria-label={t('tools.enable', { name: tool.original_name })}
+          onCheckedChange={(checked) => run({ enabled: checked })}
+        />
+      </div>
+      {admin ? (
+        <div className="mt-2 flex flex-col gap-2">
+          <Input
+            value={alias}
+            placeholder={tool.original_name}
+            aria-label={t('tools.alias', { name: tool.original_name })}
+            onChange={(e) => setAlias(e.target.value)}
+          />
+          <Textarea
+            value={description}
+            rows={2}
+            aria-label={t('tools.descriptionOf', { name: tool.original_name })}
+            onChange={(e) => setDescription(e.target.value)}
+          />
+          <div className="flex gap-2">
+            <Button
+              size="sm"
+              disabled={!changed || busy}
+              onClick={() =>
+                run({
+                  alias: alias.trim() === '' ? null : alias.trim(),
+                  description: description === tool.original_description ? null : description,
+                })
+              }
+            >
+              {t('tools.save')}
+            </Button>
+            {(tool.alias !== null || tool.description !== tool.original_description) && (
+              <Button
+                size="sm"
+                variant="outline"
+                disabled={busy}
+                onClick={() => {
+                  setAlias('');
+                  setDescription(tool.original_description);
+                  void run({ alias: null, description: null });
+                }}
+              >
+                {t('tools.reset')}
+              </Button>
+            )}
+          </div>
+        </div>
+      ) : (
+        <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{tool.description}</p>
+      )}
+      {tool.enabled && (
+        <details className="mt-2">
+          <summary className="cursor-pointer text-xs text-slate-500">{t('try.open')}</summary>
+          <TryTool serviceId={serviceId} tool={tool} />
+        </details>
+      )}
+      <details className="mt-2">
+        <summary className="cursor-pointer text-xs text-slate-500">{t('tools.inputSchema')}</summary>
+        <pre className="mt-1 overflow-x-auto rounded bg-slate-50 p-2 text-xs dark:bg-slate-900">
+          {JSON.stringify(tool.input_schema, null, 2)}
+        </pre>
+      </details>
+    </li>
+  );
+}
