@@ -49,7 +49,9 @@ describe('SIGKILL right after answered calls: counts and the daily limit survive
     const db = new SQLite(path.join(dataDir, 'toolport.db'), { readonly: true });
     try {
       return {
-        counted: Number(db.prepare('select coalesce(sum(request_count), 0) from daily_counters where service_id = ?').pluck().get(serviceId)),
+        counted: Number(
+          db.prepare('select coalesce(sum(request_count), 0) from daily_counters where service_id = ?').pluck().get(serviceId),
+        ),
         okRecords: Number(
           db.prepare("select count(*) from request_records where service_id = ? and outcome = 'ok'").pluck().get(serviceId),
         ),

@@ -175,9 +175,20 @@ describe.each(engines)('metering on %s', (engine) => {
     const service = serviceWith(0);
     const meter = meterOf();
     expect((await meter.admit(service, 14)).allowed).toBe(true);
-    meter.record({ serviceId: service.id, userId: 14, method: 'tools/call', target: 'echo', latencyMs: 3, outcome: 'ok', bytesIn: 1, bytesOut: 2 });
+    meter.record({
+      serviceId: service.id,
+      userId: 14,
+      method: 'tools/call',
+      target: 'echo',
+      latencyMs: 3,
+      outcome: 'ok',
+      bytesIn: 1,
+      bytesOut: 2,
+    });
     await until(
-      async () => (await t.ctx.db.selectFrom('request_records').select('id').where('user_id', '=', 14).where('service_id', '=', service.id).execute()).length === 1,
+      async () =>
+        (await t.ctx.db.selectFrom('request_records').select('id').where('user_id', '=', 14).where('service_id', '=', service.id).execute())
+          .length === 1,
       'the record to be written',
     );
   });

@@ -346,9 +346,11 @@ export class DbMeter implements Meter {
     const written = this.writing.then(() => this.write(deltas, records, sweep, waiters));
     this.writing = written.catch(() => undefined);
     // Whatever happens to the write, no admission is left waiting on it.
-    void written.finally(() => {
-      for (const resolve of waiters) resolve();
-    }).catch(() => undefined);
+    void written
+      .finally(() => {
+        for (const resolve of waiters) resolve();
+      })
+      .catch(() => undefined);
     return written;
   }
 
