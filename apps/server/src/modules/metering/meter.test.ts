@@ -171,28 +171,6 @@ describe.each(engines)('metering on %s', (engine) => {
     expect((await stored(service.id, 13))?.request_count).toBe(7);
   });
 
-  it('writes request records within the event-loop turn, without a flush', async () => {
-    const service = serviceWith(0);
-    const meter = meterOf();
-    expect((await meter.admit(service, 14)).allowed).toBe(true);
-    meter.record({
-      serviceId: service.id,
-      userId: 14,
-      method: 'tools/call',
-      target: 'echo',
-      latencyMs: 3,
-      outcome: 'ok',
-      bytesIn: 1,
-      bytesOut: 2,
-    });
-    await until(
-      async () =>
-        (await t.ctx.db.selectFrom('request_records').select('id').where('user_id', '=', 14).where('service_id', '=', service.id).execute())
-          .length === 1,
-      'the record to be written',
-    );
-  });
-
   it('loses no count across an app close and a fresh meter: the limit carries on from the stored count', async () => {
     const local = await createTestApp(engine);
     try {

@@ -299,11 +299,13 @@ export class DbMeter implements Meter {
         error_message: (outcome.errorMessage ?? '').replaceAll('\u0000', '').slice(0, 2000),
       });
     }
-    // Written at the end of this turn, not awaited: the history follows the counts within milliseconds.
-    void this.writeSoon();
+    // The history (request records and their rollups) is written once a second: per call it would cost
+    // a transaction of four tables on the call path (decision 0021). Latency and errors ride along with
+    // the next admission's count write.
+    this.schedule();
   }
 
-  /** Writes everything pending now, and sweeps Redis's dirty counters whatever their age; called on close. */
+  /** Writes everything pending now (counts and records), and sweeps Redis's dirty counters; called on close and every second. */
   async flush(): Promise<void> {
     return this.take(true);
   }
@@ -327,21 +329,24 @@ export class DbMeter implements Meter {
     return this.soon;
   }
 
-  private take(forceSweep: boolean): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+  /** `all`: the records too, and Redis's dirty counters whatever their age; otherwise the counters alone. */
+  private take(all: boolean): Promise<void> {
     const deltas = [...this.deltas.values()];
-    const records = this.records;
+    const records = all ? this.records : [];
     const waiters = this.countWaiters;
     this.deltas = new Map();
-    this.records = [];
     this.countWaiters = [];
+    if (all) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      this.records = [];
+    }
     if (this.droppedRecords > 0) {
       this.opts.logger.warn({ dropped: this.droppedRecords }, 'request records dropped: the database did not keep up');
       this.droppedRecords = 0;
     }
     // Redis's dirty counters are swept once a second (each sweep is two round trips), not every turn.
-    const sweep = forceSweep || Date.now() - this.lastSweep >= (this.opts.flushMs ?? FLUSH_MS);
+    const sweep = all || Date.now() - this.lastSweep >= (this.opts.flushMs ?? FLUSH_MS);
     // Writes are chained so two flushes never add the same delta twice or reorder.
     const written = this.writing.then(() => this.write(deltas, records, sweep, waiters));
     this.writing = written.catch(() => undefined);
