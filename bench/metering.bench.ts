@@ -5,15 +5,16 @@
  *   npx tsx bench/metering.bench.ts                       # before = the tree at BENCH_BEFORE (default 7a1c9d4)
  *   BENCH_BEFORE=<commit> BENCH_ROUNDS=3 npx tsx bench/metering.bench.ts
  *
- * Extracts the gateway at the `before` commit into bench/.cache/meter-before (`git archive`; it
- * resolves its dependencies from this checkout's node_modules), then, alternating before and after in
+ * Extracts the gateway at the `before` commit into the temporary directory (`git archive`; it
+ * resolves its dependencies through a link to this checkout's node_modules), then, alternating before and after in
  * the same run so that both meet the same machine load, measures each gateway (the real app on
  * SQLite, server-everything over stdio, every call metered, bench/gateway-target.ts): sequential
  * `tools/call echo` p50 over one keep-alive socket, and calls per second at 10 and 50 sessions. The
  * report gives the median over the rounds and the after/before ratio.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +30,9 @@ const SEQUENTIAL_CALLS = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const WARMUP_CALLS = 300;
 
 function beforeTree(): string {
-  const dir = path.join(here, '.cache', `meter-before-${BEFORE}`);
+  // Outside the repository, so that neither the type check nor the linter reads the old copy; its
+  // packages resolve through a node_modules link to this checkout's.
+  const dir = path.join(tmpdir(), `toolport-meter-before-${BEFORE}`);
   const script = path.join(dir, 'bench', 'gateway-target.ts');
   if (existsSync(script)) return script;
   rmSync(dir, { recursive: true, force: true });
@@ -38,6 +41,7 @@ function beforeTree(): string {
     cwd: root,
     stdio: 'inherit',
   });
+  symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
   return script;
 }
 

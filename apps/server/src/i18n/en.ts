@@ -165,6 +165,8 @@ export const en = {
     '{provider} is the only way to sign in to this account, so it cannot be unlinked; link another provider first',
   'oauth.bound': '{provider} account linked',
   'oauth.unbound': '{provider} account unlinked',
+  'service.enabled_for_me': 'Service switched on for you',
+  'service.disabled_for_me': 'Service switched off for you; other users are not affected',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -153,4 +153,6 @@ export const zhCN: Record<MessageKey, string> = {
   'oauth.last_sign_in_method': '{provider} 是该账户唯一的登录方式，无法解除绑定；请先绑定其他登录方式',
   'oauth.bound': '已绑定 {provider} 账号',
   'oauth.unbound': '已解除绑定 {provider} 账号',
+  'service.enabled_for_me': '已为你启用该服务',
+  'service.disabled_for_me': '已为你停用该服务，其他用户不受影响',
 };

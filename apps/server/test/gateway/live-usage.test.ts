@@ -23,10 +23,18 @@ describe.each(engines)('usage shown is usage enforced on %s', (engine) => {
   beforeAll(async () => {
     gw = await startGateway(engine);
     serviceId = await addService(gw.ctx, { name: 'metered', args: [FIXTURE_SERVER], rpdLimit: LIMIT });
+    user = await newUser('usage_user');
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await gw?.close();
+  });
+
+  const newUser = async (username: string) => {
     const key = issueApiKey(gw.ctx.secrets);
     const now = Date.now();
     const row = await gw.ctx.usersRepo.insert({
-      username: 'usage_user',
+      username,
       display_name: '',
       email: '',
       password_hash: null,
@@ -38,19 +46,15 @@ describe.each(engines)('usage shown is usage enforced on %s', (engine) => {
       updated_at: now,
     });
     const token = await signAccessToken(gw.ctx.secrets.jwtKey, { userId: row.id, authVersion: row.auth_version });
-    user = { id: row.id, key: key.plain, token };
-  });
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-    await gw?.close();
-  });
-
-  const get = async <T>(route: string): Promise<T> => {
-    const res = await fetch(`${gw.url}/api${route}`, { headers: { authorization: `Bearer ${user.token}` } });
-    const json = (await res.json()) as { data: T };
-    expect(res.status, route).toBe(200);
+    return { id: row.id, key: key.plain, token };
+  };
+  const api = async <T>(method: string, route: string, token = user.token): Promise<T> => {
+    const res = await fetch(`${gw.url}/api${route}`, { method, headers: { authorization: `Bearer ${token}` } });
+    const json = (await res.json()) as { data: T; message?: string };
+    expect(res.status, `${route}: ${json.message}`).toBe(200);
     return json.data;
   };
+  const get = <T>(route: string, token = user.token) => api<T>('GET', route, token);
 
   it('shows 5 used and 0 remaining right after the refused 6th call', async () => {
     const client = await connect(gw.url, 'metered', user.key, { sdk: 'v1', wire: 'http' });
@@ -64,5 +68,33 @@ describe.each(engines)('usage shown is usage enforced on %s', (engine) => {
     expect(overview.today_total_requests).toBe(LIMIT);
     const utilization = await get<{ service_id: number; today_request_count: number }[]>('/analytics/services/utilization');
     expect(utilization.find((u) => u.service_id === serviceId)?.today_request_count).toBe(LIMIT);
+  });
+
+  it('switches a service off for one role-1 user alone: their session ends and calls are refused, others go on', async () => {
+    const switched = await addService(gw.ctx, { name: 'switched', args: [FIXTURE_SERVER] });
+    const alice = await newUser('switch_alice');
+    const bob = await newUser('switch_bob');
+    const aliceClient = await connect(gw.url, 'switched', alice.key, { sdk: 'v2', wire: 'http' });
+    const bobClient = await connect(gw.url, 'switched', bob.key, { sdk: 'v1', wire: 'http' });
+    clients.push(aliceClient, bobClient);
+    expect(await aliceClient.callTool('echo', { text: 'before' })).toBeTruthy();
+
+    const off = await api<{ enabled: boolean; scope: string }>('POST', `/mcp_services/${switched}/toggle`, alice.token);
+    expect(off).toMatchObject({ enabled: false, scope: 'personal' });
+    // Alice's open session is ended and a new one is refused with a clear reason; Bob is unaffected.
+    await expect(aliceClient.callTool('echo', { text: 'after' })).rejects.toThrow();
+    await expect(connect(gw.url, 'switched', alice.key, { sdk: 'v1', wire: 'http' })).rejects.toThrow(/switched off for you/);
+    expect(await bobClient.callTool('echo', { text: 'bob' })).toBeTruthy();
+    const listed = (token: string) =>
+      get<{ id: number; enabled: boolean }[]>('/mcp_market/installed', token).then((l) => l.find((s) => s.id === switched)?.enabled);
+    expect(await listed(alice.token)).toBe(false);
+    expect(await listed(bob.token)).toBe(true);
+
+    // Switched on again: Alice connects and calls as before.
+    expect(await api('POST', `/mcp_services/${switched}/toggle`, alice.token)).toMatchObject({ enabled: true, scope: 'personal' });
+    const again = await connect(gw.url, 'switched', alice.key, { sdk: 'v1', wire: 'http' });
+    clients.push(again);
+    expect(await again.callTool('echo', { text: 'again' })).toBeTruthy();
+    expect(await listed(alice.token)).toBe(true);
   });
 });

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_oauth_states.js';
 import * as m0003 from './0003_history.js';
+import * as m0004 from './0004_personal_switches.js';
 
 /** Static index: the bundled server cannot read a migrations folder at run time. */
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_oauth_states': m0002,
   '0003_history': m0003,
+  '0004_personal_switches': m0004,
 };

@@ -69,6 +69,7 @@ export class ProxyAuth {
     const service = await this.service(serviceName);
     if (!service) return failures.unknownService(serviceName);
     if (!service.enabled) return failures.disabledService(serviceName);
+    if (user.switchedOff.has(service.id)) return failures.switchedOffService(serviceName);
     return { user, service, queryKey: fromQuery ? key : undefined };
   }
 

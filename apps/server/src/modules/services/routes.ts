@@ -66,12 +66,25 @@ export async function serviceRoutes(
   api.post(
     '/mcp_services/:id/toggle',
     {
-      config: { auth: 'admin' },
-      schema: { tags, summary: 'Enable or disable a service', params: ServiceIdParams, response: { 200: envelope(ToggleResult) } },
+      config: { auth: 'user' },
+      schema: {
+        tags,
+        summary: 'Enable or disable a service: for everyone (admins) or for the caller alone (personal switch)',
+        params: ServiceIdParams,
+        response: { 200: envelope(ToggleResult) },
+      },
     },
     async (req, reply) => {
-      const result = await services.toggle(serviceIdOf(req.params.id));
-      return ok(reply, result, req.t(result.enabled ? 'service.enabled' : 'service.disabled'));
+      const result = await services.toggle(serviceIdOf(req.params.id), principalOf(req));
+      const key =
+        result.scope === 'personal'
+          ? result.enabled
+            ? 'service.enabled_for_me'
+            : 'service.disabled_for_me'
+          : result.enabled
+            ? 'service.enabled'
+            : 'service.disabled';
+      return ok(reply, result, req.t(key));
     },
   );
 

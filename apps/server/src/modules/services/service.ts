@@ -76,16 +76,24 @@ export class ServicesService {
   }
 
   async installed(caller: Principal): Promise<InstalledService[]> {
-    const [rows, counts, myEnvs] = await Promise.all([
+    const admin = isAdminRole(caller.role);
+    const [rows, counts, myEnvs, switchedOff, offByUsers] = await Promise.all([
       this.deps.repo.all(),
       this.deps.repo.userCountsOn(this.today(), caller.id),
       this.deps.repo.userEnvsOf(caller.id),
+      this.deps.repo.switchedOffBy(caller.id),
+      admin ? this.deps.repo.switchedOffUsers() : Promise.resolve(new Map<number, string[]>()),
     ]);
-    const admin = isAdminRole(caller.role);
     return rows.map((row) => {
       const mine = myEnvs.get(row.id);
       const myEnvNames = mine ? Object.keys(this.deps.secrets.decryptJson<Record<string, string>>(mine, {})) : [];
-      return presentService(row, this.deps.secrets, { admin, todayCount: counts.get(row.id) ?? 0, myEnvNames });
+      return presentService(row, this.deps.secrets, {
+        admin,
+        todayCount: counts.get(row.id) ?? 0,
+        myEnvNames,
+        switchedOffByMe: switchedOff.has(row.id),
+        switchedOffBy: offByUsers.get(row.id) ?? [],
+      });
     });
   }
 
@@ -195,7 +203,21 @@ export class ServicesService {
     return { kind: 'edit' };
   }
 
-  async toggle(id: number): Promise<{ id: number; enabled: boolean }> {
+  /**
+   * An admin's toggle is the global switch; anyone else's is personal (issue 14): it turns the service
+   * off or on for that user alone, whose proxy calls are then refused and open sessions ended.
+   */
+  async toggle(id: number, caller: Principal): Promise<{ id: number; enabled: boolean; scope: 'global' | 'personal' }> {
+    if (isAdminRole(caller.role)) return { ...(await this.toggleGlobal(id)), scope: 'global' };
+    const row = await this.mustGet(id);
+    const off = !(await this.deps.repo.switchedOffBy(caller.id)).has(id);
+    await this.deps.repo.setSwitchedOff(id, caller.id, off);
+    // The gateway drops its cached view of the user and ends their sessions on a service now off.
+    this.deps.events.emit({ type: 'user.changed', userId: caller.id });
+    return { id, enabled: row.enabled === 1 && !off, scope: 'personal' };
+  }
+
+  private async toggleGlobal(id: number): Promise<{ id: number; enabled: boolean }> {
     const row = await this.mustGet(id);
     const enabled = row.enabled !== 1;
     await this.deps.repo.update(id, {

@@ -56,6 +56,11 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
         )}
       </div>
       <p className="line-clamp-2 min-h-10 text-sm text-slate-600 dark:text-slate-400">{service.description || t('noDescription')}</p>
+      {props.admin && service.switched_off_by.length > 0 && (
+        <p className="text-xs text-amber-700 dark:text-amber-400">
+          {t('card.switchedOffBy', { count: service.switched_off_by.length, names: service.switched_off_by.join(', ') })}
+        </p>
+      )}
       {hasDailyLimit(service.rpd_limit) && (
         <UsageBar count={service.user_daily_request_count} limit={service.rpd_limit} remaining={service.remaining_requests} />
       )}
@@ -64,7 +69,14 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
           <Settings2 aria-hidden="true" />
           {t('card.configure')}
         </Button>
-        <EnableSwitch name={title} enabled={service.enabled} admin={props.admin} busy={!!busy} onToggle={() => props.onToggle(service)} />
+        <EnableSwitch
+          name={title}
+          enabled={service.enabled}
+          globallyEnabled={service.globally_enabled}
+          admin={props.admin}
+          busy={!!busy}
+          onToggle={() => props.onToggle(service)}
+        />
       </div>
     </Card>
   );
