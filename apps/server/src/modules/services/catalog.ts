@@ -102,7 +102,13 @@ export class ServicesCatalog implements ServiceCatalog {
     if (cached && cached.until > now) return cached.user;
     const row = await this.usersRepo.byApiKeyHash(hash);
     const user = row
-      ? { id: row.id, username: row.username, role: row.role, enabled: row.status === 1, switchedOff: await this.repo.switchedOffBy(row.id) }
+      ? {
+          id: row.id,
+          username: row.username,
+          role: row.role,
+          enabled: row.status === 1,
+          switchedOff: await this.repo.switchedOffBy(row.id),
+        }
       : undefined;
     // Bounded: unknown keys are cached too (they are what an attacker would spray), so prune old entries.
     if (this.keyCache.size > 10_000) this.keyCache.clear();
