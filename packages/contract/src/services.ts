@@ -37,6 +37,8 @@ export const UpdateServiceRequest = z.object({
   command: z.string().max(4096).optional(),
   headers_json: KeyValueInput.optional(),
   default_envs_json: KeyValueInput.optional(),
+  /** stdio: one process shared by every client session, or one per client session (capped per user). */
+  isolation: z.enum(['shared', 'session']).optional(),
 });
 export type UpdateServiceRequest = z.infer<typeof UpdateServiceRequest>;
 

@@ -4,7 +4,7 @@ import { signAccessToken } from '../../src/modules/auth/tokens.js';
 import { issueApiKey } from '../../src/modules/users/api-keys.js';
 import { FIXTURE_SERVER } from '../fixtures/upstream-kit.js';
 import { engines } from '../harness.js';
-import { connect, type McpClient } from './clients.js';
+import { connect, type McpClient, textOf } from './clients.js';
 import { addService, type LiveGateway, startGateway } from './gateway-harness.js';
 
 const LIMIT = 5;
@@ -96,5 +96,37 @@ describe.each(engines)('usage shown is usage enforced on %s', (engine) => {
     clients.push(again);
     expect(await again.callTool('echo', { text: 'again' })).toBeTruthy();
     expect(await listed(alice.token)).toBe(true);
+  });
+
+  it('sets isolation through PUT /api/mcp_services/{id}: each client session then gets a process of its own', async () => {
+    const id = await addService(gw.ctx, { name: 'isolatable', args: [FIXTURE_SERVER] });
+    const admin = await newUser('isolation_admin');
+    await gw.ctx.usersRepo.update(admin.id, { role: Role.Admin, updated_at: Date.now() });
+    const put = async (body: unknown) => {
+      const res = await fetch(`${gw.url}/api/mcp_services/${id}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, json: (await res.json()) as { message?: string } };
+    };
+    const pidOf = async (c: McpClient) => (JSON.parse(textOf(await c.callTool('pids', {}))) as { pid: number }).pid;
+    const twoClients = async () => {
+      const pair = await Promise.all([
+        connect(gw.url, 'isolatable', user.key, { sdk: 'v1', wire: 'http' }),
+        connect(gw.url, 'isolatable', user.key, { sdk: 'v2', wire: 'http' }),
+      ]);
+      clients.push(...pair);
+      return Promise.all(pair.map(pidOf));
+    };
+    const [a, b] = await twoClients();
+    expect(a).toBe(b);
+
+    expect((await put({ isolation: 'per-user' })).status).toBe(400);
+    expect((await put({ isolation: 'session' })).status).toBe(200);
+    const listed = await get<{ id: number; isolation: string }[]>('/mcp_market/installed');
+    expect(listed.find((s) => s.id === id)?.isolation).toBe('session');
+    const [c, d] = await twoClients();
+    expect(c).not.toBe(d);
   });
 });

@@ -161,7 +161,7 @@ export class ServicesService {
   /** `{rpd_limit}` alone sets the limit; otherwise the edit dialog's fields. Returns what changed. */
   async update(id: number, req: UpdateServiceRequest): Promise<{ kind: 'limit'; limit: number } | { kind: 'edit' }> {
     const row = await this.mustGet(id);
-    const editing = ['display_name', 'description', 'command', 'headers_json', 'default_envs_json'].some(
+    const editing = ['display_name', 'description', 'command', 'headers_json', 'default_envs_json', 'isolation'].some(
       (k) => req[k as keyof UpdateServiceRequest] !== undefined,
     );
     if (!editing && req.rpd_limit !== undefined) {
@@ -196,6 +196,11 @@ export class ServicesService {
       const env = keepMasked(checkedEnv(req.default_envs_json), previous);
       announce ||= !sameValues(env, previous);
       patch.env_enc = this.deps.secrets.encryptJson(env);
+    }
+    if (req.isolation !== undefined && req.isolation !== row.isolation) {
+      // The gateway restarts the service: new sessions get a process of their own (or share one again).
+      patch.isolation = req.isolation;
+      announce = true;
     }
     patch.updated_at = Date.now();
     await this.deps.repo.update(id, patch);
