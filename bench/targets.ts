@@ -55,12 +55,13 @@ export interface GatewayTarget {
 }
 
 /** Toolport's gateway in its own process, pinned to the target core (its stdio upstream inherits the pinning). */
-export async function startGateway(): Promise<GatewayTarget> {
-  const [command, args] = pinned(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(here, 'gateway-target.ts')]);
+/** `script`: another copy of gateway-target.ts (metering.bench.ts runs the previous meter's tree side by side). */
+export async function startGateway(script = path.join(here, 'gateway-target.ts')): Promise<GatewayTarget> {
+  const [command, args] = pinned(process.execPath, ['--expose-gc', '--import', 'tsx', script]);
   // fork() needs a Node script; with taskset in front, spawn with an IPC channel instead.
   const child: ChildProcess = hasTaskset
     ? spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: path.join(here, '..') })
-    : fork(path.join(here, 'gateway-target.ts'), [], {
+    : fork(script, [], {
         execArgv: ['--expose-gc', '--import', 'tsx'],
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       });

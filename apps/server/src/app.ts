@@ -165,6 +165,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     secrets,
     options: options.service,
     principals,
+    switchedOffBy: (userId) => catalog.switchedOffBy(userId),
     endpoints: {
       // Called per authorization request, after every part below is built.
       exists: async (kind, name) =>
@@ -247,6 +248,11 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    // Fastify bounds every preClose/onClose hook by pluginTimeout (10 s by default): the gateway's hook
+    // waits up to SHUTDOWN_GRACE_MS for calls in flight and then stops processes, so a call longer than
+    // 10 s made the shutdown fail with AVV_ERR_READY_TIMEOUT and exit 1. server.ts's own timer
+    // (SHUTDOWN_GRACE_MS + 15 s) remains the last resort.
+    pluginTimeout: Math.max(10_000, config.shutdownGraceMs + 15_000),
     // One line per request is written by the onResponse hook below, with the URL redacted.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 4 * 1024 * 1024,

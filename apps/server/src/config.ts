@@ -72,6 +72,8 @@ const EnvSchema = z.object({
   SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').max(128).optional(),
   LOG_LEVEL: z.enum(logLevels).default('info'),
+  /** Unset: readable coloured lines when standard output is a terminal, JSON lines otherwise. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   NPM_REGISTRY_URL: httpUrl.optional(),
   NPM_DOWNLOADS_URL: httpUrl.default('https://api.npmjs.org'),
   PYPI_INDEX_URL: httpUrl.default('https://pypi.org/simple'),
@@ -138,6 +140,8 @@ export type Config = {
   secretKey: string | undefined;
   adminPassword: string | undefined;
   logLevel: (typeof logLevels)[number];
+  /** LOG_FORMAT, or undefined: pretty on a terminal, JSON elsewhere (infra/logger.ts). */
+  logFormat: 'json' | 'pretty' | undefined;
   registries: {
     npm: string | undefined;
     npmDownloads: string;
@@ -245,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: e.SECRET_KEY,
     adminPassword: e.ADMIN_PASSWORD,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     registries: {
       npm: e.NPM_REGISTRY_URL,
       npmDownloads: e.NPM_DOWNLOADS_URL,

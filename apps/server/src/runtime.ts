@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { type Config, ConfigError, loadConfig, prepareDataDir } from './config.js';
 import { type DbHandle, openDatabase } from './db/db.js';
-import { createLogger } from './infra/logger.js';
+import { createLogger, logDestination } from './infra/logger.js';
 
 /** What every CLI command starts from: a valid configuration, a writable DATA_DIR, a reachable database. */
 export interface Runtime {
@@ -14,7 +14,7 @@ export interface Runtime {
 export async function openRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
   const config = loadConfig(env);
   prepareDataDir(config.dataDir);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, logDestination(config.logFormat));
   const database = openDatabase(config);
   try {
     await sql`select 1`.execute(database.db);

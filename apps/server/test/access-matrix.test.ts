@@ -414,7 +414,7 @@ describe.each(engines)('access matrix on %s', (engine) => {
     // Installed services
     'GET /api/mcp_market/installed': { expect: signedIn(200), call: () => get('/api/mcp_market/installed') },
     'PUT /api/mcp_services/:id': { expect: adminOnly(200), call: () => json('PUT', `/api/mcp_services/${remoteId}`, { rpd_limit: 0 }) },
-    'POST /api/mcp_services/:id/toggle': { expect: adminOnly(200), call: () => json('POST', `/api/mcp_services/${toggleId}/toggle`, {}) },
+    'POST /api/mcp_services/:id/toggle': { expect: signedIn(200), call: () => json('POST', `/api/mcp_services/${toggleId}/toggle`, {}) },
     // The remote service cannot be reached: its failure details must not quote its URL's credentials.
     'POST /api/mcp_services/:id/health/check': {
       expect: signedIn(200),

@@ -228,6 +228,26 @@ describe('graceful shutdown of toolport start', () => {
     expect(after.records.slice(before.records.length)).toEqual([{ outcome: 'error', target: 'trigger-long-running-operation' }]);
   });
 
+  it('honours a grace longer than 10 s: a 12 s call in flight at SIGTERM completes and the process exits 0', {
+    timeout: 120_000,
+  }, async () => {
+    // Fastify's default pluginTimeout (10 s) also bounds close hooks: this ended in AVV_ERR_READY_TIMEOUT and exit 1.
+    const server = await start({ SHUTDOWN_GRACE_MS: '30000' });
+    const client = await connect(server.url, 'slow', apiKey, { sdk: 'v1', wire: 'http' });
+    clients.push(client);
+    const progress: Progress[] = [];
+    const call = client.callTool(
+      'trigger-long-running-operation',
+      { duration: 12, steps: 12 },
+      { onprogress: (p) => progress.push(p), timeout: 60_000 },
+    );
+    await until(() => progress.length > 0, 'the call to be under way');
+    server.run.child.kill('SIGTERM');
+    expect(textOf(await call)).toBe('Long running operation completed. Duration: 12 seconds, Steps: 12.');
+    expect(await exitOf(server.run)).toBe(0);
+    expect(server.run.stderr() + server.run.stdout()).not.toMatch(/shutdown failed|AVV_ERR_READY_TIMEOUT/);
+  });
+
   it('refuses a SHUTDOWN_GRACE_MS that is not a whole number of milliseconds up to 10 minutes', () => {
     expect(loadConfig({}).shutdownGraceMs).toBe(10_000);
     expect(loadConfig({ SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs).toBe(0);

@@ -276,7 +276,7 @@ const services = {
     params: ServiceIdParams,
     data: ToggleResult,
     tags: ['services'],
-    summary: 'Enable or disable a service',
+    summary: 'Enable or disable a service: for everyone (admins) or for the caller alone (personal switch)',
   }),
   healthCheck: endpoint(routes.services.healthCheck, {
     params: ServiceIdParams,

@@ -49,7 +49,7 @@ export const routes = {
     createCustom: { method: 'POST', path: '/mcp_market/custom_service', auth: 'admin' },
     installStatus: { method: 'GET', path: '/mcp_market/install_status/:taskId', auth: 'admin' },
     update: { method: 'PUT', path: '/mcp_services/:id', auth: 'admin' },
-    toggle: { method: 'POST', path: '/mcp_services/:id/toggle', auth: 'admin' },
+    toggle: { method: 'POST', path: '/mcp_services/:id/toggle', auth: 'user' },
     healthCheck: { method: 'POST', path: '/mcp_services/:id/health/check', auth: 'user' },
     uninstall: { method: 'POST', path: '/mcp_market/uninstall', auth: 'admin' },
     myEnv: { method: 'GET', path: '/mcp_services/:id/my_env', auth: 'user' },

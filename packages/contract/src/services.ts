@@ -42,6 +42,8 @@ export const UpdateServiceRequest = z.object({
   oauth_mode: z.enum(['shared', 'per_user']).optional(),
   /** Who may use the service (issue 17); absent keeps it. */
   access: AccessList.optional(),
+  /** stdio: one process shared by every client session, or one per client session (capped per user). */
+  isolation: z.enum(['shared', 'session']).optional(),
 });
 export type UpdateServiceRequest = z.infer<typeof UpdateServiceRequest>;
 
@@ -76,7 +78,14 @@ export const InstalledService = z.object({
   default_envs_json: z.string(),
   headers_json: z.string(),
   env_vars: z.array(EnvVarDeclaration),
+  /** On for the caller: on globally and not switched off by the caller's personal switch. */
   enabled: z.boolean(),
+  /** The admins' global switch. */
+  globally_enabled: z.boolean(),
+  /** The caller switched the service off for themselves (POST /mcp_services/{id}/toggle as a non-admin). */
+  switched_off_by_me: z.boolean(),
+  /** Admins only (empty for others): usernames of the users who switched the service off for themselves. */
+  switched_off_by: z.array(z.string()),
   isolation: z.enum(['shared', 'session']),
   health_status: z.string(),
   health_details: z.string(),
@@ -108,7 +117,8 @@ export const HealthCheckResult = z.object({
 });
 export type HealthCheckResult = z.infer<typeof HealthCheckResult>;
 
-export const ToggleResult = z.object({ id: z.number().int(), enabled: z.boolean() });
+/** `scope`: an admin's toggle is global; anyone else's is their personal switch. */
+export const ToggleResult = z.object({ id: z.number().int(), enabled: z.boolean(), scope: z.enum(['global', 'personal']) });
 
 /**
  * `PUT /mcp_services/{id}/my_env`: replaces the caller's own values. A value equal to the mask keeps the

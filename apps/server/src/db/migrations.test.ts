@@ -19,6 +19,7 @@ const schemaTables = {
   options: true,
   services: true,
   service_user_envs: true,
+  service_user_switches: true,
   install_tasks: true,
   install_task_logs: true,
   request_records: true,

@@ -87,6 +87,13 @@ export interface ServiceUserEnvsTable {
   updated_at: number;
 }
 
+/** A user's personal switch: the service is off for that user alone (migration 0004). */
+export interface ServiceUserSwitchesTable {
+  service_id: number;
+  user_id: number;
+  created_at: number;
+}
+
 export interface InstallTasksTable {
   id: string;
   kind: string;
@@ -290,6 +297,7 @@ export interface Database {
   options: OptionsTable;
   services: ServicesTable;
   service_user_envs: ServiceUserEnvsTable;
+  service_user_switches: ServiceUserSwitchesTable;
   install_tasks: InstallTasksTable;
   install_task_logs: InstallTaskLogsTable;
   request_records: RequestRecordsTable;

@@ -36,6 +36,8 @@ export interface GatewayUser {
   username: string;
   role: number;
   enabled: boolean;
+  /** Services this user switched off for themselves (personal switches): their calls are refused. */
+  switchedOff: ReadonlySet<number>;
 }
 
 export interface ServiceCatalog {
@@ -44,6 +46,8 @@ export interface ServiceCatalog {
   enabledServices(): Promise<ServiceSpec[]>;
   /** A user's personal variable values for a service, or undefined when the user has none. */
   userEnv(serviceId: number, userId: number): Promise<Record<string, string> | undefined>;
+  /** The services a user switched off for themselves, read fresh (for ending their sessions). */
+  switchedOffBy(userId: number): Promise<ReadonlySet<number>>;
   /** The user owning an API key (by its SHA-256), or undefined. */
   userByApiKey(plainKey: string): Promise<GatewayUser | undefined>;
   /** Health results flow back to configuration through here; with `whileEnabled`, only while the flag has that value. */

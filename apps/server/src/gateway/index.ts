@@ -202,9 +202,14 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
       }
     }
     if (event.type === 'user.changed') {
-      void deps.principals.byId(event.userId).then((user) => {
-        if (user?.status !== UserStatus.Enabled)
+      void deps.principals.byId(event.userId).then(async (user) => {
+        if (user?.status !== UserStatus.Enabled) {
           sessions.removeWhere((s) => s.userId === event.userId, user ? 'user disabled' : 'user deleted');
+          return;
+        }
+        // A personal switch turned off ends that user's sessions on the service, and theirs only.
+        const off = await deps.catalog.switchedOffBy(event.userId);
+        if (off.size > 0) sessions.removeWhere((s) => s.userId === event.userId && off.has(s.serviceId), 'service switched off');
       });
     }
   });

@@ -239,6 +239,8 @@ export const en = {
   'tools.disabled': 'Tool {name} is disabled: enable it to try it',
   'tools.call_failed': 'The call of {name} failed: {detail}',
   'tools.updated': 'Tool {name} updated',
+  'service.enabled_for_me': 'Service switched on for you',
+  'service.disabled_for_me': 'Service switched off for you; other users are not affected',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -223,4 +223,6 @@ export const zhCN: Record<MessageKey, string> = {
   'tools.disabled': '工具 {name} 已停用：启用后才能试用',
   'tools.call_failed': '调用 {name} 失败：{detail}',
   'tools.updated': '已更新工具 {name}',
+  'service.enabled_for_me': '已为你启用该服务',
+  'service.disabled_for_me': '已为你停用该服务，其他用户不受影响',
 };

@@ -1,5 +1,6 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactUrl } from './logger.js';
+import { createLogger, logDestination, redactUrl } from './logger.js';
 
 /** A logger writing into an array, so a test can read exactly what would reach the log. */
 function capture() {
@@ -42,5 +43,36 @@ describe('redactUrl', () => {
 
   it('leaves parameters that only end in "key" alone', () => {
     expect(redactUrl('/a?monkey=banana&page=2')).toBe('/a?monkey=banana&page=2');
+  });
+});
+
+describe('log format (LOG_FORMAT)', () => {
+  const prettyLines = (isTty: boolean) => {
+    let text = '';
+    const out = new Writable({
+      write(chunk, _encoding, done) {
+        text += String(chunk);
+        done();
+      },
+    });
+    const destination = logDestination('pretty', isTty, out);
+    if (!destination) throw new Error('no pretty destination');
+    const logger = createLogger('info', destination);
+    logger.info({ service: 'toolport', req: { method: 'GET', url: '/proxy/x/sse?key=tpk_hidden' } }, 'Toolport is listening');
+    return text;
+  };
+
+  it('writes JSON lines unless asked for readable ones or writing to a terminal', () => {
+    expect(logDestination('json', true)).toBeUndefined();
+    expect(logDestination(undefined, false)).toBeUndefined();
+    expect(logDestination(undefined, true)).toBeDefined();
+  });
+
+  it('writes readable lines, coloured only for a terminal, still redacted', () => {
+    const plain = prettyLines(false);
+    expect(plain).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: Toolport is listening/);
+    expect(plain).not.toContain('tpk_hidden');
+    expect(plain).not.toContain('\u001b[');
+    expect(prettyLines(true)).toContain('\u001b[');
   });
 });

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 /** Paths never written to a log line. Values are replaced, the keys stay so the shape is readable. */
 export const redactPaths = [
@@ -43,4 +44,27 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     },
     destination,
   );
+}
+
+/**
+ * Where `toolport start` writes its log: readable coloured lines (pino-pretty, written synchronously
+ * so that nothing is lost on exit) when `format` is 'pretty', or when it is unset and standard
+ * output is a terminal; JSON lines otherwise, for log collectors. Redaction applies to both: it
+ * happens before the line is formatted.
+ */
+export function logDestination(
+  format: 'json' | 'pretty' | undefined,
+  isTty = process.stdout.isTTY === true,
+  out?: NodeJS.WritableStream,
+): pino.DestinationStream | undefined {
+  const readable = format === 'pretty' || (format === undefined && isTty);
+  if (!readable) return undefined;
+  return pretty({
+    // Colours only for a terminal: LOG_FORMAT=pretty into a file gets plain readable lines.
+    colorize: isTty,
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service',
+    ...(out ? { destination: out } : {}),
+  });
 }

@@ -121,6 +121,22 @@ describe('misbehaving stdio tool servers, through the gateway', () => {
     expect(heldBytes() - before).toBeLessThan(48 * 1024 * 1024);
   });
 
+  it('keeps the answer written right after 50 MiB of stdout without a newline, and serves the next call', { timeout: 60_000 }, async () => {
+    const c = await client('noisy');
+    const logBefore = (await logOf(ids.noisy as number)).length;
+    const started = Date.now();
+    // The answer is glued to the end of a 50 MiB line: not lost with it (which left the caller waiting 300 s).
+    expect(textOf(await c.callTool('junk', { stdoutMb: 50, glued: true }, { timeout: 30_000 }))).toBe('after the junk');
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(textOf(await c.callTool('echo', { text: 'next' }))).toBe('echo: next');
+    const log = (await logOf(ids.noisy as number)).slice(logBefore);
+    expect(
+      log.some((m) =>
+        /bytes on stdout without a newline, over the 8 MiB limit, were dropped; the message written after them was kept/.test(m),
+      ),
+    ).toBe(true);
+  });
+
   it('answers a call whose server exits during it at once, counts and records it once, then serves again', {
     timeout: 30_000,
   }, async () => {

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_oauth_states.js';
 import * as m0003 from './0003_history.js';
+import * as m0004 from './0004_personal_switches.js';
 import * as m0005 from './0005_groups_tools_access.js';
 import * as m0006 from './0006_oauth_server.js';
 import * as m0007 from './0007_upstream_oauth.js';
@@ -11,6 +12,7 @@ export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_oauth_states': m0002,
   '0003_history': m0003,
+  '0004_personal_switches': m0004,
   '0005_groups_tools_access': m0005,
   '0006_oauth_server': m0006,
   '0007_upstream_oauth': m0007,

@@ -133,6 +133,7 @@ export class ProxyAuth {
     const service = await this.service(serviceName);
     if (!service) return failures.unknownService(serviceName);
     if (!service.enabled) return failures.disabledService(serviceName);
+    if (user.switchedOff.has(service.id)) return failures.switchedOffService(serviceName);
     if (!(await this.mayUse(user, service))) return failures.noAccess(serviceName);
     return { user, service, queryKey };
   }

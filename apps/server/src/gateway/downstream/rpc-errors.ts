@@ -60,6 +60,9 @@ export const failures = {
   unknownService: (name: string) => fail(404, RpcCode.ServerError, `Service not found: ${name}`),
   noAccess: (name: string) => fail(403, RpcCode.ServerError, `Forbidden: you do not have access to ${name}`),
   disabledService: (name: string) => fail(503, RpcCode.ServerError, `Service unavailable: ${name} is disabled`),
+  /** The caller's own personal switch: they can turn it back on in the console. */
+  switchedOffService: (name: string) =>
+    fail(503, RpcCode.ServerError, `Service unavailable: ${name} is switched off for you; switch it on again in the console`),
   notAcceptable: (what: string) => fail(406, RpcCode.ServerError, `Not Acceptable: Client must accept ${what}`),
   unsupportedMediaType: () => fail(415, RpcCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json'),
   tooLarge: (limit: number) => fail(413, RpcCode.ServerError, `Payload Too Large: Request body must not exceed ${limit} bytes`),

@@ -16,21 +16,24 @@ function headOf(parts: Buffer[], piece: Buffer): string {
 
 /**
  * Splits a byte stream into newline-terminated lines (stdio JSON-RPC framing). A line longer than
- * `maxBytes` is dropped whole, up to its newline, and reported with its first bytes, so a runaway
- * writer costs at most `maxBytes` of memory.
+ * `maxBytes` is dropped whole, up to its newline, and reported with its first bytes and its last
+ * `maxBytes` (its tail: a message written after output that lacked its newline ends up there, glued
+ * to it), so a runaway writer costs at most about twice `maxBytes` of memory.
  */
 export class LineSplitter {
   private parts: Buffer[] = [];
   private size = 0;
-  /** Inside an oversized line: skip bytes until its newline. */
+  /** Inside an oversized line: skip bytes until its newline, keeping only the last maxBytes. */
   private discarding = false;
   private discarded = 0;
   private head = '';
+  private tail: Buffer[] = [];
+  private tailSize = 0;
 
   constructor(
     private readonly maxBytes: number,
     private readonly onLine: (line: string) => void,
-    private readonly onOversize: (bytes: number, head: string) => void,
+    private readonly onOversize: (bytes: number, head: string, tail: Buffer) => void,
   ) {}
 
   push(chunk: Buffer): void {
@@ -47,15 +50,27 @@ export class LineSplitter {
     if (this.discarding || this.size > 0) this.endLine(Buffer.alloc(0));
   }
 
+  /** Keeps the last maxBytes of an oversized line (whole chunks: at most one chunk more). */
+  private keepTail(piece: Buffer): void {
+    this.tail.push(piece);
+    this.tailSize += piece.length;
+    while (this.tail.length > 1 && this.tailSize - (this.tail[0]?.length ?? 0) >= this.maxBytes) {
+      this.tailSize -= this.tail.shift()?.length ?? 0;
+    }
+  }
+
   private keep(piece: Buffer): void {
     if (this.discarding) {
       this.discarded += piece.length;
+      this.keepTail(piece);
       return;
     }
     if (this.size + piece.length > this.maxBytes) {
       this.discarding = true;
       this.discarded = this.size + piece.length;
       this.head = headOf(this.parts, piece);
+      for (const part of this.parts) this.keepTail(part);
+      this.keepTail(piece);
       this.parts = [];
       this.size = 0;
       return;
@@ -68,13 +83,18 @@ export class LineSplitter {
     if (this.discarding) {
       this.discarding = false;
       const head = this.head;
+      this.keepTail(piece);
+      const tail = Buffer.concat(this.tail);
       this.head = '';
-      this.onOversize(this.discarded + piece.length, head);
+      this.tail = [];
+      this.tailSize = 0;
+      this.onOversize(this.discarded + piece.length, head, tail.subarray(Math.max(0, tail.length - this.maxBytes)));
       this.discarded = 0;
       return;
     }
     if (this.size + piece.length > this.maxBytes) {
-      this.onOversize(this.size + piece.length, headOf(this.parts, piece));
+      const whole = Buffer.concat([...this.parts, piece]);
+      this.onOversize(whole.length, headOf(this.parts, piece), whole.subarray(whole.length - this.maxBytes));
       this.parts = [];
       this.size = 0;
       return;

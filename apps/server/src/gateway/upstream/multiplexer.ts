@@ -334,7 +334,8 @@ export class Multiplexer {
     }
     const pending = typeof message.id === 'number' ? this.pending.get(message.id) : undefined;
     if (!pending || !this.settle(pending)) return;
-    this.host.touch();
+    // Only a client's call is activity: the gateway's own requests (health checks) must not keep an idle process alive.
+    if (pending.session) this.host.touch();
     if ('error' in message) this.subscriptions.requestFailed(pending);
     (message as { id: RequestId | undefined }).id = pending.clientId;
     pending.sink.response(message as JSONRPCResponse);

@@ -444,8 +444,10 @@ export class LinkPool implements UpstreamPool {
       if (entry.kind === 'session') {
         // The session is still there: its next request starts a fresh process.
         void link.stop('idle');
-      } else if (link.attachedCount === 0 && !link.keepAlive) {
-        if (entry.kind === 'user') void this.remove(entry, 'idle');
+      } else if (!link.keepAlive) {
+        // Idle means no calls: a session a client never deletes does not keep the process (its next call starts one).
+        if (entry.kind === 'user' && link.attachedCount === 0) void this.remove(entry, 'idle');
+        else if (entry.kind === 'user') void link.stop('idle');
         else {
           void link.stop('idle');
           this.record(entry.serviceId, { status: 'stopped', details: `stopped after ${Math.round(timeoutMs / 1000)} s without requests` });

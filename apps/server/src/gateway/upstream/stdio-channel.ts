@@ -97,7 +97,7 @@ export class StdioChannel implements Channel {
     const stdout = new LineSplitter(
       MAX_MESSAGE_BYTES,
       (line) => this.receive(line),
-      (bytes, head) => this.oversized(bytes, head),
+      (bytes, head, tail) => this.oversized(bytes, head, tail),
     );
     const stderr = new LineSplitter(
       MAX_STDERR_LINE,
@@ -151,9 +151,30 @@ export class StdioChannel implements Channel {
    * A line over the limit is dropped; when it was the answer to a request, that request is answered
    * with an error now rather than waiting for its timeout.
    */
-  private oversized(bytes: number, head: string): void {
+  private oversized(bytes: number, head: string, tail: Buffer): void {
     const mib = (bytes / 1024 / 1024).toFixed(1);
-    const id = responseIdOf(head);
+    // Output without its newline glues the next message to it: a JSON-RPC message at the line's end is
+    // delivered (or, cut, its request answered with an error) instead of being lost with the junk.
+    const headId = responseIdOf(head);
+    const glued = headId === undefined ? gluedMessageOf(tail) : undefined;
+    if (glued) {
+      this.opts.serviceLog.write({
+        serviceId: this.opts.spec.id,
+        serviceName: this.opts.spec.name,
+        phase: 'run',
+        level: 'warn',
+        message: `${bytes - glued.bytes} bytes on stdout without a newline, over the 8 MiB limit, were dropped; the message written after them was kept`,
+      });
+      if ('message' in glued) this.receiveMessage(glued.message);
+      else
+        this.receiveMessage({
+          jsonrpc: '2.0',
+          id: glued.id,
+          error: { code: -32603, message: 'the tool server wrote an answer glued to output over the 8 MiB limit; it was dropped' },
+        });
+      return;
+    }
+    const id = headId;
     // Not rate-limited with the noise: each costs 8 MiB of output, so they cannot come fast, and they matter.
     this.opts.serviceLog.write({
       serviceId: this.opts.spec.id,
@@ -220,4 +241,27 @@ export class StdioChannel implements Channel {
     this.group.child.stdout.destroy();
     this.group.child.stderr.destroy();
   }
+}
+
+/**
+ * The JSON-RPC message at the end of an oversized line: from the last `{"jsonrpc"` to the end, when
+ * that is a whole message, or else the id of the response it begins (a cut one). Undefined when the
+ * line ends in anything else. `bytes`: how long that end is.
+ */
+function gluedMessageOf(tail: Buffer): (({ message: JSONRPCMessage } | { id: number | string }) & { bytes: number }) | undefined {
+  let at = tail.lastIndexOf('{"jsonrpc"');
+  while (at >= 0) {
+    const text = tail.toString('utf8', at).replace(/\r$/, '');
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (isJsonRpc(parsed)) return { message: parsed, bytes: tail.length - at };
+    } catch {
+      // The message itself holds `{"jsonrpc"` (a nested one, in text): try an earlier start.
+      const id = responseIdOf(text);
+      if (id !== undefined) return { id, bytes: tail.length - at };
+    }
+    if (at === 0) break;
+    at = tail.lastIndexOf('{"jsonrpc"', at - 1);
+  }
+  return undefined;
 }

@@ -106,6 +106,25 @@ describe('supervisor', () => {
     expect(second.pid).not.toBe(first.pid);
   });
 
+  it('stops a demand-started process after the idle time with its session left open and health checks running', async () => {
+    const { kit, pool } = setup({ idleTimeoutMs: 400 });
+    const spec = kit.catalog.put(fixtureSpec(''));
+    const alice = new TestSession('alice');
+    const link = await pool.acquire(spec, alice);
+    const first = await pids(link, alice);
+    // Alice never ends her session; health checks go through the running link meanwhile.
+    const checks = setInterval(() => void pool.checkHealth(spec.id), 100);
+    try {
+      await until(() => !alive(first.pid), 'the idle process to stop');
+    } finally {
+      clearInterval(checks);
+    }
+    expect((link as Link).state).toBe('stopped');
+    // Her open session's next call starts it again.
+    const second = await pids(link, alice);
+    expect(second.pid).not.toBe(first.pid);
+  });
+
   it('lets a service started at boot stop when idle once the strategy is switched to demand', async () => {
     const spec = fixtureSpec('');
     const { kit, pool } = setup({ idleTimeoutMs: 200 }, (k) => {

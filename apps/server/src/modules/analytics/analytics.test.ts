@@ -79,6 +79,25 @@ describe.each(engines)('analytics on %s', (engine) => {
       // A service uninstalled since: still part of today's total.
       ...records(7, { day: today, service: 99_999, user: other.id, latency: 490 }),
     ]);
+    // The meter's counters of the same calls: today's figures are read from them (the count the limit is enforced on).
+    const counter = (service: number, userId: number, requests: number, errors: number, latency: number, day = today) => ({
+      day,
+      service_id: service,
+      user_id: userId,
+      request_count: requests,
+      error_count: errors,
+      total_latency_ms: latency,
+    });
+    await t.ctx.db
+      .insertInto('daily_counters')
+      .values([
+        counter(alpha, user.id, 10, 1, 400),
+        counter(alpha, other.id, 30, 0, 1100),
+        counter(alpha, user.id, 500, 0, 99_000, yesterday),
+        counter(beta, user.id, 3, 3, 10),
+        counter(99_999, other.id, 7, 0, 490),
+      ])
+      .execute();
   });
   afterAll(async () => t?.close());
 

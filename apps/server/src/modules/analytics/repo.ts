@@ -95,6 +95,21 @@ export class AnalyticsRepo {
     return new Map(rows.map((r) => [r.service_id, AnalyticsRepo.totals(r)]));
   }
 
+  /**
+   * Today's counted requests and their latency per service from daily_counters, which the meter
+   * writes before each admitted call goes on (decision 0021): the figures the limits are enforced on,
+   * current to the call, where the rollups follow a second behind.
+   */
+  async countersOf(day: string): Promise<Map<number, { requests: number; latencyMs: number }>> {
+    const rows = await this.db
+      .selectFrom('daily_counters')
+      .select(['service_id', sql<number>`SUM(request_count)`.as('requests'), sql<number>`SUM(total_latency_ms)`.as('latency')])
+      .where('day', '=', day)
+      .groupBy('service_id')
+      .execute();
+    return new Map(rows.map((r) => [r.service_id, { requests: Number(r.requests ?? 0), latencyMs: Number(r.latency ?? 0) }]));
+  }
+
   /** Figures per method and target of one service over the range, busiest first. */
   async perTarget(f: HistoryFilter & { serviceId: number }, limit: number): Promise<({ method: string; target: string } & Totals)[]> {
     let q = this.db.selectFrom('request_rollups').where('service_id', '=', f.serviceId).where('day', '>=', f.from).where('day', '<=', f.to);

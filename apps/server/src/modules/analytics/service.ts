@@ -43,9 +43,9 @@ export class AnalyticsService {
     return dayIn(this.options.get('TimeZone'));
   }
 
-  private todayPerService(): Promise<Map<number, Totals>> {
-    const today = this.today();
-    return this.repo.perService({ from: today, to: today });
+  /** Today's counts as the meter enforces them (daily_counters), not the rollups a second behind. */
+  private todayPerService(): Promise<Map<number, Pick<Totals, 'requests' | 'latencyMs'>>> {
+    return this.repo.countersOf(this.today());
   }
 
   async overview(): Promise<SystemOverview> {

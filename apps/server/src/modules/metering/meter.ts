@@ -1,9 +1,9 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { createClient } from 'redis';
 import type { Db } from '../../db/db.js';
-import type { RequestRecordsTable } from '../../db/schema.js';
+import type { Database, RequestRecordsTable } from '../../db/schema.js';
 import type { ServiceSpec } from '../../gateway/catalog.js';
 import type { Admission, Meter, RequestOutcome } from '../../gateway/meter.js';
 import { dayIn } from '../../infra/day.js';
@@ -209,7 +209,14 @@ export class DbMeter implements Meter {
   /** Admissions counted here while Redis was away, added to Redis once it is back. */
   private backlog = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
+  /** The write of this event-loop turn's counts and records, once scheduled. */
+  private soon: Promise<void> | undefined;
+  /** Resolves the admissions of the batch being written once their counts are in the database. */
+  private countWaiters: (() => void)[] = [];
   private writing: Promise<void> = Promise.resolve();
+  /** False after a write failed: admissions stop waiting for the database until a write succeeds again. */
+  private databaseWriting = true;
+  private lastSweep = 0;
   private lastRedisWarning = 0;
 
   constructor(private readonly opts: MeterOptions) {}
@@ -248,7 +255,11 @@ export class DbMeter implements Meter {
       // Counted in Redis: written as the shared count, never added (another replica may write it first).
       d.known = Math.max(d.known, count);
     }
-    this.schedule();
+    // Durable before the call goes upstream (decision 0021): the admissions of one event-loop turn
+    // are written together, and each waits for that write, so an answered call is never lost to a
+    // killed process. While the database fails, calls go on counted in memory (as before).
+    const written = this.writeSoon();
+    if (this.databaseWriting) await written;
     return { allowed: true };
   }
 
@@ -288,27 +299,75 @@ export class DbMeter implements Meter {
         error_message: (outcome.errorMessage ?? '').replaceAll('\u0000', '').slice(0, 2000),
       });
     }
+    // The history (request records and their rollups) is written once a second: per call it would cost
+    // a transaction of four tables on the call path (decision 0021). Latency and errors ride along with
+    // the next admission's count write.
     this.schedule();
   }
 
+  /** Writes everything pending now (counts and records), and sweeps Redis's dirty counters; called on close and every second. */
   async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    return this.take(true);
+  }
+
+  /**
+   * The write of everything pending at the end of the current event-loop turn (setImmediate), shared
+   * by every admission and record of the turn: one batch, whatever the concurrency. Under load the
+   * batches grow while the previous write is in flight, since writes are chained.
+   */
+  private writeSoon(): Promise<void> {
+    if (!this.soon) {
+      this.soon = new Promise<void>((resolve) => {
+        // Resolved once the counts are in (before the records): an admission waits for its count only.
+        this.countWaiters.push(resolve);
+        setImmediate(() => {
+          this.soon = undefined;
+          void this.take(false);
+        });
+      });
+    }
+    return this.soon;
+  }
+
+  /** `all`: the records too, and Redis's dirty counters whatever their age; otherwise the counters alone. */
+  private take(all: boolean): Promise<void> {
     const deltas = [...this.deltas.values()];
-    const records = this.records;
+    const records = all ? this.records : [];
+    const waiters = this.countWaiters;
     this.deltas = new Map();
-    this.records = [];
+    this.countWaiters = [];
+    if (all) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      this.records = [];
+    }
     if (this.droppedRecords > 0) {
       this.opts.logger.warn({ dropped: this.droppedRecords }, 'request records dropped: the database did not keep up');
       this.droppedRecords = 0;
     }
+    // Redis's dirty counters are swept once a second (each sweep is two round trips), not every turn.
+    const sweep = all || Date.now() - this.lastSweep >= (this.opts.flushMs ?? FLUSH_MS);
     // Writes are chained so two flushes never add the same delta twice or reorder.
-    this.writing = this.writing.then(() => this.write(deltas, records));
-    return this.writing;
+    const written = this.writing.then(() => this.write(deltas, records, sweep, waiters));
+    this.writing = written.catch(() => undefined);
+    // Whatever happens to the write, no admission is left waiting on it.
+    void written
+      .finally(() => {
+        for (const resolve of waiters) resolve();
+      })
+      .catch(() => undefined);
+    return written;
   }
 
-  private async write(own: CounterDelta[], records: NewRequestRecord[]): Promise<void> {
-    const swept = await this.sweep();
+  private async write(own: CounterDelta[], records: NewRequestRecord[], sweepNow: boolean, waiters: (() => void)[]): Promise<void> {
+    let swept: { taken: Map<string, number>; remaining: number } = { taken: new Map(), remaining: 0 };
+    if (sweepNow) {
+      this.lastSweep = Date.now();
+      swept = await this.sweep();
+    } else if (this.opts.redis?.open) {
+      // The sweep that was not due: a timer does it, so the dirty counters of other replicas still get written.
+      this.schedule();
+    }
     const deltas = new Map(own.map((d) => [`${d.day}|${d.serviceId}|${d.userId}`, d]));
     for (const [key, count] of swept.taken) {
       const [day = '', serviceId, userId] = key.split('|');
@@ -327,18 +386,30 @@ export class DbMeter implements Meter {
     }
     const written = new Set<CounterDelta>();
     try {
-      for (const d of deltas.values()) {
-        await this.upsert(d);
-        written.add(d);
+      const rows = [...deltas.values()];
+      // Sorted, so that replicas writing the same rows on PostgreSQL lock them in one order.
+      rows.sort((a, b) => a.day.localeCompare(b.day) || a.serviceId - b.serviceId || a.userId - b.userId);
+      if (rows.length > 1) {
+        // One transaction: on SQLite one WAL append for the whole turn instead of one per row.
+        await this.opts.db.transaction().execute(async (trx) => {
+          for (const d of rows) await this.upsert(d, trx);
+        });
+      } else if (rows[0]) {
+        await this.upsert(rows[0], this.opts.db);
       }
+      for (const d of rows) written.add(d);
+      this.databaseWriting = true;
       // Written: the swept keys are clean unless they moved meanwhile. Unreleased ones are taken again later.
       await this.opts.redis?.release(swept.taken).catch(() => undefined);
     } catch (err) {
-      this.opts.logger.error({ err }, 'daily counters write failed; will retry');
+      if (this.databaseWriting) this.opts.logger.error({ err }, 'daily counters write failed; will retry');
+      this.databaseWriting = false;
       // Only what did not reach the table: the rows written before the failure must not be added twice.
       for (const d of own) if (!written.has(d)) this.merge(d);
       this.schedule();
     }
+    // The admissions of this batch go on: their counts are durable (or, the database failing, kept for the retry).
+    for (const resolve of waiters) resolve();
     // Dirty counters are left (another replica holds them, or there were more): look again shortly.
     if (swept.remaining > 0 && this.opts.redis?.open) this.schedule();
     let stored = 0;
@@ -372,8 +443,8 @@ export class DbMeter implements Meter {
     }
   }
 
-  private async upsert(d: CounterDelta): Promise<void> {
-    await this.opts.db
+  private async upsert(d: CounterDelta, db: Kysely<Database>): Promise<void> {
+    await db
       .insertInto('daily_counters')
       .values({
         day: d.day,

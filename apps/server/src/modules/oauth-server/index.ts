@@ -23,6 +23,8 @@ export interface OAuthServerModuleDeps {
   /** ServerAddress (issuer and URLs) and OAuthClientRegistrationEnabled. */
   options: { get(key: 'ServerAddress'): string; bool(key: 'OAuthClientRegistrationEnabled'): boolean };
   principals: { byId(id: number): Promise<Principal | null> };
+  /** The services a user switched off for themselves (issue 14): a token's user carries them like a key's. */
+  switchedOffBy(userId: number): Promise<ReadonlySet<number>>;
   /** Which endpoints exist and are enabled: a user may authorize only those. */
   endpoints: { exists(kind: 'proxy' | 'group', name: string): Promise<boolean> };
   /** Client ID Metadata Documents are fetched through this (infra/outbound.ts remoteFetch). */
@@ -54,6 +56,7 @@ export function createOAuthServerModule(deps: OAuthServerModuleDeps): OAuthServe
     clients,
     tokenKey: deps.secrets.mcpTokenKey,
     principals: deps.principals,
+    switchedOffBy: (userId) => deps.switchedOffBy(userId),
     endpoints: deps.endpoints,
   });
   // Expired requests, codes and refresh tokens go; one replica (the leader) does it for the cluster.

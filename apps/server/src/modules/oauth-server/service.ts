@@ -26,6 +26,8 @@ export interface OAuthServerDeps {
   clients: OAuthClients;
   tokenKey: Uint8Array;
   principals: { byId(id: number): Promise<Principal | null> };
+  /** The services a user switched off for themselves (issue 14): a token's user carries them like a key's. */
+  switchedOffBy(userId: number): Promise<ReadonlySet<number>>;
   /** Whether a user may use an endpoint: the service (or group) exists and is enabled. */
   endpoints: { exists(kind: 'proxy' | 'group', name: string): Promise<boolean> };
   now?: () => number;
@@ -368,7 +370,7 @@ export class OAuthServerService implements AccessTokenPort {
     const user = await this.deps.principals.byId(userId);
     if (user?.status !== UserStatus.Enabled) return undefined;
     await this.touch(gid);
-    return { id: user.id, username: user.username, role: user.role, enabled: true };
+    return { id: user.id, username: user.username, role: user.role, enabled: true, switchedOff: await this.deps.switchedOffBy(user.id) };
   }
 
   private async grantActive(id: number): Promise<boolean> {

@@ -100,11 +100,23 @@ export class ServicesCatalog implements ServiceCatalog {
     const cached = this.keyCache.get(hash);
     if (cached && cached.until > now) return cached.user;
     const row = await this.usersRepo.byApiKeyHash(hash);
-    const user = row ? { id: row.id, username: row.username, role: row.role, enabled: row.status === 1 } : undefined;
+    const user = row
+      ? {
+          id: row.id,
+          username: row.username,
+          role: row.role,
+          enabled: row.status === 1,
+          switchedOff: await this.repo.switchedOffBy(row.id),
+        }
+      : undefined;
     // Bounded: unknown keys are cached too (they are what an attacker would spray), so prune old entries.
     if (this.keyCache.size > 10_000) this.keyCache.clear();
     this.keyCache.set(hash, { user, until: now + KEY_CACHE_MS });
     return user;
+  }
+
+  switchedOffBy(userId: number): Promise<ReadonlySet<number>> {
+    return this.repo.switchedOffBy(userId);
   }
 
   async recordHealth(

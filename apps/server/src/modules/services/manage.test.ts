@@ -192,7 +192,29 @@ describe.each(engines)('managing installed services on %s', (engine) => {
     const on = await call('POST', `/mcp_services/${id}/toggle`, admin);
     expect(on.json()).toMatchObject({ message: 'Service enabled', data: { id, enabled: true } });
     expect(events).toHaveLength(2);
-    expect((await call('POST', `/mcp_services/${id}/toggle`, user)).statusCode).toBe(403);
+    expect(on.json().data.scope).toBe('global');
+  });
+
+  it('gives a non-admin a personal switch: off for that user alone, listed for admins, the proxy refuses only them', async () => {
+    const id = await createRemote('switched-personally');
+    const other = await suiteUser(t);
+    const off = await call('POST', `/mcp_services/${id}/toggle`, user, undefined, 'zh-CN');
+    expect(off.statusCode).toBe(200);
+    expect(off.json()).toMatchObject({ message: '已为你停用该服务，其他用户不受影响', data: { id, enabled: false, scope: 'personal' } });
+    // The user's own view changed, and the user's cached gateway view is dropped; the service itself did not.
+    expect(events).toEqual([{ type: 'user.changed', userId: user.id }]);
+    expect(await entry(user, id)).toMatchObject({ enabled: false, globally_enabled: true, switched_off_by_me: true, switched_off_by: [] });
+    expect(await entry(other, id)).toMatchObject({ enabled: true, switched_off_by_me: false });
+    const row = await t.ctx.db.selectFrom('users').select('username').where('id', '=', user.id).executeTakeFirstOrThrow();
+    expect(await entry(admin, id)).toMatchObject({ enabled: true, switched_off_by: [row.username] });
+    expect((await t.ctx.catalog.enabledServices()).map((s) => s.id)).toContain(id);
+    expect((await t.ctx.catalog.userByApiKey(user.apiKey))?.switchedOff.has(id)).toBe(true);
+    expect((await t.ctx.catalog.userByApiKey(other.apiKey))?.switchedOff.has(id)).toBe(false);
+
+    const on = await call('POST', `/mcp_services/${id}/toggle`, user);
+    expect(on.json()).toMatchObject({ message: 'Service switched on for you', data: { id, enabled: true, scope: 'personal' } });
+    expect(await entry(user, id)).toMatchObject({ enabled: true, switched_off_by_me: false });
+    expect(await entry(admin, id)).toMatchObject({ switched_off_by: [] });
   });
 
   it('uninstalls: announces the removal, deletes the row and files under DATA_DIR/packages, keeps history', async () => {

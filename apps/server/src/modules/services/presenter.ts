@@ -43,6 +43,10 @@ export interface PresentOptions {
   myEnvNames: string[];
   /** The OAuth connection as this caller sees it (issue 19); none when the service uses none. */
   oauth?: ServiceOAuthView;
+  /** The caller switched the service off for themselves. */
+  switchedOffByMe: boolean;
+  /** Admins only: who switched it off for themselves. */
+  switchedOffBy: string[];
 }
 
 export interface ServiceOAuthView {
@@ -72,7 +76,11 @@ export function presentService(row: ServiceRow, secrets: Secrets, opts: PresentO
     default_envs_json: JSON.stringify(opts.admin ? env : maskValues(env)),
     headers_json: JSON.stringify(opts.admin ? headers : maskValues(headers)),
     env_vars: envVarsOf(row).map((v) => (opts.admin || !v.is_secret || !v.default_value ? v : { ...v, default_value: SECRET_MASK })),
-    enabled: row.enabled === 1,
+    // What the proxy does for this caller: off globally, or off by their own switch.
+    enabled: row.enabled === 1 && !opts.switchedOffByMe,
+    globally_enabled: row.enabled === 1,
+    switched_off_by_me: opts.switchedOffByMe,
+    switched_off_by: opts.admin ? opts.switchedOffBy : [],
     isolation: row.isolation === 'session' ? 'session' : 'shared',
     health_status: row.health_status,
     health_details: row.health_details,

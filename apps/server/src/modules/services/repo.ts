@@ -75,6 +75,38 @@ export class ServicesRepo {
     await this.db.deleteFrom('service_user_envs').where('service_id', '=', serviceId).where('user_id', '=', userId).execute();
   }
 
+  /** The services a user switched off for themselves (their personal switches). */
+  async switchedOffBy(userId: number): Promise<Set<number>> {
+    const rows = await this.db.selectFrom('service_user_switches').select('service_id').where('user_id', '=', userId).execute();
+    return new Set(rows.map((r) => r.service_id));
+  }
+
+  /** Turns a user's personal switch of a service off (a row) or on (no row); idempotent both ways. */
+  async setSwitchedOff(serviceId: number, userId: number, off: boolean): Promise<void> {
+    if (off) {
+      await this.db
+        .insertInto('service_user_switches')
+        .values({ service_id: serviceId, user_id: userId, created_at: Date.now() })
+        .onConflict((oc) => oc.columns(['service_id', 'user_id']).doNothing())
+        .execute();
+    } else {
+      await this.db.deleteFrom('service_user_switches').where('service_id', '=', serviceId).where('user_id', '=', userId).execute();
+    }
+  }
+
+  /** For admins: who switched each service off for themselves, by service id (usernames, alphabetical). */
+  async switchedOffUsers(): Promise<Map<number, string[]>> {
+    const rows = await this.db
+      .selectFrom('service_user_switches')
+      .innerJoin('users', 'users.id', 'service_user_switches.user_id')
+      .select(['service_user_switches.service_id', 'users.username'])
+      .orderBy('users.username')
+      .execute();
+    const out = new Map<number, string[]>();
+    for (const r of rows) out.set(r.service_id, [...(out.get(r.service_id) ?? []), r.username]);
+    return out;
+  }
+
   /** Today's counted requests of one user, per service. */
   async userCountsOn(day: string, userId: number): Promise<Map<number, number>> {
     const rows = await this.db

@@ -23,8 +23,16 @@ export async function serviceRoutes(
   });
 
   route(api, endpoints.services.toggle, async (req, reply) => {
-    const result = await services.toggle(serviceIdOf(req.params.id));
-    return ok(reply, result, req.t(result.enabled ? 'service.enabled' : 'service.disabled'));
+    const result = await services.toggle(serviceIdOf(req.params.id), req.principal);
+    const key =
+      result.scope === 'personal'
+        ? result.enabled
+          ? 'service.enabled_for_me'
+          : 'service.disabled_for_me'
+        : result.enabled
+          ? 'service.enabled'
+          : 'service.disabled';
+    return ok(reply, result, req.t(key));
   });
 
   route(api, endpoints.services.healthCheck, async (req, reply) => {

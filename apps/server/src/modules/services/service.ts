@@ -96,15 +96,17 @@ export class ServicesService {
   }
 
   async installed(caller: Principal): Promise<InstalledService[]> {
-    const [all, counts, myEnvs, may, oauth] = await Promise.all([
+    const admin = isAdminRole(caller.role);
+    const [all, counts, myEnvs, may, oauth, switchedOff, offByUsers] = await Promise.all([
       this.deps.repo.all(),
       this.deps.repo.userCountsOn(this.today(), caller.id),
       this.deps.repo.userEnvsOf(caller.id),
       this.deps.access ? this.deps.access.filterFor(caller, 'service') : () => true,
       this.deps.oauth?.viewsFor(caller),
+      this.deps.repo.switchedOffBy(caller.id),
+      admin ? this.deps.repo.switchedOffUsers() : Promise.resolve(new Map<number, string[]>()),
     ]);
     const disabled = (await this.deps.access?.disabledTools()) ?? new Map<string, number>();
-    const admin = isAdminRole(caller.role);
     // A user without access to a service does not see it (issue 17).
     const rows = all.filter((row) => may(row.id));
     return rows.map((row) => {
@@ -117,6 +119,8 @@ export class ServicesService {
         myEnvNames,
         toolsDisabled: disabled.get(row.name) ?? 0,
         ...(view ? { oauth: view } : {}),
+        switchedOffByMe: switchedOff.has(row.id),
+        switchedOffBy: offByUsers.get(row.id) ?? [],
       });
     });
   }
@@ -195,7 +199,7 @@ export class ServicesService {
       await this.deps.oauth.setMode(id, req.oauth_mode);
       if (Object.keys(req).every((k) => k === 'oauth_mode')) return { kind: 'edit' };
     }
-    const editing = ['display_name', 'description', 'command', 'headers_json', 'default_envs_json'].some(
+    const editing = ['display_name', 'description', 'command', 'headers_json', 'default_envs_json', 'isolation'].some(
       (k) => req[k as keyof UpdateServiceRequest] !== undefined,
     );
     if (!editing && req.rpd_limit !== undefined) {
@@ -232,6 +236,11 @@ export class ServicesService {
       announce ||= !sameValues(env, previous);
       patch.env_enc = this.deps.secrets.encryptJson(env);
     }
+    if (req.isolation !== undefined && req.isolation !== row.isolation) {
+      // The gateway restarts the service: new sessions get a process of their own (or share one again).
+      patch.isolation = req.isolation;
+      announce = true;
+    }
     patch.updated_at = Date.now();
     await this.deps.repo.update(id, patch);
     if (announce) this.deps.events.emit({ type: 'service.changed', serviceId: id });
@@ -239,7 +248,21 @@ export class ServicesService {
     return { kind: 'edit' };
   }
 
-  async toggle(id: number): Promise<{ id: number; enabled: boolean }> {
+  /**
+   * An admin's toggle is the global switch; anyone else's is personal (issue 14): it turns the service
+   * off or on for that user alone, whose proxy calls are then refused and open sessions ended.
+   */
+  async toggle(id: number, caller: Principal): Promise<{ id: number; enabled: boolean; scope: 'global' | 'personal' }> {
+    if (isAdminRole(caller.role)) return { ...(await this.toggleGlobal(id)), scope: 'global' };
+    const row = await this.mustGet(id);
+    const off = !(await this.deps.repo.switchedOffBy(caller.id)).has(id);
+    await this.deps.repo.setSwitchedOff(id, caller.id, off);
+    // The gateway drops its cached view of the user and ends their sessions on a service now off.
+    this.deps.events.emit({ type: 'user.changed', userId: caller.id });
+    return { id, enabled: row.enabled === 1 && !off, scope: 'personal' };
+  }
+
+  private async toggleGlobal(id: number): Promise<{ id: number; enabled: boolean }> {
     const row = await this.mustGet(id);
     const enabled = row.enabled !== 1;
     await this.deps.repo.update(id, {

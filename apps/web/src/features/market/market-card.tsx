@@ -55,6 +55,33 @@ function CardMeta({ item }: { item: MarketItem }) {
   );
 }
 
+/** `@scope/name` splits into the scope and the name: three packages of one scope must be told apart. */
+export function splitScope(name: string): { scope: string; base: string } {
+  const match = /^(@[^/\s]+)\/(.+)$/.exec(name);
+  return match ? { scope: match[1] as string, base: match[2] as string } : { scope: '', base: name };
+}
+
+/**
+ * A package name on a card: a scope small above the name, and the name wrapping (at hyphens, or
+ * anywhere for a long unbroken one) rather than cut, so that `@modelcontextprotocol/server-everything`,
+ * `-memory` and `-filesystem` read apart.
+ */
+function PackageName({ name }: { name: string }) {
+  const { scope, base } = splitScope(name);
+  return (
+    <>
+      {scope && (
+        <span className="block truncate font-mono text-xs font-normal text-slate-500 dark:text-slate-400" data-testid="card-scope">
+          {scope}/
+        </span>
+      )}
+      <span className="block break-words [overflow-wrap:anywhere]" data-testid="card-name">
+        {base}
+      </span>
+    </>
+  );
+}
+
 /**
  * One package or installed service of the marketplace grid (console spec §2.10): name (a link to its
  * registry page), version, source, description, links and counts; Details, and Install or Uninstall.
@@ -74,13 +101,13 @@ export function MarketCard({ item }: { item: MarketItem }) {
   return (
     <Card role="group" aria-labelledby={titleId} data-testid="market-card" className="relative flex min-w-0 flex-col gap-3 p-4">
       <div className="flex items-start justify-between gap-2">
-        <h2 id={titleId} className="min-w-0 truncate font-semibold leading-7" title={name} data-i18n-data="">
+        <h2 id={titleId} className="min-w-0 font-semibold leading-tight" title={name} data-i18n-data="">
           {pageUrl ? (
             <a href={pageUrl} target="_blank" rel="noopener noreferrer" className="hover:underline">
-              {name}
+              <PackageName name={name} />
             </a>
           ) : (
-            name
+            <PackageName name={name} />
           )}
         </h2>
         <div className="flex shrink-0 items-center gap-1.5">

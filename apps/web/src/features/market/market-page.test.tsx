@@ -75,6 +75,20 @@ describe('marketplace list: tabs and search (console spec §2.10)', () => {
     expect(api.callsTo('GET', '/api/mcp_market/search')).toHaveLength(1);
   });
 
+  it('shows scoped names apart: the scope small above, the whole name after it, nothing cut', async () => {
+    const names = ['server-everything', 'server-memory', 'server-filesystem'];
+    await renderMarket('/market?source=npm&q=modelcontextprotocol', {
+      'GET /api/mcp_market/search': () => ok(names.map((n) => marketPackage({ name: `@modelcontextprotocol/${n}` }))),
+    });
+    const cards = await screen.findAllByTestId('market-card');
+    expect(cards).toHaveLength(3);
+    expect(cards.map((c) => within(c).getByTestId('card-name').textContent)).toEqual(names);
+    for (const card of cards) {
+      expect(within(card).getByTestId('card-scope')).toHaveTextContent('@modelcontextprotocol/');
+      expect(within(card).getByTestId('card-name').className).not.toContain('truncate');
+    }
+  });
+
   it('shows a failed search as a failure with the server’s reason, Retry and Custom Install; no toast', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const message = 'The search failed, so it is not known whether such a package exists: npm (HTTP 500)';

@@ -195,6 +195,23 @@ describe('preferences', () => {
       expect(puts(server)[1]).toEqual({ key: 'StdioServiceStartupStrategy', value: 'boot' });
     });
 
+    it('saves the idle time of on-demand processes, refusing what the server would not accept', async () => {
+      const { server, user } = await openPreferences({ StdioIdleTimeoutMinutes: '10' });
+      const minutes = await screen.findByRole('textbox', { name: 'Stop an on-demand process after (minutes without calls)' });
+      expect(minutes).toHaveValue('10');
+      await user.clear(minutes);
+      await user.type(minutes, '0');
+      const saveIdle = within(card('Stdio startup strategy')).getByRole('button', { name: 'Save' });
+      await user.click(saveIdle);
+      expect(await screen.findByText('Enter a whole number of minutes from 1 to 1440.')).toBeInTheDocument();
+      expect(puts(server)).toEqual([]);
+      await user.clear(minutes);
+      await user.type(minutes, '3');
+      await user.click(saveIdle);
+      await toastWith('Preference saved', 'On-demand processes now stop after 3 minutes without calls.');
+      expect(puts(server)).toEqual([{ key: 'StdioIdleTimeoutMinutes', value: '3' }]);
+    });
+
     it("a refusal shows the saveFailed toast with the server's message and the saved choice again", async () => {
       const refused = optionRoutes({}, () => fail(400, 'Invalid value for preference StdioServiceStartupStrategy'));
       const { user } = await openPreferences({}, refused);

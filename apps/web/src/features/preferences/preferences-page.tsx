@@ -58,7 +58,10 @@ export function PreferencesPage() {
       {prefs && (
         <div className="grid items-start gap-6 lg:grid-cols-2">
           <ServerAddressCard saved={prefs.ServerAddress ?? ''} />
-          <StartupStrategyCard saved={isStartupStrategy(prefs.StdioServiceStartupStrategy) ? prefs.StdioServiceStartupStrategy : 'boot'} />
+          <StartupStrategyCard
+            saved={isStartupStrategy(prefs.StdioServiceStartupStrategy) ? prefs.StdioServiceStartupStrategy : 'boot'}
+            idleMinutes={prefs.StdioIdleTimeoutMinutes ?? '10'}
+          />
           <ProviderCard provider="github" prefs={prefs} />
           <ProviderCard provider="google" prefs={prefs} />
           <RemoteServicesCard saved={prefs.AllowPrivateNetworkUpstreams !== 'false'} />

@@ -58,12 +58,17 @@ describe('edit service dialog (console spec §2.8)', () => {
     const env = within(dialog).getByLabelText('Environment variables');
     await user.clear(env);
     await user.type(env, 'API_KEY=new{enter}dropped{enter}EMPTY=');
+    const isolation = within(dialog).getByLabelText('Isolation');
+    expect(isolation).toHaveValue('shared');
+    expect(within(dialog).getByText(/at most 10 such processes per service/)).toBeInTheDocument();
+    await user.selectOptions(isolation, 'session');
     await user.click(within(dialog).getByRole('button', { name: 'Save' }));
     expect(await screen.findByText('Update Successful', {}, { timeout: 3_000 })).toBeInTheDocument();
     expect(api.callsTo('PUT', '/api/mcp_services/3')[0]?.body).toEqual({
       display_name: 'Everything 2',
       description: 'All the features',
       default_envs_json: JSON.stringify({ API_KEY: 'new' }),
+      isolation: 'session',
     });
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Edit Service' })).not.toBeInTheDocument());
   });

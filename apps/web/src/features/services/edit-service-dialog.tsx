@@ -28,13 +28,15 @@ export function editFormOf(service: InstalledService): EditServiceForm {
     environments: formatKeyValueLines(parseJsonObject(service.default_envs_json)),
     url: remote ? service.command : '',
     headers: remote ? formatKeyValueLines(parseJsonObject(service.headers_json)) : '',
+    isolation: service.isolation,
   };
 }
 
 /** The body of PUT /mcp_services/{id}: variables for stdio, URL (as `command`) and headers for the others. */
 export function updateServiceRequest(form: EditServiceForm) {
   const base = { display_name: form.displayName.trim(), description: form.description.trim() };
-  if (form.type === 'stdio') return { ...base, default_envs_json: JSON.stringify(parseKeyValueLines(form.environments)) };
+  if (form.type === 'stdio')
+    return { ...base, default_envs_json: JSON.stringify(parseKeyValueLines(form.environments)), isolation: form.isolation };
   return { ...base, command: form.url.trim(), headers_json: JSON.stringify(parseKeyValueLines(form.headers)) };
 }
 
@@ -100,6 +102,12 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
             <>
               <FormField label={t('form.commandLine')}>
                 <Input readOnly value={commandLineOf(service.command, service.args_json)} className="font-mono text-xs" />
+              </FormField>
+              <FormField label={t('form.isolation')} hint={t('form.isolationHint')}>
+                <Select value={form.isolation} onChange={(e) => edit('isolation')(e.target.value === 'session' ? 'session' : 'shared')}>
+                  <option value="shared">{t('form.isolations.shared')}</option>
+                  <option value="session">{t('form.isolations.session')}</option>
+                </Select>
               </FormField>
               <FormField label={t('form.environments')} hint={t('form.keyValueHint')}>
                 <Textarea

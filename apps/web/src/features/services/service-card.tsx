@@ -57,6 +57,11 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
       </div>
       <HealthReason service={service} admin={props.admin} />
       <p className="line-clamp-2 min-h-10 text-sm text-slate-600 dark:text-slate-400">{service.description || t('noDescription')}</p>
+      {props.admin && service.switched_off_by.length > 0 && (
+        <p className="text-xs text-amber-700 dark:text-amber-400">
+          {t('card.switchedOffBy', { count: service.switched_off_by.length, names: service.switched_off_by.join(', ') })}
+        </p>
+      )}
       {service.tools_disabled > 0 && (
         <p className="text-xs text-slate-500">
           {t('tools.count', { enabled: Math.max(0, service.tool_count - service.tools_disabled), total: service.tool_count })}
@@ -76,7 +81,14 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
             {t('tools.button')}
           </Button>
         </div>
-        <EnableSwitch name={title} enabled={service.enabled} admin={props.admin} busy={!!busy} onToggle={() => props.onToggle(service)} />
+        <EnableSwitch
+          name={title}
+          enabled={service.enabled}
+          globallyEnabled={service.globally_enabled}
+          admin={props.admin}
+          busy={!!busy}
+          onToggle={() => props.onToggle(service)}
+        />
       </div>
     </Card>
   );

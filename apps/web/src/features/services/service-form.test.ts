@@ -59,6 +59,7 @@ describe('edit service validation (console spec §5)', () => {
     displayName: 'Name',
     description: '',
     type: 'streamableHttp',
+    isolation: 'shared',
     environments: '',
     url: 'https://x.test/mcp',
     headers: '',

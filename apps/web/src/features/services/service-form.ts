@@ -29,6 +29,8 @@ export interface EditServiceForm {
   environments: string;
   url: string;
   headers: string;
+  /** stdio: one process shared by every client session, or one per session. */
+  isolation: 'shared' | 'session';
 }
 
 /** Field errors as keys of the services namespace, so they follow a language change while shown. */

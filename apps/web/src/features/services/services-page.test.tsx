@@ -125,9 +125,32 @@ describe('services page: roles', () => {
     expect(screen.queryByRole('button', { name: /Add Service/ })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Edit Everything' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Uninstall Everything' })).not.toBeInTheDocument();
-    expect(screen.getByRole('switch', { name: 'Enable Everything' })).toBeDisabled();
+    // The user's own, personal switch (issue 14).
+    expect(screen.getByRole('switch', { name: 'Enable Everything' })).toBeEnabled();
     expect(screen.getByRole('button', { name: 'Configure' })).toBeEnabled();
     expect(screen.getByRole('button', { name: 'Check health of Everything' })).toBeEnabled();
+  });
+
+  it('gives users a personal switch: off moves the service to Inactive for them, says so, and leaves its health alone', async () => {
+    const { user, api } = await renderPage([installedService({ id: 7, display_name: 'Seven', health_status: 'healthy' })], USER, {
+      'POST /api/mcp_services/7/toggle': () => ok({ id: 7, enabled: false, scope: 'personal' }),
+    });
+    const toggle = await screen.findByRole('switch', { name: 'Enable Seven' });
+    await user.click(toggle);
+    expect(await screen.findByText('The service is off for you; other users are not affected.')).toBeInTheDocument();
+    expect(toggle).not.toBeChecked();
+    expect(screen.getByRole('group', { name: 'Seven' }).querySelector('[data-health]')).toHaveAttribute('data-health', 'healthy');
+    expect(api.callsTo('POST', '/api/mcp_services/7/toggle')).toHaveLength(1);
+  });
+
+  it('shows a user the switch disabled, with the reason, while an admin has the service off for everyone', async () => {
+    await renderPage([installedService({ id: 8, display_name: 'Eight', enabled: false, globally_enabled: false })], USER);
+    expect(await screen.findByRole('switch', { name: 'Enable Eight' })).toBeDisabled();
+  });
+
+  it('shows admins who switched a service off for themselves', async () => {
+    await renderPage([installedService({ id: 9, display_name: 'Nine', switched_off_by: ['alice', 'bob'] })], ADMIN);
+    expect(await screen.findByText('Switched off by 2 users for themselves: alice, bob')).toBeInTheDocument();
   });
 });
 
@@ -164,7 +187,7 @@ describe('services page: toggle and health check (console spec §4)', () => {
       [installedService({ id: 3, display_name: 'Three', enabled: false, health_status: 'stopped' })],
       ADMIN,
       {
-        'POST /api/mcp_services/3/toggle': () => ok({ id: 3, enabled: true }, 'Service enabled'),
+        'POST /api/mcp_services/3/toggle': () => ok({ id: 3, enabled: true, scope: 'global' }, 'Service enabled'),
         'POST /api/mcp_services/3/health/check': () => ok({ health_status: 'healthy', health_details: '', last_checked: 2, tool_count: 5 }),
       },
     );
@@ -179,7 +202,7 @@ describe('services page: toggle and health check (console spec §4)', () => {
 
   it('does not check health after disabling', async () => {
     const { user, api } = await renderPage([installedService({ id: 4, display_name: 'Four', enabled: true })], ADMIN, {
-      'POST /api/mcp_services/4/toggle': () => ok({ id: 4, enabled: false }),
+      'POST /api/mcp_services/4/toggle': () => ok({ id: 4, enabled: false, scope: 'global' }),
     });
     const toggle = await screen.findByRole('switch', { name: 'Enable Four' });
     await user.click(toggle);

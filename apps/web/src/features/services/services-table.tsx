@@ -65,6 +65,7 @@ export function ServicesTable({ services, ...props }: ServiceViewProps & { servi
                 <EnableSwitch
                   name={title}
                   enabled={service.enabled}
+                  globallyEnabled={service.globally_enabled}
                   admin={props.admin}
                   busy={!!busy}
                   onToggle={() => props.onToggle(service)}

@@ -84,8 +84,20 @@ export function useServiceActions() {
           localServiceOf(queryClient.getQueryData<InstalledService[]>(installedServicesKey), id);
           const result = await call(routes.services.toggle, { params: { id }, notify: false });
           enabled = result.enabled;
-          patchService(queryClient, id, { enabled, health_status: enabled ? 'unknown' : 'stopped' });
-          notify.success(t('toasts.statusUpdated'), t(enabled ? 'toasts.enabled' : 'toasts.disabled'));
+          // A personal switch changes nothing for anyone else: the service keeps running and its health stands.
+          patchService(
+            queryClient,
+            id,
+            result.scope === 'personal'
+              ? { enabled, switched_off_by_me: !enabled }
+              : { enabled, globally_enabled: enabled, health_status: enabled ? 'unknown' : 'stopped' },
+          );
+          notify.success(
+            t('toasts.statusUpdated'),
+            result.scope === 'personal'
+              ? t(enabled ? 'toasts.enabledForMe' : 'toasts.disabledForMe')
+              : t(enabled ? 'toasts.enabled' : 'toasts.disabled'),
+          );
         } catch (err) {
           showFailure(err, t, { failed: 'toasts.toggleFailed', error: 'toasts.toggleServiceFailed', fallback: 'errors.unknown' });
           return;

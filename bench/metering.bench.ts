@@ -1,0 +1,140 @@
+/**
+ * Cost of crash-durable metering (issue 14, item 3; decision 0021); not part of `npm test`. From the
+ * repository root:
+ *
+ *   npx tsx bench/metering.bench.ts                       # before = the tree at BENCH_BEFORE (default 7a1c9d4)
+ *   BENCH_BEFORE=<commit> BENCH_ROUNDS=3 npx tsx bench/metering.bench.ts
+ *
+ * Extracts the gateway at the `before` commit into the temporary directory (`git archive`; it
+ * resolves its dependencies through a link to this checkout's node_modules), then, alternating before and after in
+ * the same run so that both meet the same machine load, measures each gateway (the real app on
+ * SQLite, server-everything over stdio, every call metered, bench/gateway-target.ts): sequential
+ * `tools/call echo` p50 over one keep-alive socket, and calls per second at 10 and 50 sessions. The
+ * report gives the median over the rounds and the after/before ratio.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type LeanSession, openLeanSession } from './lean-client.js';
+import { pinSelf, startGateway } from './targets.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..');
+const BEFORE = process.env.BENCH_BEFORE ?? '7a1c9d4';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SEQUENTIAL_CALLS = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
+const WARMUP_CALLS = 300;
+
+function beforeTree(): string {
+  // Outside the repository, so that neither the type check nor the linter reads the old copy; its
+  // packages resolve through a node_modules link to this checkout's.
+  const dir = path.join(tmpdir(), `toolport-meter-before-${BEFORE}`);
+  const script = path.join(dir, 'bench', 'gateway-target.ts');
+  if (existsSync(script)) return script;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  execFileSync('sh', ['-c', `git archive ${BEFORE} apps/server/src apps/server/package.json bench | tar -x -C "$0"`, dir], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+  return script;
+}
+
+async function sequentialP50(endpoint: string, key: string): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const session = await openLeanSession(endpoint, key, agent);
+  for (let i = 0; i < WARMUP_CALLS; i += 1) await session.call(`warm ${i}`);
+  const times: number[] = [];
+  for (let i = 0; i < SEQUENTIAL_CALLS; i += 1) {
+    const started = performance.now();
+    if ((await session.call(`seq ${i}`)) !== 'ok') throw new Error(`mismatched answer to call ${i}`);
+    times.push(performance.now() - started);
+  }
+  await session.close();
+  agent.destroy();
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+}
+
+async function callsPerSecond(endpoint: string, keys: string[], n: number): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: n });
+  const sessions: LeanSession[] = await Promise.all(
+    Array.from({ length: n }, (_, i) => openLeanSession(endpoint, keys[i % keys.length], agent)),
+  );
+  let calls = 0;
+  const warmupEnd = Date.now() + 500;
+  let started = 0;
+  let end = 0;
+  await Promise.all(
+    sessions.map(async (s, k) => {
+      for (let i = 0; ; i += 1) {
+        const now = Date.now();
+        if (end !== 0 && now >= end) return;
+        if (end === 0 && now >= warmupEnd) {
+          started = now;
+          end = now + SECONDS * 1000;
+        }
+        if ((await s.call(`s${k}-c${i}`)) !== 'ok') throw new Error('mismatched answer');
+        if (end !== 0) calls += 1;
+      }
+    }),
+  );
+  await Promise.all(sessions.map((s) => s.close()));
+  agent.destroy();
+  return calls / ((end - started) / 1000);
+}
+
+interface Figures {
+  p50: number;
+  c10: number;
+  c50: number;
+}
+
+async function measure(script: string | undefined): Promise<Figures> {
+  const gateway = await startGateway(script);
+  try {
+    const endpoint = `${gateway.url}/proxy/everything/mcp`;
+    const p50 = await sequentialP50(endpoint, gateway.keys[0] as string);
+    const c10 = await callsPerSecond(endpoint, gateway.keys, 10);
+    const c50 = await callsPerSecond(endpoint, gateway.keys, 50);
+    return { p50, c10, c50 };
+  } finally {
+    await gateway.stop();
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+async function main(): Promise<void> {
+  pinSelf();
+  const beforeScript = beforeTree();
+  const runs: { before: Figures[]; after: Figures[] } = { before: [], after: [] };
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    runs.before.push(await measure(beforeScript));
+    runs.after.push(await measure(undefined));
+    process.stderr.write(`round ${round}: before ${JSON.stringify(runs.before.at(-1))} after ${JSON.stringify(runs.after.at(-1))}\n`);
+  }
+  const pick = (k: keyof Figures) => ({ before: median(runs.before.map((f) => f[k])), after: median(runs.after.map((f) => f[k])) });
+  const rows = [
+    ['sequential p50 (ms)', pick('p50'), 3],
+    ['calls/s, 10 sessions', pick('c10'), 0],
+    ['calls/s, 50 sessions', pick('c50'), 0],
+  ] as const;
+  const lines = [
+    `Metering before (${BEFORE}) and after, median of ${ROUNDS} alternating rounds, ${SECONDS} s per load step:`,
+    '',
+    '| measure | before | after | after / before |',
+    '| --- | ---: | ---: | ---: |',
+    ...rows.map(
+      ([name, v, digits]) => `| ${name} | ${v.before.toFixed(digits)} | ${v.after.toFixed(digits)} | ${(v.after / v.before).toFixed(3)} |`,
+    ),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+await main();
