@@ -1,4 +1,4 @@
-// `npm start` (architecture §1): installs what is missing, builds what is stale, then runs the server
+// `npm start` (docs/architecture.md §1): installs what is missing, builds what is stale, then runs the server
 // in the foreground. With nothing changed it only compares modification times, so it starts in seconds.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';

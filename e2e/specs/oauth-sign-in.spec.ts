@@ -18,7 +18,7 @@ async function clickProvider(browser: Browser, rig: OAuthRig, provider: FakeProv
   return page;
 }
 
-/** Registration is not on the Preferences screen (the console spec does not list it): set through the API. */
+/** Registration is not on the Preferences screen (docs/console.md does not list it): set through the API. */
 async function setRegistration(rig: OAuthRig, open: boolean): Promise<void> {
   const api = await request.newContext({ baseURL: rig.server.url });
   const res = await api.put('/api/option/', {

@@ -25,7 +25,7 @@ async function runsOf(api: APIRequestContext, token: string, id: number): Promis
     const res = await api.get('/api/mcp_logs', { headers: bearer(token), params: { service_id: id, phase: 'run', page, page_size: 100 } });
     expect(res.status()).toBe(200);
     const { logs, total } = (await res.json()).data as { logs: { message: string }[]; total: number };
-    // The gateway logs every process it starts (architecture §8): "starting: <command line>".
+    // The gateway logs every process it starts (docs/architecture.md §8): "starting: <command line>".
     starts += logs.filter((l) => l.message.startsWith('starting: ')).length;
     if (logs.length === 0 || page * 100 >= total) break;
   }

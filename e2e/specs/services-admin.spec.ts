@@ -8,7 +8,7 @@ const BATCH_REMOTE = 'e2e-batch-remote';
 const BATCH_BAD = 'e2e-batch-bad';
 
 test.describe('services: an admin’s journey', () => {
-  // A real stdio install is checked 10 s after it is submitted (console spec §9), then health checks follow.
+  // A real stdio install is checked 10 s after it is submitted (docs/console.md §9), then health checks follow.
   test.setTimeout(180_000);
 
   test.afterAll(async ({ playwright, baseURL }) => {

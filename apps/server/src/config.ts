@@ -27,7 +27,7 @@ export function parseTrustProxy(value: string): boolean | number | string[] | un
 }
 
 /**
- * The runtime contract of architecture §1, read from the environment once. A bad value stops the
+ * The runtime contract of docs/architecture.md §1, read from the environment once. A bad value stops the
  * process at start with a message naming the variable, never later with a stack trace.
  */
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -12,7 +12,7 @@ import { serviceRow } from './kits/services.js';
 import { apiRoutes, oauthProtocolRoutes, proxyRoutes, routeKey } from './route-table.js';
 
 /**
- * The access matrix (architecture §8, server-api.md): EVERY /api and /proxy route the app registered,
+ * The access matrix (docs/architecture.md §8, docs/api.md): EVERY /api and /proxy route the app registered,
  * called as every kind of caller, must answer the status the table below expects, and no answer may
  * carry a secret the caller must not see. A route registered without a row here fails the suite: its
  * access is a decision to write down, not a default. A row for a route that no longer exists fails too.
@@ -283,7 +283,7 @@ describe.each(engines)('access matrix on %s', (engine) => {
     return [...new Set(found)];
   }
 
-  // ---- the expectation table (server-api.md) ---------------------------------------------------
+  // ---- the expectation table (docs/api.md) ---------------------------------------------------
 
   const get = (url: string): Call => ({ method: 'GET', url });
   const json = (method: string, url: string, body: unknown): Call => ({ method, url, body });

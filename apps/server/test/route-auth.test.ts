@@ -6,7 +6,7 @@ import { bearer, createTestApp, engines, type TestApp } from './harness.js';
 import { apiRoutes as apiRoutesOf, fillParams, isPublicApiRoute } from './route-table.js';
 
 /**
- * The route table decides who may call what (architecture §8). These checks walk every route the
+ * The route table decides who may call what (docs/architecture.md §8). These checks walk every route the
  * app registered (route-table.ts), so a route added later is covered without touching this file.
  * access-matrix.test.ts goes further: every route against every role, with the answers scanned for secrets.
  */

@@ -18,7 +18,7 @@ import { ADMIN_PASSWORD, bearer, createPgDatabase, engines } from './harness.js'
 import { serviceRow } from './kits/services.js';
 
 /**
- * Secrets at rest (architecture §8): after values of every secret kind went in through the API and a
+ * Secrets at rest (docs/architecture.md §8): after values of every secret kind went in through the API and a
  * tool server ran with them, neither the raw SQLite file (and its WAL) nor any row of any PostgreSQL
  * table holds one of them in clear. API keys are kept as a SHA-256 hash plus an encrypted copy,
  * passwords as argon2id. Then `toolport rotate-secret` moves everything to a new SECRET_KEY: all of it

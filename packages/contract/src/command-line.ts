@@ -1,5 +1,5 @@
 /**
- * The stdio command line of the custom install dialog (console spec §5), read the same way by the
+ * The stdio command line of the custom install dialog (docs/console.md §5), read the same way by the
  * console (to answer before a round trip) and the server (which decides). Pure: no file system here.
  */
 

@@ -17,7 +17,7 @@ export const MARKET_SOURCE_OF_MANAGER: Readonly<Record<string, MarketSourceName>
   mcp_registry: 'mcp_registry',
 };
 
-/** Sample values that mean "not filled in yet" (console spec §5), compared case-insensitively. */
+/** Sample values that mean "not filled in yet" (docs/console.md §5), compared case-insensitively. */
 export const PLACEHOLDER_MARKERS: readonly string[] = [
   'your-',
   'enter-',
@@ -58,7 +58,7 @@ export const PackageDetailsQuery = z.object({
 });
 export type PackageDetailsQuery = z.infer<typeof PackageDetailsQuery>;
 
-/** One search result (console spec §3). `installed_service_id` is null when not installed. */
+/** One search result (docs/console.md §3). `installed_service_id` is null when not installed. */
 export const MarketPackage = z.object({
   name: z.string(),
   version: z.string(),
@@ -91,7 +91,7 @@ export type McpServerEntry = z.infer<typeof McpServerEntry>;
 export const McpServersDocument = z.object({ mcpServers: z.record(z.string(), McpServerEntry) });
 export type McpServersDocument = z.infer<typeof McpServersDocument>;
 
-/** Package details (console spec §3): the result under `details`, and what the detail view reads beside it. */
+/** Package details (docs/console.md §3): the result under `details`, and what the detail view reads beside it. */
 export const PackageDetails = z.object({
   details: MarketPackage,
   downloads: z.number().int().min(0),
@@ -113,7 +113,7 @@ export const installPackageManagers = ['npm', 'pypi', 'uv', 'mcp_registry'] as c
 export const InstallPackageManager = z.enum(installPackageManagers);
 export type InstallPackageManager = z.infer<typeof InstallPackageManager>;
 
-/** `POST /mcp_market/install_or_add_service` (console spec §7). */
+/** `POST /mcp_market/install_or_add_service` (docs/console.md §7). */
 export const InstallRequest = z.object({
   source_type: z.enum(['marketplace', 'custom']).default('marketplace'),
   package_name: z.string().trim().min(1).max(214),

@@ -5,7 +5,7 @@ import { AccessList } from './groups.js';
 /** Multi-line `KEY=VALUE` text as the console sends it, or the same as a JSON object. */
 const KeyValueInput = z.union([z.string().max(65_536), z.record(z.string(), z.unknown())]);
 
-/** `POST /mcp_market/custom_service` (console spec §2.7, §5). Deeper rules are checked by the server. */
+/** `POST /mcp_market/custom_service` (docs/console.md §2.7, §5). Deeper rules are checked by the server. */
 export const CustomServiceRequest = z.object({
   name: z.string().max(256).default(''),
   type: ServiceType.default('streamableHttp'),

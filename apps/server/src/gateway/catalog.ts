@@ -1,6 +1,6 @@
 /**
  * The narrow interface between configuration (modules/) and the data plane (gateway/), as
- * architecture §2 asks: the gateway reads services and users through it and reacts to the
+ * docs/architecture.md §2 asks: the gateway reads services and users through it and reacts to the
  * ConfigEvents the admin API emits ('service.changed', 'service.removed', 'user.changed',
  * 'option.changed'). Nothing in gateway/ imports a route module.
  */

@@ -131,7 +131,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   await abuse.start();
   const revocations = new Revocations(deps.db, deps.redis);
   // Several replicas (REDIS_URL): a session DELETEd on another replica is dropped here at once, and
-  // legacy SSE POSTs are passed on to the replica holding the stream (architecture §7).
+  // legacy SSE POSTs are passed on to the replica holding the stream (docs/architecture.md §7).
   await revocations.listen((hash) =>
     sessions.removeWhere((s) => s.transport === 'streamable' && Revocations.hashOf(s.key) === hash, 'deleted by the client'),
   );

@@ -11,7 +11,7 @@ import type { ServiceSpec } from './catalog.js';
 /**
  * The contract between the downstream transports (gateway/downstream: streamable HTTP, legacy SSE,
  * sessions) and the upstream side (gateway/upstream: processes, remote clients, the multiplexer).
- * Downstream speaks in the client's own JSON-RPC ids; the link rewrites them (architecture §4).
+ * Downstream speaks in the client's own JSON-RPC ids; the link rewrites them (docs/architecture.md §4).
  */
 
 /** One client session as the upstream side sees it. */

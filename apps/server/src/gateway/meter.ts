@@ -1,6 +1,6 @@
 import type { ServiceSpec } from './catalog.js';
 
-/** Methods that count against `rpd_limit` and are recorded (architecture §6); everything else is free. */
+/** Methods that count against `rpd_limit` and are recorded (docs/architecture.md §6); everything else is free. */
 export const COUNTED_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get']);
 
 export type Admission = { allowed: true } | { allowed: false; count: number; limit: number };

@@ -1,7 +1,7 @@
 import type { GatewayUser, ServiceSpec } from './catalog.js';
 
 /**
- * What the gateway asks modules about tools and access (issue 17; architecture §10): the gateway
+ * What the gateway asks modules about tools and access (issue 17; docs/architecture.md §10): the gateway
  * never reads the tables behind these answers itself. The module that implements this port caches
  * its answers and drops them on 'tools.changed' and 'access.changed' events.
  */

@@ -19,7 +19,7 @@ const CACHE_MS = 2000;
 
 /**
  * Role and status re-read from the database on every request, with a cache of at most two seconds
- * (architecture §8): disabling, demoting or deleting a user takes effect at once. Changes made in
+ * (docs/architecture.md §8): disabling, demoting or deleting a user takes effect at once. Changes made in
  * this process drop the entry immediately; other replicas see them within the cache window.
  */
 export class Principals {

@@ -4,7 +4,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 
 /**
- * Paths the single-page app never owns (architecture §1): the API, the MCP endpoints (`/proxy`, and
+ * Paths the single-page app never owns (docs/architecture.md §1): the API, the MCP endpoints (`/proxy`, and
  * `/group` for groups), metrics, translations, and `/.well-known`, where MCP clients such as mcp-remote
  * probe for OAuth metadata and must get JSON, never the page (routes registered there, such as an
  * OAuth server's metadata, answer before this fallback).

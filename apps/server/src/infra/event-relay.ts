@@ -31,7 +31,7 @@ export function parseConfigEvent(value: unknown): ConfigEvent | undefined {
 }
 
 /**
- * Configuration events between replicas (architecture §7): every event emitted here is published on
+ * Configuration events between replicas (docs/architecture.md §7): every event emitted here is published on
  * the deployment's `events` channel with this replica's id, and every event another replica
  * published is received here (its own echo is ignored), so a toggle or an edit made through one
  * replica starts or stops processes on all of them. Pub/sub delivers only to those connected: after

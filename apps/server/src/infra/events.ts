@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 
 /**
- * Configuration change events: the admin API emits, the gateway listens (architecture §2). In one
+ * Configuration change events: the admin API emits, the gateway listens (docs/architecture.md §2). In one
  * process this is an emitter; with REDIS_URL the same events are also relayed between replicas
  * (infra/event-relay.ts): what is emitted here is published, what another replica emitted arrives
  * through `receive`.

@@ -4,7 +4,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { AppError } from '../http/errors.js';
 
 /**
- * Prometheus metrics (architecture §1 probes): served at `GET /metrics`. Each app has a registry
+ * Prometheus metrics (docs/architecture.md §1 probes): served at `GET /metrics`. Each app has a registry
  * of its own, so several apps in one process (the tests) never share counts. Node's default
  * metrics describe the process, not an app: they are collected once per process, into a registry
  * every app's scrape appends.
@@ -13,7 +13,7 @@ import { AppError } from '../http/errors.js';
  * route patterns rather than URLs. No user ids, keys or paths.
  */
 
-/** How a counted request ended, as the meter records it (architecture §6). */
+/** How a counted request ended, as the meter records it (docs/architecture.md §6). */
 export type McpOutcome = 'ok' | 'error' | 'limited';
 export type DownstreamTransport = 'streamable' | 'legacy';
 export type InstallKind = 'npm' | 'pypi' | 'remote';

@@ -23,7 +23,7 @@ const MESSAGE_MAX_AGE_MS = 60_000;
 const CLOSE_MS = 2000;
 
 /**
- * This replica's connections to the Redis all replicas share (architecture §7): one client for
+ * This replica's connections to the Redis all replicas share (docs/architecture.md §7): one client for
  * commands and one subscriber (`client.duplicate()`, as a subscribed connection can run nothing
  * else). Both fail fast while Redis is away (no offline queue: callers fall back to what they do
  * without Redis) and reconnect with backoff; node-redis subscribes again by itself. An outage is

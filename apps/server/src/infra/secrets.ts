@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * Keys derived from the one master secret (architecture §1): an AES-256-GCM key for values at rest,
+ * Keys derived from the one master secret (docs/architecture.md §1): an AES-256-GCM key for values at rest,
  * an HMAC key for access tokens, one for gateway session ids and one for the messages replicas send each
  * other. Separate keys so that one use can never be mistaken for another.
  */

@@ -4,7 +4,7 @@ import { everythingEntry } from '../gateway/gateway-harness.js';
 import { type Cluster, type Replica, startCluster, startNginx, upstreamsOf } from './cluster-kit.js';
 
 /**
- * Several replicas (issue 9, architecture §7), proven on the shipped server: three processes of
+ * Several replicas (issue 9, docs/architecture.md §7), proven on the shipped server: three processes of
  * `toolport start` on one PostgreSQL database and one Redis, behind a round-robin balancer that sends
  * every request to the next replica in turn. Real SDK clients, a real stdio server-everything (each
  * replica runs its own process of it).

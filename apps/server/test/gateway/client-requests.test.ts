@@ -121,7 +121,7 @@ async function exerciseAll(client: CapableClient): Promise<void> {
 
 /**
  * Server-to-client requests (sampling, elicitation in form and URL modes, roots) relayed to the
- * client that caused them (architecture §4), with real SDK clients v1 and v2 over streamable HTTP
+ * client that caused them (docs/architecture.md §4), with real SDK clients v1 and v2 over streamable HTTP
  * and legacy SSE, on a shared and an isolated server-everything.
  */
 describe('server-to-client requests through the gateway', () => {

@@ -52,7 +52,7 @@ const upstreamLevel = (r: CallToolResult) => JSON.parse(r.content[0]?.type === '
 
 /**
  * logging/setLevel per session on one shared upstream, and list_changed after the upstream crashes
- * and restarts (architecture §4), with a v1 client over streamable HTTP and a v2 client over SSE.
+ * and restarts (docs/architecture.md §4), with a v1 client over streamable HTTP and a v2 client over SSE.
  */
 describe('log levels per session and list changes after a restart', () => {
   let gw: LiveGateway;

@@ -13,7 +13,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PACKAGE = 'acme-replica-echo';
 
 /**
- * Replicas that do not share a DATA_DIR (architecture §7): a package installed through one replica
+ * Replicas that do not share a DATA_DIR (docs/architecture.md §7): a package installed through one replica
  * is installed again, by each other replica, into its own DATA_DIR/packages before its process
  * starts there. Three real apps on one PostgreSQL database and one Redis, each with a DATA_DIR of
  * its own; a local npm registry serves the package. Replica C is configured with a registry that

@@ -14,7 +14,7 @@ import { openSession, post, raw, SseReader } from './raw-http.js';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
- * Several replicas (architecture §7): two real apps on one PostgreSQL database and one Redis, with
+ * Several replicas (docs/architecture.md §7): two real apps on one PostgreSQL database and one Redis, with
  * the same SECRET_KEY, each listening on loopback. Every pair gets a key and channel prefix of its
  * own, so suites running side by side on the same Redis never hear each other.
  */

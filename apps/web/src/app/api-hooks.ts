@@ -10,7 +10,7 @@ interface Navigator {
 }
 
 /**
- * The global answer to failed calls (console spec §8): a toast per kind of failure, and on a 401 the way
+ * The global answer to failed calls (docs/console.md §8): a toast per kind of failure, and on a 401 the way
  * back to the sign-in page, remembering where the user was so they return there after signing in.
  */
 export function apiHooksFor(router: Navigator, i18n: i18n, queryClient: QueryClient): ApiHooks {

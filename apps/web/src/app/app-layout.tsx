@@ -11,7 +11,7 @@ function NavigationProgress() {
   return <div aria-hidden="true" className="fixed inset-x-0 top-0 z-50 h-0.5 animate-pulse bg-teal-600" />;
 }
 
-/** The frame of every page: top bar, the sidebar when signed in, and the page (console spec §2.2). */
+/** The frame of every page: top bar, the sidebar when signed in, and the page (docs/console.md §2.2). */
 export function AppLayout() {
   const { t } = useTranslation();
   const { token } = useSession();

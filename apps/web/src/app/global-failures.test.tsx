@@ -31,7 +31,7 @@ describe('toasts', () => {
   });
 });
 
-describe('global handling of failed calls (console spec §8)', () => {
+describe('global handling of failed calls (docs/console.md §8)', () => {
   it.each([
     [403, '无权限', '权限不足：你没有执行此操作的权限'],
     [404, '请求失败', '请求的资源不存在'],

@@ -5,11 +5,11 @@ export interface NavItem {
   to: string;
   label: ParseKeys<'common'>;
   icon: LucideIcon;
-  /** Shown only to role >= 10 (console spec §2.2). */
+  /** Shown only to role >= 10 (docs/console.md §2.2). */
   adminOnly: boolean;
 }
 
-/** The sidebar, in order (console spec §2.2). A new screen adds its entry here and its routes in router.tsx. */
+/** The sidebar, in order (docs/console.md §2.2). A new screen adds its entry here and its routes in router.tsx. */
 export const navItems: NavItem[] = [
   { to: '/dashboard', label: 'nav.dashboard', icon: LayoutDashboard, adminOnly: false },
   { to: '/services', label: 'nav.services', icon: Server, adminOnly: false },

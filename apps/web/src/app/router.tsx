@@ -17,7 +17,7 @@ import { RequireAdmin } from './require-admin';
 import { RouteError } from './route-error';
 
 /**
- * The console's routes (console spec §2.1). Each feature folder exports its own routes (pages load lazily);
+ * The console's routes (docs/console.md §2.1). Each feature folder exports its own routes (pages load lazily);
  * the server answers every other path with index.html.
  */
 export const routes: RouteObject[] = [

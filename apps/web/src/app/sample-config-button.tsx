@@ -6,7 +6,7 @@ import { LazyDialogButton } from '../components/lazy-dialog-button';
 // Rarely opened: loaded on first use.
 const SampleConfigDialog = lazy(() => import('./sample-config-dialog'));
 
-/** Opens the layout's static sample 'Service Configuration' dialog (console spec §2.2). */
+/** Opens the layout's static sample 'Service Configuration' dialog (docs/console.md §2.2). */
 export function SampleConfigButton() {
   const { t } = useTranslation();
   return (

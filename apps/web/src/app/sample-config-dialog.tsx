@@ -11,7 +11,7 @@ import { notify } from '../lib/notify';
 const SAMPLE_API_KEY = 'tp_sample_0123456789abcdef';
 const SAMPLE_ENDPOINT = 'https://gateway.example.com/proxy/sample/mcp';
 
-/** The static sample of console spec §2.2: fake key and endpoint; Save only shows a toast. */
+/** The static sample of docs/console.md §2.2: fake key and endpoint; Save only shows a toast. */
 export default function SampleConfigDialog({ onClose, onCloseAutoFocus }: LazyDialogProps) {
   const { t } = useTranslation();
   const id = useId();

@@ -12,7 +12,7 @@ const linkClass = (active: boolean) =>
       : 'text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800',
   );
 
-/** The list of pages the signed-in user may open; admins see four more (console spec §2.2). */
+/** The list of pages the signed-in user may open; admins see four more (docs/console.md §2.2). */
 export function SidebarNav({ onNavigate }: { onNavigate?: () => void }) {
   const { t } = useTranslation();
   const { user } = useSession();

@@ -12,7 +12,7 @@ import { UserMenu } from './user-menu';
 const linkClass = ({ isActive }: { isActive: boolean }) =>
   cn(buttonVariants({ variant: 'ghost' }), isActive && 'bg-slate-100 dark:bg-slate-800');
 
-/** Title, Dashboard and Docs links, language, theme, and the user with logout or a login button (spec §2.2). */
+/** Title, Dashboard and Docs links, language, theme, and the user with logout or a login button (docs/console.md §2.2). */
 export function TopBar() {
   const { t } = useTranslation();
   const { token, user } = useSession();

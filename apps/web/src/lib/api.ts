@@ -12,7 +12,7 @@ import {
 import { refreshSession } from './refresh';
 import { clearSession, getToken } from './session';
 
-/** How a call failed, which decides the global toast (console spec §8). */
+/** How a call failed, which decides the global toast (docs/console.md §8). */
 export type FailureKind = 'unauthorized' | 'forbidden' | 'notFound' | 'server' | 'other' | 'network' | 'aborted';
 
 /**
@@ -113,7 +113,7 @@ async function send(path: string, options: ApiOptions, token: string | null): Pr
 }
 
 /**
- * Calls `/api{path}` and returns the envelope's `data`. Failures are shown globally (console spec §8) unless
+ * Calls `/api{path}` and returns the envelope's `data`. Failures are shown globally (docs/console.md §8) unless
  * `notify` is false; a 401 on an authenticated call first tries one token refresh and a retry, and if that
  * does not help, clears the session and sends the user to the sign-in page.
  */

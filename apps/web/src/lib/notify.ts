@@ -1,10 +1,10 @@
 import { toast } from 'sonner';
 
-/** How long a toast stays (console spec §9). */
+/** How long a toast stays (docs/console.md §9). */
 export const TOAST_DURATION_MS = 5_000;
 
 /**
- * Toasts, one at a time (console spec §9): a new one replaces whatever is showing, so a burst of failures
+ * Toasts, one at a time (docs/console.md §9): a new one replaces whatever is showing, so a burst of failures
  * never stacks up and each message gets its full five seconds.
  */
 export const notify = {

@@ -1,6 +1,6 @@
 import { isAdminRole, Role } from '@toolport/contract';
 
-/** Role thresholds of console spec §6. */
+/** Role thresholds of docs/console.md §6. */
 export const ADMIN_ROLE = Role.Admin;
 export const SUPER_ADMIN_ROLE = Role.SuperAdmin;
 

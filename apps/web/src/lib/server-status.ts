@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { routes, type StatusData } from '@toolport/contract';
 import { call } from './api';
 
-/** Session-storage key of the cached GET /api/status answer (console spec §3). */
+/** Session-storage key of the cached GET /api/status answer (docs/console.md §3). */
 export const STATUS_CACHE_KEY = 'status';
 
 interface CachedStatus {

@@ -2,7 +2,7 @@ import type { PublicUser } from '@toolport/contract';
 import { useSyncExternalStore } from 'react';
 import { isAdminRole } from './roles';
 
-/** Browser storage keys of the session (console spec §3). */
+/** Browser storage keys of the session (docs/console.md §3). */
 export const TOKEN_KEY = 'token';
 export const REFRESH_TOKEN_KEY = 'refresh_token';
 export const USER_KEY = 'user';

@@ -2,7 +2,7 @@ import { type CreateTableBuilder, type Kysely, sql } from 'kysely';
 import { notNullDefault } from './helpers.js';
 
 /**
- * History that stays fast (architecture §6): daily rollups of request records, the indexes the logs
+ * History that stays fast (docs/architecture.md §6): daily rollups of request records, the indexes the logs
  * screen pages and filters with, and the indexes the retention purge deletes by.
  *
  * - `request_rollups`: one row per (day, service, user, method, target) with counts, latency sum and

@@ -57,7 +57,7 @@ const unavailableText = (err: unknown, locale: Locale): string =>
  * answered here, `initialize` by the link from its cached upstream result, counted requests pass the
  * metering hook before anything reaches the upstream, and everything else goes up through the link
  * with its answers delivered to `target`. Client responses answer the server-to-client requests the
- * session relayed (sampling, elicitation, roots; architecture §4); any other response is dropped.
+ * session relayed (sampling, elicitation, roots; docs/architecture.md §4); any other response is dropped.
  */
 export class Dispatcher {
   constructor(private readonly deps: DispatchDeps) {}

@@ -23,7 +23,7 @@ export type ForwardedPostHandler = (post: ForwardedPost, service: ServiceSpec) =
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 
 /**
- * Legacy HTTP+SSE across replicas (architecture §7). The stream of a 2024-11-05 session lives on
+ * Legacy HTTP+SSE across replicas (docs/architecture.md §7). The stream of a 2024-11-05 session lives on
  * one replica, but the load balancer may send its message POSTs to any: the session id names the
  * replica holding the stream (`<nonce>.<replica id>`), and a POST that lands elsewhere is
  * authenticated and parsed there, then published on the owner's channel. The owner feeds it into

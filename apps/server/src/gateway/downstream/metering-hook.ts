@@ -25,7 +25,7 @@ export function outcomeOf(message: JSONRPCResponse | JSONRPCError): Pick<Request
 }
 
 /**
- * The metering hook of one counted request (architecture §6): admission before the upstream is
+ * The metering hook of one counted request (docs/architecture.md §6): admission before the upstream is
  * contacted, one record afterwards with latency, outcome, bytes and target.
  */
 export class MeteredCall {

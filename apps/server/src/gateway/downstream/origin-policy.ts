@@ -19,7 +19,7 @@ const EXPOSED_HEADERS = 'Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate'
 const PREFLIGHT_MAX_AGE_S = '600';
 
 /**
- * Who may reach the MCP endpoints by name and by browser origin (architecture §5, security.md
+ * Who may reach the MCP endpoints by name and by browser origin (docs/architecture.md §5, security.md
  * "DNS rebinding and browser clients").
  *
  * Host: a page on `evil.example` that rebinds its name to 127.0.0.1 makes the victim's browser send

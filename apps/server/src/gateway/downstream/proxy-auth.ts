@@ -10,7 +10,7 @@ import type { AbuseGuard } from './abuse.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { failures, type ProxyFailure } from './rpc-errors.js';
 
-/** Answers for an API key or a service name are reused this long (architecture §8: a few seconds at most). */
+/** Answers for an API key or a service name are reused this long (docs/architecture.md §8: a few seconds at most). */
 const CACHE_MS = 3000;
 const MAX_CACHED = 10_000;
 /** Answers that count against the address: a foreign origin, no or a bad key, an unknown service. */
@@ -29,7 +29,7 @@ interface Cached<T> {
 }
 
 /**
- * Who is calling a proxy route and for which service (architecture §5): an API key by
+ * Who is calling a proxy route and for which service (docs/architecture.md §5): an API key by
  * `Authorization: Bearer` or `?key=`, an enabled user, an existing and enabled service, and no
  * foreign browser Origin. Lookups are cached briefly; configuration events drop entries at once.
  */

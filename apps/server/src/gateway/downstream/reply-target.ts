@@ -19,7 +19,7 @@ export interface ReplyTarget {
 }
 
 /**
- * The answer to one streamable HTTP POST, with the JSON fast path of architecture §5: while only
+ * The answer to one streamable HTTP POST, with the JSON fast path of docs/architecture.md §5: while only
  * responses arrive they are collected and sent as one `application/json` body; the first
  * notification that comes before them switches the reply to `text/event-stream`, which then
  * carries everything up to the last response.

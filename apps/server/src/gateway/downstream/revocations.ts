@@ -7,12 +7,12 @@ const NEGATIVE_TTL_MS = 5000;
 const MAX_CACHED = 20_000;
 
 /**
- * Session ids ended by DELETE (architecture §5). A signed id stays valid by itself until its
+ * Session ids ended by DELETE (docs/architecture.md §5). A signed id stays valid by itself until its
  * maximum age, so ending one early needs a list: a row keyed by the id's hash that lives exactly
  * until the id would expire anyway. Answers are cached: a revocation forever (it never un-happens),
  * a clean bill for a few seconds.
  *
- * With REDIS_URL every revocation is also published to the other replicas (architecture §7): they
+ * With REDIS_URL every revocation is also published to the other replicas (docs/architecture.md §7): they
  * remember it at once and drop the session from memory, so the id is refused everywhere the moment
  * DELETE has answered. The table stays the durable list (Redis may be emptied or unreachable, and a
  * replica that starts later reads it); after a Redis outage the clean bills are forgotten.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Secrets } from '../../infra/secrets.js';
 
 /**
- * Streamable HTTP session ids are signed tokens (architecture §5), so that any replica can serve a
+ * Streamable HTTP session ids are signed tokens (docs/architecture.md §5), so that any replica can serve a
  * session and a restart breaks no client: the id itself says whose session it is, on which service,
  * at which protocol version and since when. The random nonce makes every id unique and is the
  * session's identity towards the upstream side.

@@ -10,7 +10,7 @@ import {
 import { VERSION } from '../../version.js';
 import type { LinkMode, Multiplexer } from './multiplexer.js';
 
-/** The client's requested version when the SDK supports it, else the latest (the spec's rule). */
+/** The client's requested version when the SDK supports it, else the latest (the MCP specification's rule). */
 export const negotiateVersion = (requested: string | undefined): string =>
   requested && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
 

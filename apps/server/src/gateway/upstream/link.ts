@@ -262,7 +262,7 @@ export class Link implements UpstreamLink {
   /**
    * A restarted upstream may offer other tools, prompts and resources than the one its sessions
    * listed, and most servers do not say so at start: every attached session is told to list again
-   * (architecture §4), whatever the process itself sends.
+   * (docs/architecture.md §4), whatever the process itself sends.
    */
   private announceLists(result: InitializeResult): void {
     const caps = result.capabilities ?? {};
@@ -424,7 +424,7 @@ export class Link implements UpstreamLink {
   }
 
   /**
-   * A request from the upstream to its client (architecture §4). It goes to the client that caused
+   * A request from the upstream to its client (docs/architecture.md §4). It goes to the client that caused
    * it: the client request it names or the only one in flight (`origin`), or the one session of an
    * isolated link; that client must have declared the capability. Anything else is answered with an
    * error saying why, never sent to a client that did not cause it. `ping` is answered here on a

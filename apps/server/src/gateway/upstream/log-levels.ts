@@ -5,7 +5,7 @@ const ORDER: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'e
 const rank = (level: unknown): number => ORDER.indexOf(level as LoggingLevel);
 
 /**
- * `logging/setLevel` per session on one upstream (architecture §4). The upstream can hold one level,
+ * `logging/setLevel` per session on one upstream (docs/architecture.md §4). The upstream can hold one level,
  * so it is set to the most verbose any attached session asked for, and each session's log messages
  * are filtered here at its own level. A session that never chose one gets what it got before anyone
  * did: everything while the upstream keeps its own default, and `info` and above once another session

@@ -84,7 +84,7 @@ export const errorResponse = (id: RequestId | undefined, code: number, message: 
 });
 
 /**
- * Many client sessions over one upstream connection (architecture §4): request ids and progress
+ * Many client sessions over one upstream connection (docs/architecture.md §4): request ids and progress
  * tokens rewritten on the way up and restored on the way down, each response and progress
  * notification routed to the request that caused it, list_changed fanned out, resource updates
  * sent only to subscribers, unattributable notifications never broadcast.
@@ -345,7 +345,7 @@ export class Multiplexer {
    * The client request a server-to-client request belongs to, only when that is certain: it names one
    * in flight by its progress token (rewritten to the upstream id on the way up), or exactly one
    * client request is in flight on this link. Otherwise undefined: on a shared link it is then refused,
-   * never guessed (architecture §4).
+   * never guessed (docs/architecture.md §4).
    */
   originOf(request: JSONRPCRequest): Pending | undefined {
     const token = request.params?._meta?.progressToken;

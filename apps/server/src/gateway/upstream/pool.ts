@@ -62,7 +62,7 @@ export async function openUpstream(
     ...Object.values(spec.headers),
   ]);
   if (spec.type !== 'stdio') return RemoteChannel.open(spec, logger, tuning.initializeTimeoutMs, auth);
-  // Every command run is on record (architecture §8); secret values are redacted by the writer.
+  // Every command run is on record (docs/architecture.md §8); secret values are redacted by the writer.
   serviceLog.write({
     serviceId: spec.id,
     serviceName: spec.name,
@@ -115,7 +115,7 @@ function runtimeKey(spec: ServiceSpec, userEnv?: Record<string, string>): string
 }
 
 /**
- * The links of this replica (architecture §3): one shared link per service, one per user who has
+ * The links of this replica (docs/architecture.md §3): one shared link per service, one per user who has
  * personal variable values, one per session for isolated services. Reacts to configuration events,
  * starts `boot` services, stops idle ones, and answers health checks.
  */

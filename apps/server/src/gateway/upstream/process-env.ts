@@ -1,5 +1,5 @@
 /**
- * The environment a tool server process starts with (architecture §3): a short list of harmless
+ * The environment a tool server process starts with (docs/architecture.md §3): a short list of harmless
  * variables copied from the gateway's own environment, then the service's variables, then the
  * user's personal values. Nothing else of the gateway's leaks through: SECRET_KEY, DATABASE_URL,
  * REDIS_URL, ADMIN_PASSWORD and any other variable are simply never copied.

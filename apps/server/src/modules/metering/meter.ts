@@ -192,7 +192,7 @@ export interface MeterOptions {
 }
 
 /**
- * Metering (architecture §6). Admission is exact: each (day, service, user) count is loaded from
+ * Metering (docs/architecture.md §6). Admission is exact: each (day, service, user) count is loaded from
  * daily_counters once, then checked and incremented synchronously in memory (or atomically in Redis
  * when replicas share the limit). The database receives the counts in batches, with
  * `count = GREATEST(count + added, known)`: without Redis each replica adds its own admissions, so

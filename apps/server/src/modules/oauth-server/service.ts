@@ -14,7 +14,7 @@ export const ACCESS_TOKEN_SECONDS = 15 * 60;
 export const REFRESH_TOKEN_MS = 30 * 24 * 60 * 60_000;
 export const CODE_MS = 60_000;
 export const REQUEST_MS = 10 * 60_000;
-/** Grant state and users are re-read at most this late (architecture §8: a few seconds at most). */
+/** Grant state and users are re-read at most this late (docs/architecture.md §8: a few seconds at most). */
 const CACHE_MS = 3000;
 /** `last_used_at` is written at most once a minute per grant. */
 const TOUCH_MS = 60_000;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type PackageRunner, runnerPackageOf, splitCommandLine } from '@toolport/contract';
 
 /**
- * Parsing what the admin typed in the custom install dialog (console spec §5): a stdio command
+ * Parsing what the admin typed in the custom install dialog (docs/console.md §5): a stdio command
  * line and KEY=VALUE lines. Pure functions; the service turns their failures into messages.
  */
 

@@ -103,7 +103,7 @@ function stdioPart(commandLine: string) {
 }
 
 /**
- * Checks a custom install request (console spec §5). A name that is already URL-safe is used as is;
+ * Checks a custom install request (docs/console.md §5). A name that is already URL-safe is used as is;
  * anything else is taken as the display name and a URL-safe name is derived from the package,
  * the executable or the URL host.
  */

@@ -10,7 +10,7 @@ import type { ServicesRepo } from './repo.js';
 
 /**
  * A user's own values for a service's variables (stored encrypted per user and service). The pool
- * gives a user who has some a process of their own (architecture §3).
+ * gives a user who has some a process of their own (docs/architecture.md §3).
  */
 export class PersonalEnvs {
   constructor(private readonly deps: { repo: ServicesRepo; secrets: Secrets; events: ConfigEvents }) {}

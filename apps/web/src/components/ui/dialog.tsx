@@ -12,7 +12,7 @@ const overlayClass = 'fixed inset-0 z-40 bg-slate-950/50 backdrop-blur-[1px]';
 
 /**
  * A modal panel: focus moves in, stays inside while open and returns to the trigger on close (radix).
- * `locked` (work in progress, console spec §4) hides the close button, marks the panel busy and ignores
+ * `locked` (work in progress, docs/console.md §4) hides the close button, marks the panel busy and ignores
  * Escape and clicks outside, so only the dialog's own buttons can end it.
  */
 export function DialogContent({

@@ -8,7 +8,7 @@ import { useErrorToast } from '../../lib/use-error-toast';
 import { useUtilization } from './use-utilization';
 import { UtilizationTable } from './utilization-table';
 
-/** Analytics (console spec §2.11); a failed load shows an alert and a toast 'Error fetching stats'. */
+/** Analytics (docs/console.md §2.11); a failed load shows an alert and a toast 'Error fetching stats'. */
 export function AnalyticsPage() {
   const { t } = useTranslation('analytics');
   const utilization = useUtilization();

@@ -2,7 +2,7 @@ import type { ServiceUtilization } from '@toolport/contract';
 
 export type SortDirection = 'desc' | 'asc';
 
-/** Analytics sort (console spec §4): starts descending, each header click flips it. */
+/** Analytics sort (docs/console.md §4): starts descending, each header click flips it. */
 export const DEFAULT_SORT: SortDirection = 'desc';
 export const toggleSort = (direction: SortDirection): SortDirection => (direction === 'desc' ? 'asc' : 'desc');
 

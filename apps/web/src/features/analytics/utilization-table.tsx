@@ -40,7 +40,7 @@ function LoadingRows() {
   ));
 }
 
-/** Enabled services with today's requests (sortable) and average latency (console spec §2.11). */
+/** Enabled services with today's requests (sortable) and average latency (docs/console.md §2.11). */
 export function UtilizationTable({ rows }: { rows: ServiceUtilization[] | undefined }) {
   const { t, i18n } = useTranslation('analytics');
   const [direction, setDirection] = useState<SortDirection>(DEFAULT_SORT);

@@ -7,7 +7,7 @@ import { useSession } from '../../lib/session';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import { SignInForm } from './sign-in-form';
 
-/** /login: signing in here returns the user to the page they were sent away from (console spec §2.1). */
+/** /login: signing in here returns the user to the page they were sent away from (docs/console.md §2.1). */
 export function LoginPage() {
   const { t } = useTranslation(['auth', 'common']);
   const location = useLocation();

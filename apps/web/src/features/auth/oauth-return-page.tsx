@@ -33,7 +33,7 @@ function FailureMessage({ failure, provider, binding }: { failure: Failure; prov
 }
 
 /**
- * /oauth/github and /oauth/google (console spec §2.16): the provider sends the browser back here with
+ * /oauth/github and /oauth/google (docs/console.md §2.16): the provider sends the browser back here with
  * `code` and `state` (or `error`); the server exchanges the code for a session, then the dashboard opens.
  * A bind started from the profile comes back here too: the answer's `mode` is then 'bind', and the
  * profile opens again with the provider bound; its failures lead back to the profile, not to sign-in.

@@ -14,7 +14,7 @@ const providers: { id: OAuthProvider; name: string; Mark: typeof GitHubMark }[] 
   { id: 'google', name: 'Google', Mark: GoogleMark },
 ];
 
-/** A provider can be used when the server says it is switched on and has a client id (console spec §5). */
+/** A provider can be used when the server says it is switched on and has a client id (docs/console.md §5). */
 export function providerEnabled(status: StatusData | undefined, provider: OAuthProvider): boolean {
   if (!status) return false;
   return provider === 'github' ? status.github_oauth && !!status.github_client_id : status.google_oauth && !!status.google_client_id;

@@ -4,7 +4,7 @@ import type { LazyDialogProps } from '../../components/lazy-dialog-button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { SignInForm } from './sign-in-form';
 
-/** The sign-in form in the top bar's dialog; success goes to the dashboard (console spec §2.3). */
+/** The sign-in form in the top bar's dialog; success goes to the dashboard (docs/console.md §2.3). */
 export default function SignInDialog({ onClose, onCloseAutoFocus }: LazyDialogProps) {
   const { t } = useTranslation(['auth', 'common']);
   const navigate = useNavigate();

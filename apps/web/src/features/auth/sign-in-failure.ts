@@ -2,7 +2,7 @@ import type { TFunction } from 'i18next';
 import { ApiError } from '../../lib/api';
 
 /**
- * The toast for a sign-in that did not succeed (console spec §8): a refusal by the server (4xx: wrong
+ * The toast for a sign-in that did not succeed (docs/console.md §8): a refusal by the server (4xx: wrong
  * password, disabled account, too many attempts) is '登录失败' with its message; a request that failed
  * (server error, no answer) is '登录错误'.
  */

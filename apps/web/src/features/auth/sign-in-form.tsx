@@ -19,7 +19,7 @@ function OrDivider() {
   );
 }
 
-/** The sign-in form of console spec §2.3, shared by the /login page and the top bar's dialog. */
+/** The sign-in form of docs/console.md §2.3, shared by the /login page and the top bar's dialog. */
 export function SignInForm({ onSignedIn }: { onSignedIn(): void }) {
   const { t } = useTranslation('auth');
   const { phase, submit } = useSignIn(onSignedIn);

@@ -9,7 +9,7 @@ import { signInFailure } from './sign-in-failure';
 export type SignInPhase = 'idle' | 'submitting';
 
 /**
- * Sign-in with username and password (console spec §4, §5): both must be non-empty; while the request runs
+ * Sign-in with username and password (docs/console.md §4, §5): both must be non-empty; while the request runs
  * the form is `submitting` and further submits are ignored; on success the session is stored and
  * `onSignedIn` runs.
  */

@@ -12,7 +12,7 @@ import { useOverview } from './use-overview';
 import { WelcomeCard } from './welcome-card';
 
 /**
- * The dashboard (console spec §2.4): loading shows the cards with placeholders of the final size, an error
+ * The dashboard (docs/console.md §2.4): loading shows the cards with placeholders of the final size, an error
  * shows the server's message (or a translated one) in their place, loaded shows the live figures.
  */
 export function DashboardPage() {

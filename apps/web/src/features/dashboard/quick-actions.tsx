@@ -19,7 +19,7 @@ const actions: QuickAction[] = [
   { to: '/market', label: 'quick.installService', icon: PackagePlus, adminOnly: true },
 ];
 
-/** Shortcuts of console spec §2.4; 'install service' only for admins. */
+/** Shortcuts of docs/console.md §2.4; 'install service' only for admins. */
 export function QuickActions() {
   const { t } = useTranslation('dashboard');
   const { user } = useSession();

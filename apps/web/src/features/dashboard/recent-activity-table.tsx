@@ -3,7 +3,7 @@ import { Badge } from '../../components/ui/badge';
 import { Card, CardContent, CardHeader, CardTitle } from '../../components/ui/card';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '../../components/ui/table';
 
-/** Static sample rows (console spec §2.4): the table shows what activity will look like, not real requests. */
+/** Static sample rows (docs/console.md §2.4): the table shows what activity will look like, not real requests. */
 const sampleRows = [
   { minutesAgo: 2, service: 'filesystem', tool: 'read_file', ok: true },
   { minutesAgo: 14, service: 'fetch', tool: 'fetch', ok: true },

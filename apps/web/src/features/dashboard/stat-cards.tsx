@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Card } from '../../components/ui/card';
 import { Skeleton } from '../../components/ui/skeleton';
 
-/** Fees are not part of the product (console spec §1): the card is a fixed 0. */
+/** Fees are not part of the product (docs/console.md §1): the card is a fixed 0. */
 const REMAINING_CREDITS = 0;
 
 function StatCard({ label, value, icon: Icon }: { label: string; value: string | undefined; icon: LucideIcon }) {
@@ -25,7 +25,7 @@ function StatCard({ label, value, icon: Icon }: { label: string; value: string |
   );
 }
 
-/** The four counters of console spec §2.4; while loading, each value is a placeholder of the same size. */
+/** The four counters of docs/console.md §2.4; while loading, each value is a placeholder of the same size. */
 export function StatCards({ overview }: { overview: SystemOverview | undefined }) {
   const { t, i18n } = useTranslation('dashboard');
   const number = new Intl.NumberFormat(i18n.language);

@@ -18,7 +18,7 @@ function StatusRow({ label, children, testId }: { label: string; children: React
   );
 }
 
-/** Uptime, enabled and healthy services, and unhealthy ones only when there are any (console spec §2.4). */
+/** Uptime, enabled and healthy services, and unhealthy ones only when there are any (docs/console.md §2.4). */
 export function SystemStatusCard({ overview }: { overview: SystemOverview | undefined }) {
   const { t } = useTranslation('dashboard');
   const { data: status } = useServerStatus();

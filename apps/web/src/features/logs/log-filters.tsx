@@ -14,7 +14,7 @@ interface LogFiltersFormProps {
 }
 
 /**
- * Service id, service name, phase and level with Search and Clear (console spec §2.15). Nothing applies until
+ * Service id, service name, phase and level with Search and Clear (docs/console.md §2.15). Nothing applies until
  * Search (or Enter); Clear empties the form and shows the whole log again.
  */
 export function LogFiltersForm({ applied, onSearch }: LogFiltersFormProps) {

@@ -11,7 +11,7 @@ interface LogPagerProps {
 }
 
 /**
- * 'Showing start to end of total' with previous, up to five page buttons and next (console spec §2.15, §9).
+ * 'Showing start to end of total' with previous, up to five page buttons and next (docs/console.md §2.15, §9).
  * On a narrow screen the text sits above the buttons and the arrows lose their words.
  */
 export function LogPager({ page, pages, range, onPage }: LogPagerProps) {

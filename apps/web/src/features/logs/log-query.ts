@@ -8,7 +8,7 @@ export type LogLevel = (typeof logLevels)[number];
 /** The server's limit for the service-name filter. */
 export const SERVICE_NAME_MAX = MAX_SERVICE_NAME_FILTER_LENGTH;
 
-/** The Logs filters (console spec §2.15) as the form and the address hold them: '' or 'all' means no filter. */
+/** The Logs filters (docs/console.md §2.15) as the form and the address hold them: '' or 'all' means no filter. */
 export interface LogFilters {
   serviceId: string;
   serviceName: string;
@@ -73,7 +73,7 @@ export function writeLogSearch(filters: LogFilters, page: number): URLSearchPara
   return params;
 }
 
-/** The query of GET /api/mcp_logs (console spec §7): page, page_size 20 and the filters that are set. */
+/** The query of GET /api/mcp_logs (docs/console.md §7): page, page_size 20 and the filters that are set. */
 export function logsApiQuery(filters: LogFilters, page: number): Record<string, string | number> {
   return { page, page_size: LOGS_PAGE_SIZE, ...Object.fromEntries(setEntries(filters)) };
 }

@@ -74,7 +74,7 @@ function deferred<T>() {
   return { promise, resolve };
 }
 
-describe('logs page: the table (console spec §2.15)', () => {
+describe('logs page: the table (docs/console.md §2.15)', () => {
   it('shows a loading state, then each line with its time, service name and id, phase and level badges and message', async () => {
     const answer = deferred<FakeReply>();
     const entries: LogEntry[] = [

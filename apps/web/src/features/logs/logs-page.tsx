@@ -16,7 +16,7 @@ import { pageCount, shownRange } from './pagination';
 import { useLogs } from './use-logs';
 
 /**
- * The Logs screen (console spec §2.15), admins only. Filters and page live in the address, so a reload, the
+ * The Logs screen (docs/console.md §2.15), admins only. Filters and page live in the address, so a reload, the
  * back button or a shared link shows the same lines.
  */
 export function LogsPage() {

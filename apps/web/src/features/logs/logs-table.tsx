@@ -80,7 +80,7 @@ function ServiceCell({ entry }: { entry: LogEntry }) {
   );
 }
 
-/** The log lines of one page (console spec §2.15): timestamp, service name and id, phase, level, message. */
+/** The log lines of one page (docs/console.md §2.15): timestamp, service name and id, phase, level, message. */
 export function LogsTable({ state }: { state: LogsTableState }) {
   const { t } = useTranslation('logs');
   const loaded = state.kind === 'loaded' ? state : undefined;

@@ -43,7 +43,7 @@ function EnvVarField({ v, value, invalid, onChange }: { v: MarketEnvVar; value: 
 }
 
 /**
- * Asks for the environment variables an install is missing (console spec §2.10, §5): every one must be
+ * Asks for the environment variables an install is missing (docs/console.md §2.10, §5): every one must be
  * non-blank after trimming. Mounted per request, so it starts empty each time.
  */
 export function EnvVarDialog({ name, vars, onSubmit, onCancel }: EnvVarDialogProps) {

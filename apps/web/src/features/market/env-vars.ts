@@ -1,7 +1,7 @@
 import { PLACEHOLDER_MARKERS } from '@toolport/contract';
 import type { MarketEnvVar } from './market-item';
 
-/** A value counts as missing when it is empty or still a placeholder (console spec §5, detail view install). */
+/** A value counts as missing when it is empty or still a placeholder (docs/console.md §5, detail view install). */
 export function isMissingEnvValue(value: string | undefined): boolean {
   if (!value) return true;
   const lower = value.toLowerCase();
@@ -10,14 +10,14 @@ export function isMissingEnvValue(value: string | undefined): boolean {
 
 /**
  * The required variables with neither an entered value nor a usable default: they block the install
- * until given (console spec §5), as the server would refuse it for them.
+ * until given (docs/console.md §5), as the server would refuse it for them.
  */
 export function missingRequiredVars(vars: readonly MarketEnvVar[], values: Record<string, string> = {}): MarketEnvVar[] {
   return vars.filter((v) => v.isRequired && isMissingEnvValue(values[v.name] ?? v.value) && isMissingEnvValue(v.defaultValue));
 }
 
 /**
- * The missing-variable modal's rule (console spec §5): every listed variable must be non-blank after
+ * The missing-variable modal's rule (docs/console.md §5): every listed variable must be non-blank after
  * trimming. Returns the name of the first blank one, or null when all are filled.
  */
 export function firstBlankVar(names: readonly string[], values: Record<string, string>): string | null {

@@ -17,7 +17,7 @@ interface InstallButtonProps {
   onUninstalled?(): void;
 }
 
-/** Install, or Uninstall when installed; 'Installing...' and 'Uninstalling...' while busy (console spec §2.10). */
+/** Install, or Uninstall when installed; 'Installing...' and 'Uninstalling...' while busy (docs/console.md §2.10). */
 export function InstallButton({ item, from, icon, installOptions, onUninstalled }: InstallButtonProps) {
   const { t } = useTranslation('market');
   const { tasks, uninstalls, install, requestUninstall } = useMarketActions();

@@ -9,7 +9,7 @@ import type { InstallTask } from './use-install-tasks';
 const titleKey = { installing: 'log.installing', success: 'log.complete', error: 'log.failed', idle: 'log.installing' } as const;
 
 /**
- * The install's live log (console spec §2.10): the task's lines in a 16rem panel that follows the newest
+ * The install's live log (docs/console.md §2.10): the task's lines in a 16rem panel that follows the newest
  * line, titled by the task's state. It cannot be closed while the install runs; then its button reads
  * Finish after a success, otherwise Close.
  */

@@ -35,7 +35,7 @@ interface UninstallRequest {
 }
 
 /**
- * What the list and the detail view share (console spec §2.10, §4): the install and uninstall tasks,
+ * What the list and the detail view share (docs/console.md §2.10, §4): the install and uninstall tasks,
  * the tick overlays and the dialogs (missing variables, install log, uninstall confirmation). Tasks
  * survive moving between the list and a package's details; leaving the marketplace stops their polling.
  */

@@ -14,7 +14,7 @@ import { formatCount, sourceLabel } from './market-labels';
 
 const metaClass = 'inline-flex min-w-0 items-center gap-1 [&_svg]:size-3.5 [&_svg]:shrink-0';
 
-/** Homepage, stars, weekly downloads and author (or source) of a card (console spec §2.10). */
+/** Homepage, stars, weekly downloads and author (or source) of a card (docs/console.md §2.10). */
 function CardMeta({ item }: { item: MarketItem }) {
   const { t, i18n } = useTranslation('market');
   const onGithub = isGithubUrl(item.homepage);
@@ -83,7 +83,7 @@ function PackageName({ name }: { name: string }) {
 }
 
 /**
- * One package or installed service of the marketplace grid (console spec §2.10): name (a link to its
+ * One package or installed service of the marketplace grid (docs/console.md §2.10): name (a link to its
  * registry page), version, source, description, links and counts; Details, and Install or Uninstall.
  * A spinner covers it while it installs, and a tick for 2 s after an install (green) or uninstall (red).
  */

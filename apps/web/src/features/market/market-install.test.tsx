@@ -39,7 +39,7 @@ const logDialog = () => screen.findByRole('dialog', { name: /Installing Service\
 
 afterEach(() => vi.useRealTimers());
 
-describe('marketplace install (console spec §4)', () => {
+describe('marketplace install (docs/console.md §4)', () => {
   it('installs from a card: busy labels and spinner, the live log polled every 5 s, then Finish and a green tick', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     const { api } = await renderMarket(SEARCH, {
@@ -281,7 +281,7 @@ describe('marketplace install (console spec §4)', () => {
   });
 });
 
-describe('marketplace uninstall (console spec §2.10, §4)', () => {
+describe('marketplace uninstall (docs/console.md §2.10, §4)', () => {
   const installed = marketPackage({ is_installed: true, installed_service_id: 4 });
 
   it('asks first, then uninstalls: busy label, red tick, and the result reads not installed without a new search', async () => {

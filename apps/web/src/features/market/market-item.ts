@@ -1,7 +1,7 @@
 import type { EnvVarDeclaration, InstalledService, MarketPackage, MarketSourceName, PackageDetails } from '@toolport/contract';
 import { MARKET_SOURCE_OF_MANAGER, marketSources } from '@toolport/contract';
 
-/** The tabs of the marketplace (console spec §2.10): one per package source, then the installed services. */
+/** The tabs of the marketplace (docs/console.md §2.10): one per package source, then the installed services. */
 export type MarketTab = MarketSourceName | 'installed';
 export const marketTabs: readonly MarketTab[] = [...marketSources, 'installed'];
 export const DEFAULT_MARKET_TAB: MarketTab = 'npm';
@@ -9,7 +9,7 @@ export const DEFAULT_MARKET_TAB: MarketTab = 'npm';
 export const isMarketSource = (value: unknown): value is MarketSourceName =>
   typeof value === 'string' && (marketSources as readonly string[]).includes(value);
 
-/** A variable a package reads, as the client keeps it (console spec §3). */
+/** A variable a package reads, as the client keeps it (docs/console.md §3). */
 export interface MarketEnvVar {
   name: string;
   description: string;
@@ -21,7 +21,7 @@ export interface MarketEnvVar {
 }
 
 /**
- * One card of the marketplace (console spec §3): a search result, a package's details or an installed
+ * One card of the marketplace (docs/console.md §3): a search result, a package's details or an installed
  * service, in one shape. Text fallbacks that depend on the language ('Unknown Name', 'Unknown Author')
  * are left empty here and filled in where they are shown.
  */
@@ -48,7 +48,7 @@ export interface MarketItem {
   readme: string;
 }
 
-/** Shown when a result names no version (console spec §3). */
+/** Shown when a result names no version (docs/console.md §3). */
 export const FALLBACK_VERSION = '0.0.0';
 
 export const itemIdOf = (name: string, source: string) => `${name}:${source}`;
@@ -70,7 +70,7 @@ export function githubOwnerOf(url: string): string {
   return new URL(url).pathname.split('/').find(Boolean) ?? '';
 }
 
-/** An author given as a string or as an object with a name (console spec §2.10); '' when neither. */
+/** An author given as a string or as an object with a name (docs/console.md §2.10); '' when neither. */
 export function authorName(author: unknown): string {
   if (typeof author === 'string') return author.trim();
   if (author && typeof author === 'object' && 'name' in author && typeof author.name === 'string') return author.name.trim();
@@ -86,7 +86,7 @@ export const toMarketEnvVar = (v: EnvVarDeclaration): MarketEnvVar => ({
   value: '',
 });
 
-/** A search result as the cards read it (console spec §3). */
+/** A search result as the cards read it (docs/console.md §3). */
 export function fromMarketPackage(p: MarketPackage): MarketItem {
   const homepage = p.homepage || '';
   return {

@@ -15,7 +15,7 @@ function deferred<T>() {
 
 const card = (name: string) => screen.getByRole('group', { name });
 
-describe('marketplace list: tabs and search (console spec §2.10)', () => {
+describe('marketplace list: tabs and search (docs/console.md §2.10)', () => {
   it('opens on the npm tab, and searches nothing until a term is given', async () => {
     const { api } = await renderMarket('/market');
     expect(await screen.findByRole('tab', { name: 'npm', selected: true })).toBeInTheDocument();
@@ -123,7 +123,7 @@ describe('marketplace list: tabs and search (console spec §2.10)', () => {
   });
 });
 
-describe('marketplace cards (console spec §2.10)', () => {
+describe('marketplace cards (docs/console.md §2.10)', () => {
   it('shows every field: linked name, version, source, description, homepage, stars, weekly downloads, author', async () => {
     await renderMarket('/market?source=npm&q=echo');
     const echo = await screen.findByRole('group', { name: 'acme-echo-mcp' });

@@ -82,7 +82,7 @@ function Searching({ label }: { label: string }) {
   );
 }
 
-/** The search box: Enter or the button runs the search (console spec §2.10). */
+/** The search box: Enter or the button runs the search (docs/console.md §2.10). */
 function SearchForm({ source, query, onSearch }: { source: MarketSourceName; query: string; onSearch(term: string): void }) {
   const { t } = useTranslation('market');
   const [draft, setDraft] = useState(query);
@@ -111,7 +111,7 @@ function SearchForm({ source, query, onSearch }: { source: MarketSourceName; que
 }
 
 /**
- * The marketplace (console spec §2.10): tabs per package source (npm first) and the installed services,
+ * The marketplace (docs/console.md §2.10): tabs per package source (npm first) and the installed services,
  * a search, and a grid of cards (1, 2 or 3 columns by width). The tab and term live in the address, so
  * coming back from a package's details shows the same results.
  */

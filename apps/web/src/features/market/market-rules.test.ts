@@ -26,7 +26,7 @@ const variable = (overrides: Partial<MarketEnvVar> = {}): MarketEnvVar => ({
   ...overrides,
 });
 
-describe('missing env var rule of the detail view install (console spec §5)', () => {
+describe('missing env var rule of the detail view install (docs/console.md §5)', () => {
   it.each([
     'your-token',
     'enter-key',
@@ -63,7 +63,7 @@ describe('missing env var rule of the detail view install (console spec §5)', (
   });
 });
 
-describe('missing-variable modal rule (console spec §5)', () => {
+describe('missing-variable modal rule (docs/console.md §5)', () => {
   it('wants every listed variable non-blank after trimming, naming the first blank one', () => {
     expect(firstBlankVar(['A', 'B'], { A: 'x', B: '   ' })).toBe('B');
     expect(firstBlankVar(['A', 'B'], { B: 'y' })).toBe('A');
@@ -76,7 +76,7 @@ describe('missing-variable modal rule (console spec §5)', () => {
   });
 });
 
-describe('Markdown address rule (console spec §5)', () => {
+describe('Markdown address rule (docs/console.md §5)', () => {
   it.each([
     'https://example.com/a',
     'http://example.com',
@@ -107,7 +107,7 @@ describe('Markdown address rule (console spec §5)', () => {
   });
 });
 
-describe('search result mapping (console spec §3)', () => {
+describe('search result mapping (docs/console.md §3)', () => {
   it('keys by name plus package manager and keeps the fields the card reads', () => {
     expect(fromMarketPackage(marketPackage({ is_installed: true, installed_service_id: 4 }))).toMatchObject({
       id: 'acme-echo-mcp:npm',
@@ -191,7 +191,7 @@ describe('marketplace links and tabs', () => {
     expect(detailsPath('mcp_registry', 'io.github.acme/weather')).toBe('/market/mcp_registry/io.github.acme/weather');
   });
 
-  it('opens on npm, with the Installed tab last (console spec §4, §9)', () => {
+  it('opens on npm, with the Installed tab last (docs/console.md §4, §9)', () => {
     expect(DEFAULT_MARKET_TAB).toBe('npm');
     expect(marketTabs).toEqual(['npm', 'pypi', 'mcp_registry', 'installed']);
   });

@@ -32,7 +32,7 @@ function BackButton({ source }: { source?: string }) {
   );
 }
 
-/** Nothing selected, or nothing found under this name (console spec §2.10). */
+/** Nothing selected, or nothing found under this name (docs/console.md §2.10). */
 function NotFound({ source }: { source?: string }) {
   const { t } = useTranslation('market');
   useDocumentTitle(t('details.notFoundTitle'));
@@ -156,7 +156,7 @@ function PackageDetails({ source, name }: { source: MarketSourceName; name: stri
   return <DetailsView item={details.data} reload={() => void details.refetch()} />;
 }
 
-/** The detail view at /market/{source}/{package name} (console spec §2.10). */
+/** The detail view at /market/{source}/{package name} (docs/console.md §2.10). */
 export function PackageDetailsPage() {
   const params = useParams();
   const source = params.source;

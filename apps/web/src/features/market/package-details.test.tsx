@@ -17,7 +17,7 @@ function deferred<T>() {
 
 const heading = () => screen.findByRole('heading', { level: 1, name: 'acme-echo-mcp' });
 
-describe('package detail view (console spec §2.10)', () => {
+describe('package detail view (docs/console.md §2.10)', () => {
   it('shows a spinner while the details load, then every field and the readme as Markdown', async () => {
     const answer = deferred<FakeReply>();
     const { api } = await renderMarket('/market/npm/acme-echo-mcp', { [DETAILS]: () => answer.promise });
@@ -110,7 +110,7 @@ describe('package detail view (console spec §2.10)', () => {
   });
 });
 
-describe('install and uninstall from the detail view (console spec §2.10, §4, §5)', () => {
+describe('install and uninstall from the detail view (docs/console.md §2.10, §4, §5)', () => {
   it('asks first for a required variable whose default is a placeholder, then installs with it; Finish toasts and reloads', async () => {
     const { api } = await renderMarket('/market/npm/acme-echo-mcp', {
       [DETAILS]: () =>

@@ -4,7 +4,7 @@ import { ReadmeMarkdown } from './readme-markdown';
 
 const hrefOf = (name: string) => screen.getByText(name).closest('a')?.getAttribute('href') ?? '';
 
-describe('readme rendered as Markdown (console spec §2.10, §5)', () => {
+describe('readme rendered as Markdown (docs/console.md §2.10, §5)', () => {
   it('renders GitHub-flavoured Markdown: headings, tables, code and task lists', () => {
     render(
       <ReadmeMarkdown

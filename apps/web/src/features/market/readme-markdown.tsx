@@ -4,7 +4,7 @@ import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
 import remarkGfm from 'remark-gfm';
 import { SAFE_URL_PROTOCOLS, safeUrl } from './safe-url';
 
-/** GitHub's sanitising rules, with images allowed the same schemes as links (console spec §5). */
+/** GitHub's sanitising rules, with images allowed the same schemes as links (docs/console.md §5). */
 const schema = {
   ...defaultSchema,
   protocols: { ...defaultSchema.protocols, href: [...SAFE_URL_PROTOCOLS], src: [...SAFE_URL_PROTOCOLS] },

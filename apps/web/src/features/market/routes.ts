@@ -1,7 +1,7 @@
 import type { RouteObject } from 'react-router';
 
 /**
- * Routes of the Market screen (console spec §2.10); the router mounts them behind the administrator check.
+ * Routes of the Market screen (docs/console.md §2.10); the router mounts them behind the administrator check.
  * The list and a package's details (/market/{source}/{package name}, scoped names keep their slash) share
  * the install and uninstall tasks of the layout.
  */

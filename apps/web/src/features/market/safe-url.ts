@@ -1,4 +1,4 @@
-/** Schemes a readme's link and image addresses may use (console spec §5, Markdown). */
+/** Schemes a readme's link and image addresses may use (docs/console.md §5, Markdown). */
 export const SAFE_URL_PROTOCOLS = ['http', 'https', 'irc', 'ircs', 'mailto', 'xmpp'] as const;
 
 /**

@@ -14,10 +14,10 @@ import { FALLBACK_VERSION, isMarketSource, type MarketEnvVar, type MarketItem } 
 import { refreshMarket } from './use-market-queries';
 import type { Tick } from './use-success-ticks';
 
-/** Marketplace install-status polling (console spec §9). */
+/** Marketplace install-status polling (docs/console.md §9). */
 export const MARKET_POLL_INTERVAL_MS = 5_000;
 
-/** The install task of one card, keyed by its id (console spec §3, §4). */
+/** The install task of one card, keyed by its id (docs/console.md §3, §4). */
 export interface InstallTask {
   serviceId: string;
   status: 'idle' | 'installing' | 'success' | 'error';
@@ -53,7 +53,7 @@ const installRequest = (item: MarketItem, source: MarketSourceName, values: Reco
 });
 
 /**
- * The marketplace install task state machine (console spec §4): idle → installing → success or error,
+ * The marketplace install task state machine (docs/console.md §4): idle → installing → success or error,
  * with the missing-variable modal and the live log dialog. One install per card at a time; polling
  * every 5 s until the server's task is completed or failed; a task can be cancelled, which stops it.
  */
@@ -210,7 +210,7 @@ export function useInstallTasks(showTick: (id: string, tick: Tick) => void) {
     [failed, follow, patch, succeeded, t],
   );
 
-  /** The modal's values: the task goes back to idle and the install is tried again with them (console spec §4). */
+  /** The modal's values: the task goes back to idle and the install is tried again with them (docs/console.md §4). */
   const submitEnv = useCallback(
     (values: Record<string, string>) => {
       if (!envPrompt) return;

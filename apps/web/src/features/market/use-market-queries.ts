@@ -14,7 +14,7 @@ export const marketKeys = {
 };
 
 /**
- * Search and list failures are only logged (console spec §8): the screen shows its empty state, and a
+ * Search and list failures are only logged (docs/console.md §8): the screen shows its empty state, and a
  * 401 still ends the session through the API client.
  */
 async function logged<T>(what: string, load: () => Promise<T>): Promise<T> {
@@ -26,7 +26,7 @@ async function logged<T>(what: string, load: () => Promise<T>): Promise<T> {
   }
 }
 
-/** GET /api/mcp_market/search for one source; an empty term yields empty results without a request (console spec §5). */
+/** GET /api/mcp_market/search for one source; an empty term yields empty results without a request (docs/console.md §5). */
 export function useMarketSearch(source: MarketSourceName | null, query: string) {
   const term = query.trim();
   return useQuery({

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 
-/** How long a card shows its tick after an install or uninstall (console spec §9). */
+/** How long a card shows its tick after an install or uninstall (docs/console.md §9). */
 export const SUCCESS_TICK_MS = 2_000;
 
-/** green after an install, red after an uninstall (console spec §2.10). */
+/** green after an install, red after an uninstall (docs/console.md §2.10). */
 export type Tick = 'installed' | 'uninstalled';
 
 /** The tick overlays of the cards: `show(id, kind)` puts one up for 2 s. */

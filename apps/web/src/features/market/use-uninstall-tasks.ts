@@ -11,7 +11,7 @@ import type { MarketItem } from './market-item';
 import { marketKeys, markUninstalled } from './use-market-queries';
 import type { Tick } from './use-success-ticks';
 
-/** The uninstall task of one card (console spec §3): uninstalling, then idle or error. */
+/** The uninstall task of one card (docs/console.md §3): uninstalling, then idle or error. */
 export interface UninstallTask {
   status: 'uninstalling' | 'idle' | 'error';
   error: string;
@@ -21,7 +21,7 @@ export interface UninstallTask {
 export type UninstallFrom = 'card' | 'detail';
 
 /**
- * Uninstall from a card or the detail view (console spec §4): on success the service leaves the installed
+ * Uninstall from a card or the detail view (docs/console.md §4): on success the service leaves the installed
  * list, its results read "not installed" and the details are reloaded; on failure the task keeps the error.
  * `uninstall` resolves to whether it worked.
  */

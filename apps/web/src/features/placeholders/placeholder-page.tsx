@@ -4,7 +4,7 @@ import { PageHeader } from '../../components/page-header';
 import { Card, CardContent } from '../../components/ui/card';
 
 /**
- * A route that exists before its screen does (console spec §2.1: /api, /models and /docs show no content;
+ * A route that exists before its screen does (docs/console.md §2.1: /api, /models and /docs show no content;
  * the admin screens and Services arrive with later work and replace this in their own feature folder).
  */
 export function PlaceholderPage({ title, children }: { title: string; children?: ReactNode }) {

@@ -13,7 +13,7 @@ import { CLIENT_ID_MAX, CLIENT_SECRET_MAX, type Preferences, planCredentials, pr
 import { useSaveOptions } from './use-preferences';
 
 /**
- * A provider's client ID and secret (console spec §2.13). The stored secret is never shown or sent back: the
+ * A provider's client ID and secret (docs/console.md §2.13). The stored secret is never shown or sent back: the
  * field starts empty with the server's mask as its placeholder, and a blank field keeps what is stored.
  */
 export function CredentialsForm({ provider, prefs }: { provider: OAuthProvider; prefs: Preferences }) {

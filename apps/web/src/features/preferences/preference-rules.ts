@@ -30,7 +30,7 @@ export const SECRET_MASK = '********';
 export const CLIENT_ID_MAX = MAX_OAUTH_CLIENT_ID_LENGTH;
 export const CLIENT_SECRET_MAX = MAX_OAUTH_CLIENT_SECRET_LENGTH;
 
-/** The server address as it is saved (console spec §9): trimmed, without trailing slashes. */
+/** The server address as it is saved (docs/console.md §9): trimmed, without trailing slashes. */
 export const normaliseServerAddress = (raw: string): string => raw.trim().replace(/\/+$/, '');
 
 /**
@@ -71,7 +71,7 @@ export function planAllowedOrigins(raw: string): { ok: true; value: string } | {
   return { ok: true, value: out.join('\n') };
 }
 
-/** Where a provider sends the browser back (console spec §2.13): the console's own return route. */
+/** Where a provider sends the browser back (docs/console.md §2.13): the console's own return route. */
 export const callbackUrl = (server: string, provider: OAuthProvider): string => `${server}/oauth/${provider}`;
 
 /** How far a provider is set up, the way the sign-in page will see it (the server needs id and secret). */

@@ -32,7 +32,7 @@ function CardSkeleton({ rows }: { rows: number }) {
 }
 
 /**
- * Preferences (console spec §2.13, admin): the server address, the stdio startup strategy, the two sign-in
+ * Preferences (docs/console.md §2.13, admin): the server address, the stdio startup strategy, the two sign-in
  * providers and whether remote services may use private networks, each saved on its own through PUT /api/option/.
  */
 export function PreferencesPage() {

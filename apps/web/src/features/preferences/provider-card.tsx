@@ -17,7 +17,7 @@ const marks = { github: GitHubMark, google: GoogleMark } as const;
 const readinessTone = { off: 'neutral', active: 'success', incomplete: 'warning' } as const satisfies Record<ProviderReadiness, string>;
 
 /**
- * One sign-in provider (console spec §2.13): its switch, saved as soon as it is flipped (switching on needs a
+ * One sign-in provider (docs/console.md §2.13): its switch, saved as soon as it is flipped (switching on needs a
  * saved client ID, as on the server), its client ID and secret, and what to register at the provider.
  */
 export function ProviderCard({ provider, prefs }: { provider: OAuthProvider; prefs: Preferences }) {

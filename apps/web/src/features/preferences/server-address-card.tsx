@@ -34,7 +34,7 @@ function OutcomeText({ id, outcome }: { id: string; outcome: Outcome }) {
 }
 
 /**
- * The address users and providers reach the console at (console spec §2.13), saved with its own button; the
+ * The address users and providers reach the console at (docs/console.md §2.13), saved with its own button; the
  * result shows below the field rather than as a toast (§8). Saved without its trailing slash (§9).
  */
 export function ServerAddressCard({ saved }: { saved: string }) {

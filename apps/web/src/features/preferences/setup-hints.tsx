@@ -6,7 +6,7 @@ import { Label } from '../../components/ui/label';
 import { callbackUrl, providerKeys } from './preference-rules';
 
 /**
- * What to enter at the provider when registering the OAuth app (console spec §2.13): the homepage and the
+ * What to enter at the provider when registering the OAuth app (docs/console.md §2.13): the homepage and the
  * callback URL {server}/oauth/{provider}. Without a saved server address the server uses the address the
  * browser reached it by, which is this console's.
  */

@@ -12,7 +12,7 @@ import { isStartupStrategy, startupStrategies } from './preference-rules';
 import { useSaveOptions } from './use-preferences';
 
 /**
- * When the gateway starts stdio services (console spec §2.13): `boot` or `demand`, saved as soon as it is
+ * When the gateway starts stdio services (docs/console.md §2.13): `boot` or `demand`, saved as soon as it is
  * chosen. The gateway applies it at once: switching to `boot` starts every enabled stdio service.
  */
 /** Whole minutes from 1 to 1440 (a day), as the server accepts for StdioIdleTimeoutMinutes. */

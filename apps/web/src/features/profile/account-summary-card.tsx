@@ -2,7 +2,7 @@ import type { SelfUser } from '@toolport/contract';
 import { useTranslation } from 'react-i18next';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card';
 
-/** Read-only profile of a user who signs in through a provider (console spec §6): the provider owns it. */
+/** Read-only profile of a user who signs in through a provider (docs/console.md §6): the provider owns it. */
 export function AccountSummaryCard({ user }: { user: SelfUser }) {
   const { t } = useTranslation('profile');
   const rows: [string, string][] = [

@@ -16,7 +16,7 @@ import { maskApiKey } from './api-key-mask';
 
 const NOTES = ['apiKey.notes.usage', 'apiKey.notes.secret', 'apiKey.notes.refresh'] as const;
 
-/** The user's API key, masked unless shown, with a refresh that replaces it (console spec §2.12). */
+/** The user's API key, masked unless shown, with a refresh that replaces it (docs/console.md §2.12). */
 export function ApiKeyCard({ apiKey }: { apiKey: string }) {
   const { t } = useTranslation(['profile', 'common', 'services']);
   const queryClient = useQueryClient();
@@ -24,7 +24,7 @@ export function ApiKeyCard({ apiKey }: { apiKey: string }) {
   const [confirming, setConfirming] = useState(false);
 
   const rotate = useMutation({
-    // GET is how the console asks for a new key (console spec §7).
+    // GET is how the console asks for a new key (docs/console.md §7).
     mutationFn: () => call(routes.users.rotateToken, { notify: false }),
     onSuccess: (token) => {
       queryClient.setQueryData<SelfUser>(selfQueryKey, (old) => (old ? { ...old, token } : old));

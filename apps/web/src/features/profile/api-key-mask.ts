@@ -1,4 +1,4 @@
-/** API key mask of console spec §9: 8 leading and 4 trailing characters show, dots in between. */
+/** API key mask of docs/console.md §9: 8 leading and 4 trailing characters show, dots in between. */
 export const MASK_HEAD = 8;
 export const MASK_TAIL = 4;
 const DOTS = '••••••••';

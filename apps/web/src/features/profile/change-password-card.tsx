@@ -25,7 +25,7 @@ import {
 const empty: PasswordChangeFields = { current: '', next: '', confirm: '' };
 
 /**
- * Change password (console spec §2.12, §5); password users only. The server ends every session of the user
+ * Change password (docs/console.md §2.12, §5); password users only. The server ends every session of the user
  * on success, so the console signs out and asks for the new password.
  */
 export function ChangePasswordCard() {

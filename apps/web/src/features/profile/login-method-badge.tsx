@@ -12,7 +12,7 @@ const icons: Record<LoginMethod, ComponentType<{ className?: string }>> = {
   password: KeyRound,
 };
 
-/** How the user signs in (console spec §2.12): GitHub, Google, WeChat or password. */
+/** How the user signs in (docs/console.md §2.12): GitHub, Google, WeChat or password. */
 export function LoginMethodBadge({ method }: { method: LoginMethod }) {
   const { t } = useTranslation('profile');
   const Icon = icons[method];

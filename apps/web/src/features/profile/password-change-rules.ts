@@ -11,7 +11,7 @@ export interface PasswordChangeFields {
 /** The server's minimum, checked here to answer before a round trip. */
 export { MIN_PASSWORD_LENGTH };
 
-/** The button stays disabled until all three fields are filled (console spec §5). */
+/** The button stays disabled until all three fields are filled (docs/console.md §5). */
 export const canSubmitPasswordChange = ({ current, next, confirm }: PasswordChangeFields): boolean =>
   current !== '' && next !== '' && confirm !== '';
 
@@ -24,7 +24,7 @@ export function passwordChangeProblem({ next, confirm }: PasswordChangeFields): 
   return null;
 }
 
-/** Server codes with their own message (console spec §8); anything else shows the server's message. */
+/** Server codes with their own message (docs/console.md §8); anything else shows the server's message. */
 const codeMessages: Record<string, ParseKeys<'profile'>> = {
   current_password_incorrect: 'password.errors.currentPasswordIncorrect',
   oauth_user_cannot_change_password: 'password.errors.oauthCannotChange',

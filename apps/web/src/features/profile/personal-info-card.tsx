@@ -21,7 +21,7 @@ interface InfoFields {
 
 const fieldsOf = (user: SelfUser): InfoFields => ({ username: user.username, email: user.email, display_name: user.display_name });
 
-/** Username, email and display name with Save and Cancel; password users only (console spec §2.12). */
+/** Username, email and display name with Save and Cancel; password users only (docs/console.md §2.12). */
 export function PersonalInfoCard({ user }: { user: SelfUser }) {
   const { t } = useTranslation(['profile', 'common']);
   const queryClient = useQueryClient();

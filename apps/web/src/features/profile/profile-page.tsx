@@ -31,7 +31,7 @@ function CardSkeleton() {
   );
 }
 
-/** Profile (console spec §2.12): login method, personal info or a read-only summary, API key, sign-in methods, password. */
+/** Profile (docs/console.md §2.12): login method, personal info or a read-only summary, API key, sign-in methods, password. */
 export function ProfilePage() {
   const { t } = useTranslation('profile');
   const self = useSelf();

@@ -115,7 +115,7 @@ function ProviderRow(props: {
 }
 
 /**
- * Sign-in methods (console spec §2.12, Users "bindings"): the password, and GitHub and Google when the server
+ * Sign-in methods (docs/console.md §2.12, Users "bindings"): the password, and GitHub and Google when the server
  * offers them or the user is bound to them. Bind sends the browser through the provider and back to
  * /oauth/{provider}; Unbind asks first, and the last way to sign in cannot be unbound.
  */

@@ -4,7 +4,7 @@ import { useNavigate } from 'react-router';
 import { Button } from '../../components/ui/button';
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuTrigger } from '../../components/ui/dropdown-menu';
 
-/** Add Service (admins only, console spec §2.5): Batch Import, Install from Market, Custom Install. */
+/** Add Service (admins only, docs/console.md §2.5): Batch Import, Install from Market, Custom Install. */
 export function AddServiceMenu({ onBatchImport, onCustomInstall }: { onBatchImport(): void; onCustomInstall(): void }) {
   const { t } = useTranslation('services');
   const navigate = useNavigate();

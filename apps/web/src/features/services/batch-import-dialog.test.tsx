@@ -48,7 +48,7 @@ async function openBatch(start: () => FakeReply = () => ok({ task_id: 'batch-1' 
   return { api, user, dialog, type, importButton: () => within(dialog).getByRole('button', { name: 'Import' }) };
 }
 
-describe('batch import dialog (console spec §2.9, §4)', () => {
+describe('batch import dialog (docs/console.md §2.9, §4)', () => {
   beforeEach(() => {
     FakeEventSource.instances = [];
   });

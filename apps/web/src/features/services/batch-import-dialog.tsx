@@ -11,7 +11,7 @@ import { BatchItemList, BatchReportCounts } from './batch-report';
 import { useBatchImport } from './use-batch-import';
 import { useResetAfterClose } from './use-submit-phases';
 
-/** Batch Import (console spec §2.9): JSON in, live progress from the event stream, then a report. */
+/** Batch Import (docs/console.md §2.9): JSON in, live progress from the event stream, then a report. */
 export default function BatchImportDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
   const { t } = useTranslation('services');
   const id = useId();

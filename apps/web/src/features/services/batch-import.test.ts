@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canImport, parseBatchEvent, parseImportJson, progressUrl, summarize } from './batch-import';
 
-describe('batch import events (console spec §3)', () => {
+describe('batch import events (docs/console.md §3)', () => {
   it('reads a progress item', () => {
     expect(parseBatchEvent('{"name":"a","status":"skipped","message":"exists"}')).toEqual({
       kind: 'item',
@@ -33,7 +33,7 @@ describe('batch import events (console spec §3)', () => {
   });
 });
 
-describe('batch import input (console spec §2.9, §5)', () => {
+describe('batch import input (docs/console.md §2.9, §5)', () => {
   it('can import only with text and while nothing runs', () => {
     expect(canImport('', false)).toBe(false);
     expect(canImport('  \n', false)).toBe(false);

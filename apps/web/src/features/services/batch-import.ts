@@ -1,6 +1,6 @@
 import { pathOf, routes } from '@toolport/contract';
 
-/** Batch import (console spec §2.9, §3, §4): the progress events and the report built from them. */
+/** Batch import (docs/console.md §2.9, §3, §4): the progress events and the report built from them. */
 
 export type BatchItemStatus = 'success' | 'skipped' | 'failed';
 
@@ -56,7 +56,7 @@ export function summarize(items: readonly BatchItem[], summary: BatchSummary | u
   };
 }
 
-/** Import is possible when there is text and nothing is running (console spec §2.9). */
+/** Import is possible when there is text and nothing is running (docs/console.md §2.9). */
 export const canImport = (text: string, running: boolean): boolean => text.trim() !== '' && !running;
 
 /** The JSON typed, or undefined when it does not parse (the dialog then shows the invalid-JSON alert). */

@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next';
 import { cn } from '../../lib/cn';
 import type { BatchItem, BatchItemStatus, BatchSummary } from './batch-import';
 
-/** Green for success, yellow for skipped, red for failed (console spec §2.9). */
+/** Green for success, yellow for skipped, red for failed (docs/console.md §2.9). */
 const dotClass: Record<BatchItemStatus, string> = {
   success: 'bg-emerald-500',
   skipped: 'bg-amber-400',

@@ -17,7 +17,7 @@ function execCommand(result: boolean | 'throws' | undefined) {
   return fn;
 }
 
-describe('copyText (console spec §8 "Copy")', () => {
+describe('copyText (docs/console.md §8 "Copy")', () => {
   afterEach(() => {
     clipboardApi(undefined);
     execCommand(undefined);

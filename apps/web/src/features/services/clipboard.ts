@@ -1,4 +1,4 @@
-/** Why a copy failed; each has its own message in the failure toast (console spec §8 "Copy"). */
+/** Why a copy failed; each has its own message in the failure toast (docs/console.md §8 "Copy"). */
 export type CopyFailure = 'denied' | 'execFailed' | 'unsupported';
 
 export type CopyResult = { ok: true } | { ok: false; reason: CopyFailure };

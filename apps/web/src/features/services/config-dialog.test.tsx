@@ -29,7 +29,7 @@ async function openConfig(
 
 const urlField = (dialog: HTMLElement) => within(dialog).getByLabelText('Endpoint URL');
 
-describe('configuration dialog (console spec §2.6)', () => {
+describe('configuration dialog (docs/console.md §2.6)', () => {
   it('is titled with the display name, else the name', async () => {
     const { dialog } = await openConfig(installedService({ name: 'plain', display_name: '' }));
     expect(within(dialog).getByRole('heading', { name: 'plain' })).toBeInTheDocument();
@@ -156,7 +156,7 @@ describe('copy feedback', () => {
   });
 });
 
-describe('requests-per-day limit (console spec §2.6, §5)', () => {
+describe('requests-per-day limit (docs/console.md §2.6, §5)', () => {
   const limited = installedService({ id: 4, name: 'lim', display_name: 'Limited', rpd_limit: 0, user_daily_request_count: 3 });
 
   it('lets admins set a limit: toast with the limit, usage bar and remaining recomputed locally', async () => {

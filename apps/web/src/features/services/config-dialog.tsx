@@ -44,7 +44,7 @@ function EndpointTypeChoice({ value, onChange }: { value: EndpointType; onChange
 }
 
 /**
- * How to connect to a service (console spec §2.6): endpoint type, URL, header and JSON to copy, ready
+ * How to connect to a service (docs/console.md §2.6): endpoint type, URL, header and JSON to copy, ready
  * client snippets, and the requests-per-day limit. The user's API key comes from GET /api/user/self.
  */
 export default function ConfigDialog({ service, admin, open, onOpenChange }: ConfigDialogProps) {

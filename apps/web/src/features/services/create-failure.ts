@@ -1,6 +1,6 @@
 import { ApiError } from '../../lib/api';
 
-/** Names the server said are missing (`data.required_env_vars` of a refused create, console spec §8). */
+/** Names the server said are missing (`data.required_env_vars` of a refused create, docs/console.md §8). */
 export function requiredEnvVarsOf(err: unknown): string[] {
   if (!(err instanceof ApiError)) return [];
   const names = (err.data as { required_env_vars?: unknown } | undefined)?.required_env_vars;

@@ -47,7 +47,7 @@ function deferred() {
   return { promise, resolve };
 }
 
-describe('custom install dialog (console spec §2.7, §5)', () => {
+describe('custom install dialog (docs/console.md §2.7, §5)', () => {
   beforeEach(() => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
   });
@@ -166,7 +166,7 @@ describe('custom install dialog (console spec §2.7, §5)', () => {
   });
 });
 
-describe('stdio custom install polling (console spec §4)', () => {
+describe('stdio custom install polling (docs/console.md §4)', () => {
   beforeEach(() => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
   });

@@ -30,11 +30,11 @@ export function customServiceRequest(form: CustomServiceForm) {
 interface CustomInstallDialogProps {
   open: boolean;
   onOpenChange(open: boolean): void;
-  /** A stdio install runs on: the page polls its task (console spec §4). */
+  /** A stdio install runs on: the page polls its task (docs/console.md §4). */
   onInstallStarted(taskId: string, name: string): void;
 }
 
-/** Custom Install (console spec §2.7): name, type, command and variables or URL and headers. */
+/** Custom Install (docs/console.md §2.7): name, type, command and variables or URL and headers. */
 export default function CustomInstallDialog({ open, onOpenChange, onInstallStarted }: CustomInstallDialogProps) {
   const { t } = useTranslation('services');
   const queryClient = useQueryClient();

@@ -14,7 +14,7 @@ import { UsageBar } from './usage-bar';
 import { patchService } from './use-installed-services';
 
 /**
- * Requests per day (console spec §2.6, §5): a whole number, 0 = unlimited, anything not a number counts
+ * Requests per day (docs/console.md §2.6, §5): a whole number, 0 = unlimited, anything not a number counts
  * as 0. Admins change it (the server allows no one else); the remaining count is recomputed locally.
  */
 export function DailyLimitSection({ service, admin }: { service: InstalledService; admin: boolean }) {
@@ -36,7 +36,7 @@ export function DailyLimitSection({ service, admin }: { service: InstalledServic
       });
       notify.success(t('limit.updatedTitle'), limit > 0 ? t('limit.updated', { limit }) : t('limit.updatedUnlimited'));
     } catch (err) {
-      // A refused limit gets the translated updateFailed message (console spec §8); the rest the usual texts.
+      // A refused limit gets the translated updateFailed message (docs/console.md §8); the rest the usual texts.
       const refused = !(err instanceof ApiError) || err.kind === 'other' || err.kind === 'notFound';
       if (refused) notify.error(t('toasts.updateFailed'), t('limit.updateFailed'));
       else showFailure(err, t, { failed: 'toasts.updateFailed', error: 'toasts.updateFailed', fallback: 'limit.updateFailed' });

@@ -36,7 +36,7 @@ const remote = installedService({
   headers_json: JSON.stringify({ 'X-Api-Key': 'secret' }),
 });
 
-describe('edit service dialog (console spec §2.8)', () => {
+describe('edit service dialog (docs/console.md §2.8)', () => {
   it('shows a stdio service: type disabled, command line read-only, variables editable', async () => {
     const { dialog } = await openEdit(stdio);
     expect(within(dialog).getByLabelText('Display name')).toHaveValue('Everything');

@@ -46,7 +46,7 @@ interface EditServiceDialogProps {
   onOpenChange(open: boolean): void;
 }
 
-/** Edit Service (console spec §2.8): type and stdio command line are shown but not editable. */
+/** Edit Service (docs/console.md §2.8): type and stdio command line are shown but not editable. */
 export default function EditServiceDialog({ service, open, onOpenChange }: EditServiceDialogProps) {
   const { t } = useTranslation('services');
   const queryClient = useQueryClient();

@@ -11,7 +11,7 @@ import {
 
 const KEY = 'tp_key123';
 
-describe('endpoints (console spec §2.6)', () => {
+describe('endpoints (docs/console.md §2.6)', () => {
   it('defaults to streamable HTTP', () => {
     expect(DEFAULT_ENDPOINT_TYPE).toBe('streamableHttp');
   });

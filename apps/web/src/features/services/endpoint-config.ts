@@ -1,4 +1,4 @@
-/** What the configuration dialog shows and copies (console spec §2.6): endpoint URLs and client configs. */
+/** What the configuration dialog shows and copies (docs/console.md §2.6): endpoint URLs and client configs. */
 
 export type EndpointType = 'streamableHttp' | 'sse';
 export const DEFAULT_ENDPOINT_TYPE: EndpointType = 'streamableHttp';

@@ -21,7 +21,7 @@ interface EndpointSectionProps extends CopyProps {
 
 /**
  * Endpoint URL with copy; for SSE the 'Authorization=Bearer {token}' header line (when there is a key)
- * and the SSE config JSON; for streamable HTTP the HTTP config JSON; and Copy JSON (console spec §2.6).
+ * and the SSE config JSON; for streamable HTTP the HTTP config JSON; and Copy JSON (docs/console.md §2.6).
  */
 export function EndpointSection({ name, url, type, token, copy, copiedId }: EndpointSectionProps) {
   const { t } = useTranslation('services');

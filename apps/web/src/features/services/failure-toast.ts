@@ -19,7 +19,7 @@ export interface FailureTitles<Ns extends ActionNamespace> {
 /**
  * The one toast for a failed action of this screen, whose calls pass `notify: false` so that two toasts
  * never race. Refusals (400, 404, 409 …) get a title naming the action with the server's message;
- * permission, server and network failures get the console's usual texts (console spec §8); a 401 has
+ * permission, server and network failures get the console's usual texts (docs/console.md §8); a 401 has
  * already sent the user to sign in.
  */
 export function showFailure<Ns extends ActionNamespace>(err: unknown, t: TFunction<Ns>, titles: FailureTitles<Ns>): void;

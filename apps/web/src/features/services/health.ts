@@ -1,4 +1,4 @@
-/** Health statuses the server reports; 'Healthy' counts as healthy too (console spec §3). */
+/** Health statuses the server reports; 'Healthy' counts as healthy too (docs/console.md §3). */
 export type HealthState = 'healthy' | 'unhealthy' | 'stopped' | 'unknown';
 
 export function healthStateOf(status: string | null | undefined): HealthState {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { INSTALL_POLL_INTERVAL_MS, INSTALL_POLL_MAX_ATTEMPTS, type InstallOutcome, pollInstallStatus } from './install-polling';
 
-describe('stdio custom install polling (console spec §4, §9)', () => {
+describe('stdio custom install polling (docs/console.md §4, §9)', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
@@ -87,7 +87,7 @@ describe('stdio custom install polling (console spec §4, §9)', () => {
   });
 });
 
-describe('marketplace install polling options (console spec §4, §9)', () => {
+describe('marketplace install polling options (docs/console.md §4, §9)', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 

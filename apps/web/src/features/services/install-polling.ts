@@ -1,6 +1,6 @@
 import type { InstallStatus } from '@toolport/contract';
 
-/** Custom stdio install polling (console spec §4, §9): every 10 s, at most 30 times. */
+/** Custom stdio install polling (docs/console.md §4, §9): every 10 s, at most 30 times. */
 export const INSTALL_POLL_INTERVAL_MS = 10_000;
 export const INSTALL_POLL_MAX_ATTEMPTS = 30;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { withEnvPrefill } from './create-failure';
 import { formatKeyValueLines, parseJsonObject, parseKeyValueLines } from './key-values';
 
-describe('KEY=VALUE lines (console spec §5)', () => {
+describe('KEY=VALUE lines (docs/console.md §5)', () => {
   it('reads one pair per line and keeps "=" inside the value', () => {
     expect(parseKeyValueLines('API_KEY=abc\nURL=https://x.test/?a=1&b=2\r\nTOKEN==x=')).toEqual({
       API_KEY: 'abc',

@@ -1,5 +1,5 @@
 /**
- * Multi-line `KEY=VALUE` text of the environments and headers fields (console spec §5): the value may
+ * Multi-line `KEY=VALUE` text of the environments and headers fields (docs/console.md §5): the value may
  * contain '='; a line without '=' or with an empty key or value is dropped.
  */
 export function parseKeyValueLines(text: string): Record<string, string> {

@@ -38,7 +38,7 @@ export function StatusOverlay({
   );
 }
 
-/** Covers a dialog's form while it validates and submits (console spec §2.7), saying which phase it is in. */
+/** Covers a dialog's form while it validates and submits (docs/console.md §2.7), saying which phase it is in. */
 export function PhaseOverlay({ phase }: { phase: SubmitPhase }) {
   const { t } = useTranslation('services');
   if (phase === 'idle') return null;

@@ -10,7 +10,7 @@ import { type ServiceViewProps, serviceTitle } from './service-view-props';
 import { hasDailyLimit } from './usage';
 import { UsageBar } from './usage-bar';
 
-/** One service in the grid (console spec §2.5). */
+/** One service in the grid (docs/console.md §2.5). */
 export function ServiceCard({ service, ...props }: ServiceViewProps & { service: InstalledService }) {
   const { t } = useTranslation('services');
   const titleId = useId();

@@ -13,7 +13,7 @@ export type ServiceDialogKind = 'config' | 'edit' | 'custom' | 'batch' | 'tools'
 
 /**
  * Which dialog is open, for which service, and which have been opened at all: a dialog stays mounted
- * after its first opening, so it can animate out and reset 300 ms after closing (console spec §4).
+ * after its first opening, so it can animate out and reset 300 ms after closing (docs/console.md §4).
  */
 export function useServiceDialogs() {
   const [current, setCurrent] = useState<ServiceDialogKind | null>(null);

@@ -10,7 +10,7 @@ import {
 
 const custom = (overrides: Partial<CustomServiceForm>): CustomServiceForm => ({ ...emptyCustomServiceForm, name: 'svc', ...overrides });
 
-describe('custom service validation (console spec §5)', () => {
+describe('custom service validation (docs/console.md §5)', () => {
   it('defaults to streamable HTTP', () => {
     expect(emptyCustomServiceForm.type).toBe('streamableHttp');
   });
@@ -54,7 +54,7 @@ describe('urlError', () => {
   });
 });
 
-describe('edit service validation (console spec §5)', () => {
+describe('edit service validation (docs/console.md §5)', () => {
   const edit = (overrides: Partial<EditServiceForm>): EditServiceForm => ({
     displayName: 'Name',
     description: '',

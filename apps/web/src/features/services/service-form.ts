@@ -2,7 +2,7 @@ import type { ServiceType } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { checkStdioCommand } from './stdio-command';
 
-/** The custom install dialog's fields (console spec §3 "Custom service form"). */
+/** The custom install dialog's fields (docs/console.md §3 "Custom service form"). */
 export interface CustomServiceForm {
   name: string;
   type: ServiceType;
@@ -21,7 +21,7 @@ export const emptyCustomServiceForm: CustomServiceForm = {
   headers: '',
 };
 
-/** The edit dialog's fields (console spec §2.8); type and command line are shown, not edited. */
+/** The edit dialog's fields (docs/console.md §2.8); type and command line are shown, not edited. */
 export interface EditServiceForm {
   displayName: string;
   description: string;
@@ -36,7 +36,7 @@ export interface EditServiceForm {
 /** Field errors as keys of the services namespace, so they follow a language change while shown. */
 export type FieldErrors<F> = Partial<Record<keyof F, ParseKeys<'services'>>>;
 
-/** 'URL cannot be empty' / 'Please enter a valid URL' (console spec §5): an http or https address. */
+/** 'URL cannot be empty' / 'Please enter a valid URL' (docs/console.md §5): an http or https address. */
 export function urlError(raw: string): ParseKeys<'services'> | undefined {
   const text = raw.trim();
   if (!text) return 'form.errors.urlRequired';
@@ -49,7 +49,7 @@ export function urlError(raw: string): ParseKeys<'services'> | undefined {
   return 'form.errors.urlInvalid';
 }
 
-/** Console spec §5 "Custom service": the name is required (its message is the placeholder text). */
+/** docs/console.md §5 "Custom service": the name is required (its message is the placeholder text). */
 export function validateCustomService(form: CustomServiceForm): FieldErrors<CustomServiceForm> {
   const errors: FieldErrors<CustomServiceForm> = {};
   if (!form.name.trim()) errors.name = 'form.namePlaceholder';
@@ -63,7 +63,7 @@ export function validateCustomService(form: CustomServiceForm): FieldErrors<Cust
   return errors;
 }
 
-/** Console spec §5 "Edit service": the display name is required; URL rules as for a custom service. */
+/** docs/console.md §5 "Edit service": the display name is required; URL rules as for a custom service. */
 export function validateEditService(form: EditServiceForm): FieldErrors<EditServiceForm> {
   const errors: FieldErrors<EditServiceForm> = {};
   if (!form.displayName.trim()) errors.displayName = 'form.errors.displayNameRequired';

@@ -25,7 +25,7 @@ async function renderPage(services = [installedService()], role: { role: number;
   return { api, user };
 }
 
-describe('services page: views and tabs (console spec §2.5)', () => {
+describe('services page: views and tabs (docs/console.md §2.5)', () => {
   it('shows a card per service in the grid, and the list with its columns', async () => {
     const { user } = await renderPage([
       installedService({ id: 1, display_name: 'Everything', name: 'everything', version: '' }),
@@ -154,7 +154,7 @@ describe('services page: roles', () => {
   });
 });
 
-describe('services page: toggle and health check (console spec §4)', () => {
+describe('services page: toggle and health check (docs/console.md §4)', () => {
   it('runs one action at a time per service, with the controls disabled while busy', async () => {
     const health = deferred<ReturnType<typeof ok>>();
     const { user, api } = await renderPage(

@@ -19,7 +19,7 @@ import { useInstalledServices } from './use-installed-services';
 import { useServiceActions } from './use-service-actions';
 import { type ServicesView, ViewToggle } from './view-toggle';
 
-/** The Services page (console spec §2.5-2.9). */
+/** The Services page (docs/console.md §2.5-2.9). */
 export function ServicesPage() {
   const { t } = useTranslation('services');
   const admin = isAdmin(useSession().user);

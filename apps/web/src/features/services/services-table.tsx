@@ -10,7 +10,7 @@ import { HealthIndicator, HealthReason } from './health-indicator';
 import { type ServiceViewProps, serviceTitle } from './service-view-props';
 
 /**
- * The list view (console spec §2.5): status, name, description, version (or 'unknown'), health status
+ * The list view (docs/console.md §2.5): status, name, description, version (or 'unknown'), health status
  * (or 'unknown'), enable switch and operations.
  */
 export function ServicesTable({ services, ...props }: ServiceViewProps & { services: InstalledService[] }) {

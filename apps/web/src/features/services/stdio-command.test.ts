@@ -20,7 +20,7 @@ describe('tokenizeCommand', () => {
   });
 });
 
-describe('checkStdioCommand (console spec §5)', () => {
+describe('checkStdioCommand (docs/console.md §5)', () => {
   it('requires a command', () => {
     expect(checkStdioCommand('   ')).toEqual({ ok: false, error: 'commandRequired' });
   });

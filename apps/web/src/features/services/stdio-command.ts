@@ -1,9 +1,9 @@
 import { runnerPackageOf, splitCommandLine } from '@toolport/contract';
 
 /**
- * The stdio command of the custom install dialog (console spec §5): `npx …` or `uvx …` with a package
+ * The stdio command of the custom install dialog (docs/console.md §5): `npx …` or `uvx …` with a package
  * after the known flags; the server also accepts the absolute path of an executable an admin chose
- * (server-api.md), so the dialog does too. The server checks again; this only saves a round trip.
+ * (docs/api.md), so the dialog does too. The server checks again; this only saves a round trip.
  */
 
 export type StdioCommandError = 'commandRequired' | 'commandNotAllowed' | 'commandParseFailed';

@@ -9,7 +9,7 @@ const toneClass: Record<UsageTone, string> = {
 };
 
 /**
- * Today's requests against the daily limit (console spec §2.5): count / limit, red at or over the limit,
+ * Today's requests against the daily limit (docs/console.md §2.5): count / limit, red at or over the limit,
  * yellow from 80 %, green below; the remaining count when the server gives one.
  */
 export function UsageBar({ count, limit, remaining }: { count: number; limit: number; remaining: number }) {

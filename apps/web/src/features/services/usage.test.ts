@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hasDailyLimit, parseDailyLimit, remainingAfter, showsRemaining, usagePercent, usageTone } from './usage';
 
-describe('usage bar (console spec §2.5, §9)', () => {
+describe('usage bar (docs/console.md §2.5, §9)', () => {
   it('is green below 80 %, yellow from 80 %, red at or over the limit', () => {
     expect(usageTone(0, 10)).toBe('green');
     expect(usageTone(7, 10)).toBe('green');
@@ -32,7 +32,7 @@ describe('usage bar (console spec §2.5, §9)', () => {
   });
 });
 
-describe('daily limit (console spec §5)', () => {
+describe('daily limit (docs/console.md §5)', () => {
   it('is a whole number of at least 0; anything not a number becomes 0', () => {
     expect(parseDailyLimit('25')).toBe(25);
     expect(parseDailyLimit(' 7 ')).toBe(7);

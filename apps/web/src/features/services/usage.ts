@@ -1,4 +1,4 @@
-/** Usage bar thresholds (console spec §9): yellow from 80 % of the daily limit, red at 100 %. */
+/** Usage bar thresholds (docs/console.md §9): yellow from 80 % of the daily limit, red at 100 %. */
 export const USAGE_WARNING_RATIO = 0.8;
 
 export type UsageTone = 'green' | 'yellow' | 'red';
@@ -22,7 +22,7 @@ export const showsRemaining = (remaining: number | null | undefined): remaining 
   typeof remaining === 'number' && remaining >= 0;
 
 /**
- * The daily limit field (console spec §5): a whole number, at least 0; anything not a number becomes 0,
+ * The daily limit field (docs/console.md §5): a whole number, at least 0; anything not a number becomes 0,
  * which means unlimited.
  */
 export function parseDailyLimit(raw: string): number {
@@ -31,7 +31,7 @@ export function parseDailyLimit(raw: string): number {
 }
 
 /**
- * Remaining requests after a limit change, computed locally (console spec §5): the limit minus today's
+ * Remaining requests after a limit change, computed locally (docs/console.md §5): the limit minus today's
  * count (never below 0, as the server counts it) when a limit is set, else -1 (unlimited).
  */
 export const remainingAfter = (limit: number, todayCount: number): number => (limit > 0 ? Math.max(0, limit - todayCount) : -1);

@@ -12,7 +12,7 @@ export type BatchPhase = 'input' | 'progress' | 'report';
 export type BatchAlert = 'batch.invalidJson' | 'batch.connectionError' | 'batch.startFailed';
 
 /**
- * Batch import (console spec §4): input → progress → report. Invalid JSON stays on the input with an
+ * Batch import (docs/console.md §4): input → progress → report. Invalid JSON stays on the input with an
  * alert; a failure to start or an error of the event stream returns to the input with its alert.
  */
 export function useBatchImport() {

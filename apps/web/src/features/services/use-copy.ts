@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { notify } from '../../lib/notify';
 import { copyText } from './clipboard';
 
-/** How long a copy button says 'Copied' (console spec §9). */
+/** How long a copy button says 'Copied' (docs/console.md §9). */
 export const COPY_FEEDBACK_MS = 1_200;
 
 /**

@@ -12,7 +12,7 @@ export const fetchInstallStatus = (taskId: string): Promise<InstallStatus> =>
   call(routes.services.installStatus, { params: { taskId }, notify: false });
 
 /**
- * Follows a custom stdio install to its end (console spec §4) with the toasts of §8. Polling goes on
+ * Follows a custom stdio install to its end (docs/console.md §4) with the toasts of §8. Polling goes on
  * when the user leaves the page: the install runs on the server anyway and its result is worth a toast.
  */
 export function useInstallPolling() {

@@ -13,7 +13,7 @@ import { installedServicesKey, patchService, refreshServices, removeService } fr
 export type BusyAction = 'toggle' | 'health';
 
 /**
- * Toggle, health check and uninstall of the Services page (console spec §2.5, §4). Toggle and health check
+ * Toggle, health check and uninstall of the Services page (docs/console.md §2.5, §4). Toggle and health check
  * run one at a time per service: a second action on a busy service is ignored and its controls read
  * `busy[id]`. Enabling a service checks its health at once, still under the same busy mark.
  */

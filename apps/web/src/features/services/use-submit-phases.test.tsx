@@ -22,7 +22,7 @@ function renderPhases() {
   return { hook, seen };
 }
 
-describe('create/edit dialog phases (console spec §4)', () => {
+describe('create/edit dialog phases (docs/console.md §4)', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
@@ -88,7 +88,7 @@ describe('create/edit dialog phases (console spec §4)', () => {
   });
 });
 
-describe('dialog reset after close (console spec §4, §9)', () => {
+describe('dialog reset after close (docs/console.md §4, §9)', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 
-/** Create and edit dialogs (console spec §4): idle → validating → validationSuccess (0.8 s) → submittingApi → idle. */
+/** Create and edit dialogs (docs/console.md §4): idle → validating → validationSuccess (0.8 s) → submittingApi → idle. */
 export type SubmitPhase = 'idle' | 'validating' | 'validationSuccess' | 'submittingApi';
 
 export const VALIDATION_SUCCESS_PAUSE_MS = 800;
@@ -46,7 +46,7 @@ export function useSubmitPhases() {
   return { phase, busy: phase !== 'idle', run };
 }
 
-/** Calls `reset` 300 ms after the dialog closed (console spec §4), once its closing animation is over. */
+/** Calls `reset` 300 ms after the dialog closed (docs/console.md §4), once its closing animation is over. */
 export function useResetAfterClose(open: boolean, reset: () => void): void {
   const latest = useRef(reset);
   latest.current = reset;
@@ -58,7 +58,7 @@ export function useResetAfterClose(open: boolean, reset: () => void): void {
 }
 
 /**
- * A dialog's form values and field errors: editing a field clears its error (console spec §5), and both
+ * A dialog's form values and field errors: editing a field clears its error (docs/console.md §5), and both
  * go back to `initial()` 300 ms after the dialog closed.
  */
 export function useDialogForm<F extends object, ErrorKey extends string>(open: boolean, initial: () => F) {

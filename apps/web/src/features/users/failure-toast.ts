@@ -5,7 +5,7 @@ import { notify } from '../../lib/notify';
 /**
  * The one toast for a failed call of this screen (its calls pass `notify: false`, so two toasts never race).
  * It is titled by what failed (loading the list, deleting, an operation) and says why: the server's message,
- * the network error or the unknown-error text (console spec §8 "users"). A 403 and a 5xx keep the console's
+ * the network error or the unknown-error text (docs/console.md §8 "users"). A 403 and a 5xx keep the console's
  * permission-denied and server-error toasts; a 401 has already sent the user to sign in.
  */
 export function showUsersFailure(err: unknown, t: TFunction<['users', 'common']>, title: string): void {

@@ -13,7 +13,7 @@ const roleTones: Record<RoleKind, 'neutral' | 'info' | 'warning' | 'danger'> = {
   unknown: 'danger',
 };
 
-/** 1 user, 10 admin, 100 super admin, anything else unknown (console spec §3). */
+/** 1 user, 10 admin, 100 super admin, anything else unknown (docs/console.md §3). */
 export function RoleBadge({ role }: { role: number }) {
   const { t } = useTranslation('users');
   const kind = roleKindOf(role);

@@ -10,7 +10,7 @@ import { PasswordInput } from '../../components/ui/password-input';
 import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { displayNameOf } from '../../lib/session';
-// The create/edit dialogs of the console share one submission flow (console spec §4) and field layout.
+// The create/edit dialogs of the console share one submission flow (docs/console.md §4) and field layout.
 import { FormField } from '../services/form-field';
 import { PhaseOverlay } from '../services/phase-overlay';
 import { useDialogForm, useSubmitPhases } from '../services/use-submit-phases';
@@ -37,7 +37,7 @@ interface UserDialogProps {
 }
 
 /**
- * Add or edit a user (console spec §2.14, §5): username (fixed when editing), display name, email and
+ * Add or edit a user (docs/console.md §2.14, §5): username (fixed when editing), display name, email and
  * password (required to add, optional when editing and sent only if entered). Submission runs through the
  * validating, validation-success and submitting phases; the dialog cannot be closed meanwhile.
  */

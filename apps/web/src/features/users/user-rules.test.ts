@@ -11,7 +11,7 @@ const offered = (actions: ReturnType<typeof rowActions>) =>
     .map(([name]) => name)
     .sort();
 
-describe('row actions (console spec §4, §6 and the server’s manage rules)', () => {
+describe('row actions (docs/console.md §4, §6 and the server’s manage rules)', () => {
   it.each([
     ['the super admin on a user', ROOT, target(5, 1), ['edit', 'promote', 'remove', 'toggleStatus']],
     ['the super admin on an admin', ROOT, target(5, 10), ['demote', 'edit', 'remove', 'toggleStatus']],
@@ -48,7 +48,7 @@ const form = (overrides: Partial<UserForm> = {}): UserForm => ({
   ...overrides,
 });
 
-describe('user dialog validation (console spec §5)', () => {
+describe('user dialog validation (docs/console.md §5)', () => {
   it('requires a username and a password to add a user', () => {
     expect(validateUserForm(emptyUserForm, 'create')).toEqual({
       username: 'form.errors.usernameRequired',
@@ -90,7 +90,7 @@ describe('user dialog validation (console spec §5)', () => {
   });
 });
 
-describe('request bodies (console spec §7)', () => {
+describe('request bodies (docs/console.md §7)', () => {
   it('POST /user sends the trimmed fields', () => {
     expect(createUserRequest(form({ username: ' bob ', displayName: ' Bob ', email: ' b@x.io ' }))).toEqual({
       username: 'bob',

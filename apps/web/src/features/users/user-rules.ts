@@ -12,7 +12,7 @@ import type { ParseKeys } from 'i18next';
 import { ADMIN_ROLE, SUPER_ADMIN_ROLE } from '../../lib/roles';
 
 /**
- * The Users screen's rules (console spec §2.14, §4, §5, §6, §9), kept apart from the components so every
+ * The Users screen's rules (docs/console.md §2.14, §4, §5, §6, §9), kept apart from the components so every
  * combination is easy to test. The limits are the server's, from the contract.
  */
 
@@ -22,7 +22,7 @@ export const USER_STATUS_ENABLED = UserStatus.Enabled;
 
 export type RoleKind = 'user' | 'admin' | 'superAdmin' | 'unknown';
 
-/** Role numbers of console spec §3: 1 user, 10 admin, 100 super admin, anything else unknown. */
+/** Role numbers of docs/console.md §3: 1 user, 10 admin, 100 super admin, anything else unknown. */
 export function roleKindOf(role: number): RoleKind {
   if (role === 1) return 'user';
   if (role === ADMIN_ROLE) return 'admin';
@@ -50,7 +50,7 @@ interface Actor {
 }
 
 /**
- * The spec's rules (§4, §6: promote when role < 10, demote when role is exactly 10, no role change, disable
+ * The rules of docs/console.md (§4, §6: promote when role < 10, demote when role is exactly 10, no role change, disable
  * or delete for the super admin) narrowed by what the server allows (apps/server/.../manage-rules.ts and
  * UsersService): an administrator acts only on users of a lower role, or edits themselves; role changes
  * belong to the super admin; nobody disables or deletes their own account.
@@ -70,7 +70,7 @@ export function rowActions(actor: Actor, target: Pick<PublicUser, 'id' | 'role' 
   };
 }
 
-/** The user dialog's fields (console spec §2.14, §7 POST and PUT /user). */
+/** The user dialog's fields (docs/console.md §2.14, §7 POST and PUT /user). */
 export interface UserForm {
   username: string;
   displayName: string;
@@ -104,7 +104,7 @@ function passwordError(password: string, required: boolean): ParseKeys<'users'> 
 }
 
 /**
- * Console spec §5 "User dialog": the username is fixed when editing (so it is checked only on create), the
+ * docs/console.md §5 "User dialog": the username is fixed when editing (so it is checked only on create), the
  * password is required on create and optional when editing. The lengths and characters are the server's
  * (CreateUserRequest), checked here so the dialog answers before a round trip.
  */

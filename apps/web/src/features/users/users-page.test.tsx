@@ -37,7 +37,7 @@ async function offered(username: string) {
   };
 }
 
-describe('users page: the table (console spec §2.14)', () => {
+describe('users page: the table (docs/console.md §2.14)', () => {
   it('shows id, username, display name, email or "-", role badge, bindings and status', async () => {
     await renderPage();
     for (const column of ['ID', 'Username', 'Display name', 'Email', 'Role', 'Bindings', 'Status', 'Actions']) {
@@ -118,7 +118,7 @@ describe('users page: the table (console spec §2.14)', () => {
   });
 });
 
-describe('users page: paging and search (console spec §2.14, §9)', () => {
+describe('users page: paging and search (docs/console.md §2.14, §9)', () => {
   it('pages ten at a time: next is disabled on a short page, previous on the first', async () => {
     const { api, user } = await renderPage(ROOT, [], {
       'GET /api/user/': (req) => ok(req.url.searchParams.get('p') === '1' ? usersPage(3, 50) : usersPage(10)),
@@ -183,7 +183,7 @@ describe('users page: paging and search (console spec §2.14, §9)', () => {
   });
 });
 
-describe('users page: what each administrator is offered (console spec §4, §6)', () => {
+describe('users page: what each administrator is offered (docs/console.md §4, §6)', () => {
   it('the super admin: promote users, demote admins, nothing but edit on their own row', async () => {
     await renderPage(ROOT);
     expect(await offered('bob')).toEqual({
@@ -211,7 +211,7 @@ describe('users page: what each administrator is offered (console spec §4, §6)
   });
 });
 
-describe('users page: actions (console spec §4, §7, §8)', () => {
+describe('users page: actions (docs/console.md §4, §7, §8)', () => {
   /** A tiny server keeping the users: GET lists them, POST /user/manage changes one as the real one does. */
   function usersServer(initial: PublicUser[] = [ROOT, ADMIN, OTHER_ADMIN, BOB, CAROL]): Routes {
     let rows = initial;
@@ -353,7 +353,7 @@ describe('users page: actions (console spec §4, §7, §8)', () => {
   });
 });
 
-describe('users page: add and edit dialog (console spec §5)', () => {
+describe('users page: add and edit dialog (docs/console.md §5)', () => {
   const dialog = () => screen.getByRole('dialog');
   const field = (label: string) => within(dialog()).getByLabelText(label);
 

@@ -66,7 +66,7 @@ function SearchForm({ active, onSearch }: { active: boolean; onSearch(keyword: s
   );
 }
 
-/** 'showing N users', and previous / next for the paged list (the search is not paged, console spec §9). */
+/** 'showing N users', and previous / next for the paged list (the search is not paged, docs/console.md §9). */
 function Pager({ view, count, onPage }: { view: UsersView; count: number; onPage(page: number): void }) {
   const { t } = useTranslation('users');
   return (
@@ -91,7 +91,7 @@ function Pager({ view, count, onPage }: { view: UsersView; count: number; onPage
   );
 }
 
-/** Users (console spec §2.14): search, the table, paging, add and edit, and the role and status actions. */
+/** Users (docs/console.md §2.14): search, the table, paging, add and edit, and the role and status actions. */
 export function UsersPage() {
   const { t } = useTranslation(['users', 'common']);
   const me = useSession().user;

@@ -40,7 +40,7 @@ function Header() {
   );
 }
 
-/** The status switch (console spec §2.14, §4): on = enabled; flipping it disables or enables the account. */
+/** The status switch (docs/console.md §2.14, §4): on = enabled; flipping it disables or enables the account. */
 function StatusSwitch({ user, allowed, busy, onToggle }: { user: PublicUser; allowed: boolean; busy: boolean; onToggle(): void }) {
   const { t } = useTranslation('users');
   const enabled = isEnabled(user);
@@ -158,7 +158,7 @@ function RowButtons({
 }
 
 /**
- * The users table (console spec §2.14): id, username, display name, email (or '-'), role badge, bindings,
+ * The users table (docs/console.md §2.14): id, username, display name, email (or '-'), role badge, bindings,
  * status switch and the actions the signed-in administrator may take on that user (§4, §6).
  */
 export function UsersTable({ users, actor, busy, ...handlers }: UsersTableProps) {

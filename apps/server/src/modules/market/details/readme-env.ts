@@ -42,7 +42,7 @@ export function splitMarkdown(markdown: string): { blocks: CodeBlock[]; prose: s
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL/i;
 export const looksSecret = (name: string) => SECRET_NAME.test(name);
 
-/** The console's own markers of an unfilled value (console spec §5), plus the usual sample forms. */
+/** The console's own markers of an unfilled value (docs/console.md §5), plus the usual sample forms. */
 const SAMPLE_MARKERS = [...PLACEHOLDER_MARKERS, 'your_', 'xxx', '...', '/path/to', 'example', 'changeme', '12345'];
 
 /** True for sample values such as `<YOUR_TOKEN>`, `${input:token}`, `xoxb-your-bot-token` or `T01234567`. */

@@ -42,7 +42,7 @@ const MARKET_SOURCE: Record<InstallRequest['package_manager'], MarketSourceName>
 };
 
 /**
- * `install_or_add_service` (server-api "Marketplace and installs"): a package not installed yet
+ * `install_or_add_service` (docs/api.md "Marketplace and installs"): a package not installed yet
  * becomes a disabled service plus an install task that the jobs run; one already installed gains the
  * caller's personal values; one being installed answers with its running task.
  */

@@ -68,7 +68,7 @@ function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> 
 }
 
 /**
- * The durable part of an install (server-api "install_status" fix): every step and every line of
+ * The durable part of an install (docs/api.md, install_status): every step and every line of
  * the install tools goes to the task log (redacted) and the service log; the service is enabled
  * only after a real MCP handshake. A failure keeps the log, deletes the half-made service and its
  * files, waits until no process of it is left, and only then reports `failed`.

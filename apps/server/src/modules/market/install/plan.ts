@@ -25,7 +25,7 @@ export function planForLaunch(launch: LaunchPlan | null, name: string): InstallP
   };
 }
 
-/** Values the console treats as "not filled in yet" (console spec §5). */
+/** Values the console treats as "not filled in yet" (docs/console.md §5). */
 const PLACEHOLDER = /your-|enter-|api-key-here|api-token-here|token-here|key-here|secret-here|paste-|insert-|add-/i;
 
 export const isMissingValue = (value: string | undefined): boolean => !value?.trim() || PLACEHOLDER.test(value);

@@ -18,8 +18,8 @@ export interface TaskRow {
 }
 
 /**
- * Install tasks and their log lines, stored so a late poller or a restart loses nothing (server-api
- * fix). Lines of one task are written in order: each task has its own write chain and sequence.
+ * Install tasks and their log lines, stored so a late poller or a restart loses nothing (docs/api.md,
+ * install_status). Lines of one task are written in order: each task has its own write chain and sequence.
  */
 export class InstallTasks {
   private readonly chains = new Map<string, { seq: number; tail: Promise<void> }>();

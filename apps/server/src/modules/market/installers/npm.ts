@@ -41,7 +41,7 @@ function runsWithNode(file: string): boolean {
 
 /**
  * `npm install --prefix <dir>` of one pinned package against the configured registry; the package
- * is then started with `node <its bin>`, never through npx at request time (architecture §3).
+ * is then started with `node <its bin>`, never through npx at request time (docs/architecture.md §3).
  */
 export async function installNpm(plan: PackagePlan, opts: InstallerOptions): Promise<InstalledPackage> {
   const { pkgDir, pkg } = await npmInstallFiles(plan, opts);

@@ -13,7 +13,7 @@ export interface Popularity {
 export const githubUrlOf = (p: SourcePackage) => firstGithubUrl([p.repositoryUrl, p.homepage, ...p.linkHints]);
 
 /**
- * A source's package as the console's result card reads it (console spec §3). Missing links are
+ * A source's package as the console's result card reads it (docs/console.md §3). Missing links are
  * filled from the GitHub repository, whose owner is also the author when the source names none.
  */
 export function toMarketPackage(p: SourcePackage, popularity: Popularity, installed: InstalledIndex): MarketPackage {
