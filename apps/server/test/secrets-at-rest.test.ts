@@ -40,6 +40,10 @@ const VALUES = {
   githubSecret: 'at-rest-github-client-secret-1a2b',
   googleSecret: 'at-rest-google-client-secret-3c4d',
   password: 'at-rest-user-password-9z8y',
+  upstreamClientSecret: 'at-rest-upstream-client-secret-77aa',
+  upstreamAccess: 'at-rest-upstream-access-token-88bb',
+  upstreamRefresh: 'at-rest-upstream-refresh-token-99cc',
+  upstreamVerifier: 'at-rest-upstream-code-verifier-00dd',
 };
 
 interface Running {
@@ -220,6 +224,41 @@ describe.each(engines)('secrets at rest on %s', (engine) => {
     expect(await echo.text()).toContain('hello');
     await call(r, 'POST', `/api/mcp_services/${seeded.stdioId}/health/check`, userToken, {});
     await call(r, 'POST', `/api/mcp_services/${seeded.remoteId}/health/check`, userToken, {});
+    // An upstream OAuth connection of the remote service, sealed as modules/upstream-oauth seals it (its flow
+    // against a real provider is tested in test/gateway/upstream-oauth.test.ts): client secret, tokens, and an
+    // authorization in progress.
+    const { db, secrets } = r.ctx;
+    const now = Date.now();
+    await db
+      .insertInto('upstream_oauth_services')
+      .values({ service_id: seeded.remoteId, client_secret_enc: secrets.encrypt(VALUES.upstreamClientSecret), updated_at: now })
+      .execute();
+    await db
+      .insertInto('upstream_oauth_tokens')
+      .values({
+        service_id: seeded.remoteId,
+        owner_id: 0,
+        user_id: null,
+        access_token_enc: secrets.encrypt(VALUES.upstreamAccess),
+        refresh_token_enc: secrets.encrypt(VALUES.upstreamRefresh),
+        expires_at: now + 3_600_000,
+        connected_by: seeded.userId,
+        updated_at: now,
+      })
+      .execute();
+    await db
+      .insertInto('upstream_oauth_states')
+      .values({
+        state_hash: 'at-rest-state-hash',
+        service_id: seeded.remoteId,
+        user_id: seeded.userId,
+        owner_id: 0,
+        code_verifier_enc: secrets.encrypt(VALUES.upstreamVerifier),
+        redirect_uri: 'http://127.0.0.1/api/upstream_oauth/callback',
+        created_at: now,
+        expires_at: now + 600_000,
+      })
+      .execute();
     await r.close();
     running = undefined;
   });

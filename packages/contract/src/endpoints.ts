@@ -552,7 +552,7 @@ const oauthServer = {
   }),
 };
 
-export const endpoints = { status, auth, users, options, services, upstreamOAuth, groups, analytics, logs, market, oauth, oauthServer };
+export const endpoints = { status, auth, users, options, services, groups, upstreamOAuth, analytics, logs, market, oauth, oauthServer };
 
 /** Every entry of the table, for walks over all endpoints (route checks, docs). */
 export function allEndpoints(): Endpoint[] {

@@ -290,6 +290,14 @@ const nonEnvelopeOk = new Set([
   'GET /api/upstream_oauth/client_metadata.json',
 ]);
 
+/** Routes that ask a tool server through the gateway (the console's Tools tab, overrides and Try it). */
+const talksToUpstream = new Set([
+  'GET /api/mcp_services/:id/tools',
+  // An override names a tool of the live list: without the list it cannot be checked.
+  'PUT /api/mcp_services/:id/tools/:original_name',
+  'POST /api/mcp_services/:id/tools/:original_name/call',
+]);
+
 function checkAnswer(
   route: RouteUnderTest,
   what: string,
@@ -298,7 +306,10 @@ function checkAnswer(
 ): void {
   const label = `${route.method} ${route.url} → ${res.statusCode} for ${what.slice(0, 300)}`;
   tally(`${res.statusCode}`);
-  expect(res.statusCode, `${label}\n${res.body.slice(0, 500)}`).toBeLessThan(500);
+  // Routes that ask the tool server itself answer 502 when it cannot be reached (the throwaway services
+  // point at a closed port): the gateway's own answer about another server, never a 500 of ours.
+  const upstreamDown = res.statusCode === 502 && talksToUpstream.has(`${route.method} ${route.url}`);
+  if (!upstreamDown) expect(res.statusCode, `${label}\n${res.body.slice(0, 500)}`).toBeLessThan(500);
   // Success answers may carry what admins are meant to read (install logs name paths); errors carry nothing internal.
   const leak = res.statusCode >= 400 ? leaksInternals(res.body) : /\n\s+at\s/.exec(res.body)?.[0];
   expect(leak, `${label} leaks internals`).toBeUndefined();

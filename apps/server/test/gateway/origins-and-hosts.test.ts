@@ -126,11 +126,16 @@ describe('paths the console does not own answer JSON 404s', () => {
   const html = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
   it('answers the OAuth metadata probes of mcp-remote and the SDK with JSON, never the page', async () => {
-    for (const path of [
-      '/.well-known/oauth-protected-resource',
-      '/.well-known/oauth-authorization-server',
-      '/.well-known/oauth-protected-resource/proxy/x/mcp',
-    ]) {
+    // The metadata Toolport publishes as an OAuth server (modules/oauth-server) is JSON whatever the client accepts.
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server']) {
+      for (const accept of ['application/json', '*/*', html]) {
+        const res = await get(path, accept);
+        expect(res.status, `${path} ${accept}`).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      }
+    }
+    // Any other well-known path is a JSON 404, in the language asked for.
+    for (const path of ['/.well-known/mcp-unknown', '/.well-known/oauth-protected-resource/nowhere/x/mcp']) {
       for (const accept of ['application/json', '*/*', html]) {
         const res = await get(path, accept);
         expect(res.status, `${path} ${accept}`).toBe(404);
@@ -138,12 +143,12 @@ describe('paths the console does not own answer JSON 404s', () => {
         expect(res.json()).toEqual({ success: false, message: `Nothing here: GET ${path}` });
       }
     }
-    const zh = await raw(`${gw.url}/.well-known/openid-configuration`, { headers: { 'accept-language': 'zh-CN' } });
-    expect(zh.json()).toEqual({ success: false, message: '此处没有内容：GET /.well-known/openid-configuration' });
+    const zh = await raw(`${gw.url}/.well-known/mcp-unknown`, { headers: { 'accept-language': 'zh-CN' } });
+    expect(zh.json()).toEqual({ success: false, message: '此处没有内容：GET /.well-known/mcp-unknown' });
   });
 
   it('answers typos under /proxy and /group, and anything not asked for as HTML, with JSON', async () => {
-    for (const path of ['/proxy/everything/mpc', '/proxy', '/group/team/mcp', '/group']) {
+    for (const path of ['/proxy/everything/mpc', '/proxy', '/group/team/mpc', '/group']) {
       const res = await get(path, html);
       expect(res.status, path).toBe(404);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
