@@ -27,6 +27,9 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: 
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
     // An idle client losing its server must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
+    // Nor may a checked-out one between two statements (a transaction waiting on its caller, say): pg emits
+    // 'error' on it then, and its next query fails with the same cause, which its caller handles.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     return {
       db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
       engine: 'postgres',

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgDatabase, createTestApp, engines, type TestApp } from '../../../test/harness.js';
 import { expectedRollup, figuresOf, fineKey, makeRecords, serviceDayKey } from '../../../test/kits/history.js';
-import { type Db, migrateToLatest, migrator, openDatabase } from '../../db/db.js';
+import { type Db, migrator, openDatabase } from '../../db/db.js';
 import { dayIn } from '../../infra/day.js';
 import { DbMeter } from '../metering/index.js';
 import { addDays, dayEnd, dayStart, isDay } from './days.js';
