@@ -36,7 +36,7 @@ async function runSuite(url: string): Promise<Map<string, Check[]>> {
   const out = mkdtempSync(path.join(tmpdir(), 'toolport-conformance-'));
   try {
     // The suite exits 1 when a scenario fails; the checks it wrote are what the test reads.
-    await run(node22, [cli, 'server', '--url', url, '--spec-version', SPEC, '-o', out], { timeout: 240_000 }).catch((e) => {
+    await run(node22, [cli, 'server', '--url', url, '--suite', 'all', '--spec-version', SPEC, '-o', out], { timeout: 240_000 }).catch((e) => {
       if (typeof e?.code !== 'number') throw e;
     });
     const results = new Map<string, Check[]>();
