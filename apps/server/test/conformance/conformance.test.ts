@@ -5,8 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD } from '../harness.js';
 import { addService, addUser, type LiveGateway, startGateway } from '../gateway/gateway-harness.js';
+import { ADMIN_PASSWORD } from '../harness.js';
 
 // The official MCP conformance suite, run through the gateway against our fixture server
 // (apps/server/test/fixtures/conformance-server.mjs). The suite lives in tools/conformance, outside the npm
@@ -36,9 +36,11 @@ async function runSuite(url: string): Promise<Map<string, Check[]>> {
   const out = mkdtempSync(path.join(tmpdir(), 'toolport-conformance-'));
   try {
     // The suite exits 1 when a scenario fails; the checks it wrote are what the test reads.
-    await run(node22, [cli, 'server', '--url', url, '--suite', 'all', '--spec-version', SPEC, '-o', out], { timeout: 240_000 }).catch((e) => {
-      if (typeof e?.code !== 'number') throw e;
-    });
+    await run(node22, [cli, 'server', '--url', url, '--suite', 'all', '--spec-version', SPEC, '-o', out], { timeout: 240_000 }).catch(
+      (e) => {
+        if (typeof e?.code !== 'number') throw e;
+      },
+    );
     const results = new Map<string, Check[]>();
     for (const dir of readdirSync(out)) {
       const name = /^server-(.+)-\d{4}-\d{2}-\d{2}T/.exec(dir)?.[1];
@@ -57,6 +59,18 @@ const failuresOf = (results: Map<string, Check[]>) =>
       .map(([name, checks]) => [name, checks.filter((c) => c.status === 'FAILURE').map((c) => `${c.id}: ${c.errorMessage ?? ''}`)] as const)
       .filter(([, f]) => f.length > 0),
   );
+
+// server-sse-polling has only INFO checks through the gateway: its test_reconnection call is answered with JSON
+// (the gateway answers a POST with an SSE stream only when the upstream sends notifications or requests before
+// its answer), so the suite records "priming event tests not applicable" and passes nothing and fails nothing.
+const WITHOUT_SUCCESS_CHECKS = ['server-sse-polling'];
+
+/** Scenarios that failed nothing and passed at least one check. */
+const passedOf = (results: Map<string, Check[]>) =>
+  [...results]
+    .filter(([, checks]) => checks.some((c) => c.status === 'SUCCESS') && !checks.some((c) => c.status === 'FAILURE'))
+    .map(([name]) => name)
+    .sort();
 
 describe(`the official conformance suite (${SPEC} server scenarios) through /proxy`, () => {
   let gw: LiveGateway;
@@ -93,6 +107,8 @@ describe(`the official conformance suite (${SPEC} server scenarios) through /pro
     const results = await runSuite(proxyUrl());
     expect([...results.keys()].sort()).toEqual([...all].sort());
     expect(failuresOf(results)).toEqual({});
+    expect(passedOf(results)).toEqual(all.filter((n) => !WITHOUT_SUCCESS_CHECKS.includes(n)).sort());
+    expect(results.get('server-sse-polling')?.find((c) => c.id === 'server-sse-content-type')?.status).toBe('INFO');
   }, 300_000);
 
   it('passes every scenario in isolated mode (isolation: "session", set through PUT /api/mcp_services/{id})', async () => {
@@ -111,5 +127,7 @@ describe(`the official conformance suite (${SPEC} server scenarios) through /pro
     const results = await runSuite(proxyUrl());
     expect([...results.keys()].sort()).toEqual([...all].sort());
     expect(failuresOf(results)).toEqual({});
+    expect(passedOf(results)).toEqual(all.filter((n) => !WITHOUT_SUCCESS_CHECKS.includes(n)).sort());
+    expect(results.get('server-sse-polling')?.find((c) => c.id === 'server-sse-content-type')?.status).toBe('INFO');
   }, 300_000);
 });

@@ -242,7 +242,8 @@ export class LinkPool implements UpstreamPool {
     const existing = this.entries.get(key);
     if (existing) return this.upToDate(existing, service);
     const mine: Entry[] = [];
-    for (const e of this.entries.values()) if (e.kind === 'session' && e.serviceId === service.id && e.userId === session.userId) mine.push(e);
+    for (const e of this.entries.values())
+      if (e.kind === 'session' && e.serviceId === service.id && e.userId === session.userId) mine.push(e);
     if (mine.length >= this.tuning.perUserSessionLinks) {
       // Clients that end without DELETE (the SDK's close() does not send one) leave their session until the
       // downstream idle timeout; refusing here would lock the user out for that long. The link idle longest with
