@@ -121,6 +121,9 @@ describe('which process serves whom', () => {
     await threeLink.initialize(three, init());
     const busyTwo = callTool(twoLink, two, 3, 'sleep', { ms: 1500 });
     const busyThree = callTool(threeLink, three, 1, 'sleep', { ms: 1500 });
+    // The pool's own Link (link.ts) counts what is in flight; wait until both calls have reached it.
+    const inFlight = (link: UpstreamLink) => (link as unknown as { inFlight: number }).inFlight;
+    await expect.poll(() => inFlight(twoLink) > 0 && inFlight(threeLink) > 0).toBe(true);
     await expect(pool.acquire(spec, new TestSession('four', 7))).rejects.toThrow(/too many isolated sessions/);
     await Promise.all([busyTwo, busyThree]);
   });
