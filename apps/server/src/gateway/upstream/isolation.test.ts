@@ -109,11 +109,22 @@ describe('which process serves whom', () => {
     const pidTwo = JSON.parse(toolText(await callTool(twoLink, two, 2, 'pids'))).pid;
     expect(pidOne).not.toBe(pidTwo);
 
-    // Two per user on this service here: a third is refused until one ends.
-    await expect(pool.acquire(spec, new TestSession('three', 7))).rejects.toThrow(/too many isolated sessions/);
-    pool.release(spec.id, one);
+    // Two per user on this service here: a third takes the place of the one idle longest (`one`, whose
+    // client may have gone without DELETE); the other keeps its process.
+    const threeLink = await pool.acquire(spec, new TestSession('three', 7));
     await expect.poll(() => alive(pidOne)).toBe(false);
     expect(alive(pidTwo)).toBe(true);
-    await pool.acquire(spec, new TestSession('three', 7));
+    expect(threeLink).not.toBe(oneLink);
+
+    // When every isolated link of the user is busy, nothing is taken away: the new session is refused.
+    const three = new TestSession('three', 7);
+    await threeLink.initialize(three, init());
+    const busyTwo = callTool(twoLink, two, 3, 'sleep', { ms: 1500 });
+    const busyThree = callTool(threeLink, three, 1, 'sleep', { ms: 1500 });
+    // The pool's own Link (link.ts) counts what is in flight; wait until both calls have reached it.
+    const inFlight = (link: UpstreamLink) => (link as unknown as { inFlight: number }).inFlight;
+    await expect.poll(() => inFlight(twoLink) > 0 && inFlight(threeLink) > 0).toBe(true);
+    await expect(pool.acquire(spec, new TestSession('four', 7))).rejects.toThrow(/too many isolated sessions/);
+    await Promise.all([busyTwo, busyThree]);
   });
 });

@@ -241,10 +241,19 @@ export class LinkPool implements UpstreamPool {
     const key = `session:${service.id}:${session.id}`;
     const existing = this.entries.get(key);
     if (existing) return this.upToDate(existing, service);
-    let mine = 0;
-    for (const e of this.entries.values()) if (e.kind === 'session' && e.serviceId === service.id && e.userId === session.userId) mine += 1;
-    if (mine >= this.tuning.perUserSessionLinks) {
-      throw new Error(`too many isolated sessions on ${service.name} for this user (limit ${this.tuning.perUserSessionLinks})`);
+    const mine: Entry[] = [];
+    for (const e of this.entries.values())
+      if (e.kind === 'session' && e.serviceId === service.id && e.userId === session.userId) mine.push(e);
+    if (mine.length >= this.tuning.perUserSessionLinks) {
+      // Clients that end without DELETE (the SDK's close() does not send one) leave their session until the
+      // downstream idle timeout; refusing here would lock the user out for that long. The link idle longest with
+      // nothing in flight makes room instead: its session, if it comes back, gets a fresh process, as after an
+      // idle stop (reapIdle). Only when every one is busy is the new session refused.
+      const idle = mine.filter((e) => e.link.inFlight === 0).sort((a, b) => a.link.lastActivity - b.link.lastActivity)[0];
+      if (!idle) {
+        throw new Error(`too many isolated sessions on ${service.name} for this user (limit ${this.tuning.perUserSessionLinks})`);
+      }
+      void this.remove(idle, `isolated session limit (${this.tuning.perUserSessionLinks}) reached: replaced by a newer session`);
     }
     return this.add(key, 'session', service, session.userId, undefined, ownerOf(mode, 'session', session.userId));
   }
