@@ -218,6 +218,18 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
     expect(await statusOf(gw, admin, serviceId)).toBe('needs_authorization');
   });
 
+  it("per user: the health check (which has no user) counts the upstream's 401 as up, not unhealthy", async () => {
+    const check = await api(gw, admin.token, 'POST', `/mcp_services/${serviceId}/health/check`);
+    expect(check.status, check.text).toBe(200);
+    expect(check.json.data).toMatchObject({ health_status: 'healthy', health_details: expect.stringContaining('each user connects') });
+    // A per-user service that is really down is still unhealthy.
+    const gone = await addService(gw.ctx, { name: 'gone', type: 'streamableHttp', command: 'http://127.0.0.1:9/mcp', args: [] });
+    const set = await api(gw, admin.token, 'PUT', `/mcp_services/${gone}`, { oauth_mode: 'per_user' });
+    expect(set.status, set.text).toBe(200);
+    const down = await api(gw, admin.token, 'POST', `/mcp_services/${gone}/health/check`);
+    expect(down.json.data).toMatchObject({ health_status: 'unhealthy' });
+  });
+
   it('a denied consent leaves the user unconnected with a clear result', async () => {
     const done = await connectAs(gw, admin, serviceId, { 'x-test-consent': 'deny' });
     expect(done.searchParams.get('result')).toBe('denied');
