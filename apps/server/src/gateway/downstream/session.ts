@@ -6,8 +6,11 @@ import type {
   JSONRPCRequest,
   JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { VERSION } from '../../version.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
+import { UpstreamConnectionMissing } from '../upstream-auth.js';
 import { CallScope } from './call-scope.js';
 import { ClientRequests, refusalFor } from './client-requests.js';
 import type { SseStream } from './http-io.js';
@@ -140,7 +143,20 @@ export class DownstreamSession implements SessionPeer {
   /** Runs the client's initialize on the link and binds the session to it. */
   async initialize(pool: UpstreamPool, service: ServiceSpec, params: InitializeParams): Promise<InitializeResult> {
     this.initParams = params;
-    const link = await pool.acquire(service, this);
+    let link: UpstreamLink;
+    try {
+      link = await pool.acquire(service, this);
+    } catch (err) {
+      if (!(err instanceof UpstreamConnectionMissing && err.perUser)) throw err;
+      // A user who has not connected their own account yet: the session opens so that a call can tell
+      // them where to connect (a URL elicitation, then the error; dispatcher.ts). Once they have, the
+      // next request binds the session to their link with these same parameters (`link`).
+      return {
+        protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(params.protocolVersion) ? params.protocolVersion : LATEST_PROTOCOL_VERSION,
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: service.name, version: VERSION },
+      };
+    }
     const result = await link.initialize(this, params);
     this.boundLink = link;
     this.bound = Promise.resolve(link);
