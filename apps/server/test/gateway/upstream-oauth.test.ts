@@ -245,7 +245,9 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
     const [a, b] = [await client(alice), await client(bob)];
     expect(await whoami(a)).toBe('alice-upstream');
     expect(await whoami(b)).toBe('bob-upstream');
-    // The session opened before bob connected now reaches his own link.
+    // The session opened before bob connected heard that its tools changed, and now reaches his own link.
+    await until(() => early.notifications.some((n) => n.method === 'notifications/tools/list_changed'), 'list_changed after connecting');
+    expect((await early.listTools()).tools.map((t) => t.name)).toContain('whoami');
     expect(await whoami(early)).toBe('bob-upstream');
     expect(await statusOf(gw, alice, serviceId)).toBe('connected');
     expect(await statusOf(gw, admin, serviceId)).toBe('needs_authorization');

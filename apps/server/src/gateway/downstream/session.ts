@@ -68,6 +68,11 @@ export class DownstreamSession implements SessionPeer {
   readonly onRemoved: (() => void)[] = [];
   /** Each request waiting upstream, with how to end it when the session ends first. */
   private readonly waiting = new Set<(reason: string) => void>();
+  /**
+   * Opened before its user connected their own account to a per-user OAuth service: it lists no tools
+   * yet, and hears tools/list_changed when a connection of the service changes (gateway/index.ts).
+   */
+  awaitingConnection = false;
   private boundLink: UpstreamLink | undefined;
   private bound: Promise<UpstreamLink> | undefined;
 
@@ -151,6 +156,7 @@ export class DownstreamSession implements SessionPeer {
       // A user who has not connected their own account yet: the session opens so that a call can tell
       // them where to connect (a URL elicitation, then the error; dispatcher.ts). Once they have, the
       // next request binds the session to their link with these same parameters (`link`).
+      this.awaitingConnection = true;
       return {
         protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(params.protocolVersion) ? params.protocolVersion : LATEST_PROTOCOL_VERSION,
         capabilities: { tools: { listChanged: true } },
@@ -172,7 +178,10 @@ export class DownstreamSession implements SessionPeer {
     const link = await pool.acquire(service, this);
     if (link === this.boundLink && this.bound) return this.bound;
     this.boundLink = link;
-    const bound = link.initialize(this, this.initParams).then(() => link);
+    const bound = link.initialize(this, this.initParams).then(() => {
+      this.awaitingConnection = false;
+      return link;
+    });
     this.bound = bound;
     bound.catch(() => {
       if (this.bound === bound) {
