@@ -180,6 +180,10 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   const stopListening = deps.events.on((event) => {
     if (event.type === 'service.removed') sessions.removeWhere((s) => s.serviceId === event.serviceId, 'service removed');
     if (event.type === 'service.changed') {
+      // A user connected their account (or a connection changed): sessions opened before they did re-list.
+      for (const s of sessions.where((s) => s.serviceId === event.serviceId && s.awaitingConnection)) {
+        s.notify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+      }
       void deps.catalog.byId(event.serviceId).then((service) => {
         if (!service?.enabled)
           sessions.removeWhere((s) => s.serviceId === event.serviceId, service ? 'service disabled' : 'service removed');

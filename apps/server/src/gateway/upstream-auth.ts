@@ -4,6 +4,8 @@
  * reads its tables. Like personal values (docs/architecture.md §3, §10): a shared connection feeds the
  * shared link, a per-user connection makes a link of that user's own.
  */
+import { LocalisedError } from '../i18n/localised-error.js';
+
 export type UpstreamOAuthMode = 'shared' | 'per_user';
 
 /** Whose connection a link uses: 0 is the shared one, else the user's own. */
@@ -27,4 +29,20 @@ export interface UpstreamAuthorization {
 export interface LinkAuthorization {
   token(): Promise<string>;
   renew(rejected: string): Promise<string>;
+}
+
+/**
+ * Thrown by `token` when a connection is missing: `perUser` when it is the calling user's own (their
+ * session then opens, and a call gets this error, after a URL elicitation to `page` when the client
+ * declared one; docs/decisions/0030-upstream-oauth.md).
+ */
+export class UpstreamConnectionMissing extends LocalisedError {
+  get perUser(): boolean {
+    return this.key === 'upstream_oauth.not_connected';
+  }
+
+  /** The console page where the connection is made. */
+  get page(): string {
+    return String(this.params.page ?? '');
+  }
 }

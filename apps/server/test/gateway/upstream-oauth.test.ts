@@ -2,6 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type ElicitRequest, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Role, UserStatus } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppParts } from '../../src/app.js';
@@ -206,16 +209,60 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
     const set = await api(gw, admin.token, 'PUT', `/mcp_services/${serviceId}`, { oauth_mode: 'per_user' });
     expect(set.status, set.text).toBe(200);
     expect(await statusOf(gw, alice, serviceId)).toBe('needs_authorization');
-    const refused = await connect(gw.url, 'guarded', bob.key, { sdk: 'v1', wire: 'http' }).catch((err: Error) => err);
+    // Not connected yet: the session opens, lists nothing, and a call says where to connect.
+    const early = await client(bob);
+    expect(await early.listTools()).toMatchObject({ tools: [] });
+    const refused = await early.callTool('whoami', {}).catch((err: Error) => err);
     expect(String(refused)).toMatch(/You have not connected your account for guarded yet: connect it in the console at .*\/services/);
+    // A client that declared URL elicitation is first asked to open that page (MCP 2025-11-25), which
+    // needs the gateway's public address to be absolute.
+    await api(gw, admin.token, 'PUT', '/option/', { key: 'ServerAddress', value: gw.url });
+    const asked: ElicitRequest['params'][] = [];
+    const capable = new Client({ name: 'url-elicitation', version: '1' }, { capabilities: { elicitation: { url: {} } } });
+    capable.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push(req.params);
+      return { action: 'accept' };
+    });
+    await capable.connect(
+      new StreamableHTTPClientTransport(new URL(`${gw.url}/proxy/guarded/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${bob.key}` } },
+      }),
+    );
+    const refusedAfterAsking = await capable.callTool({ name: 'whoami', arguments: {} }).catch((err: Error) => err);
+    await capable.close();
+    await api(gw, admin.token, 'PUT', '/option/', { key: 'ServerAddress', value: '' });
+    expect(String(refusedAfterAsking)).toMatch(/You have not connected your account for guarded yet/);
+    expect(asked).toEqual([
+      expect.objectContaining({
+        mode: 'url',
+        url: `${gw.url}/services`,
+        message: expect.stringContaining('connect it in the console'),
+      }),
+    ]);
 
     expect((await connectAs(gw, alice, serviceId, { 'x-test-user': 'alice-upstream' })).searchParams.get('result')).toBe('connected');
     expect((await connectAs(gw, bob, serviceId, { 'x-test-user': 'bob-upstream' })).searchParams.get('result')).toBe('connected');
     const [a, b] = [await client(alice), await client(bob)];
     expect(await whoami(a)).toBe('alice-upstream');
     expect(await whoami(b)).toBe('bob-upstream');
+    // The session opened before bob connected heard that its tools changed, and now reaches his own link.
+    await until(() => early.notifications.some((n) => n.method === 'notifications/tools/list_changed'), 'list_changed after connecting');
+    expect((await early.listTools()).tools.map((t) => t.name)).toContain('whoami');
+    expect(await whoami(early)).toBe('bob-upstream');
     expect(await statusOf(gw, alice, serviceId)).toBe('connected');
     expect(await statusOf(gw, admin, serviceId)).toBe('needs_authorization');
+  });
+
+  it("per user: the health check (which has no user) counts the upstream's 401 as up, not unhealthy", async () => {
+    const check = await api(gw, admin.token, 'POST', `/mcp_services/${serviceId}/health/check`);
+    expect(check.status, check.text).toBe(200);
+    expect(check.json.data).toMatchObject({ health_status: 'healthy', health_details: expect.stringContaining('each user connects') });
+    // A per-user service that is really down is still unhealthy.
+    const gone = await addService(gw.ctx, { name: 'gone', type: 'streamableHttp', command: 'http://127.0.0.1:9/mcp', args: [] });
+    const set = await api(gw, admin.token, 'PUT', `/mcp_services/${gone}`, { oauth_mode: 'per_user' });
+    expect(set.status, set.text).toBe(200);
+    const down = await api(gw, admin.token, 'POST', `/mcp_services/${gone}/health/check`);
+    expect(down.json.data).toMatchObject({ health_status: 'unhealthy' });
   });
 
   it('a denied consent leaves the user unconnected with a clear result', async () => {
@@ -270,7 +317,7 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
     expect(res.json.message).toBe('已断开连接');
     expect(res.json.data.oauth_status).toBe('needs_authorization');
     expect(upstream.seen.revoked.slice(before)).toEqual(['refresh_token', 'access_token']);
-    const failed = await connect(gw.url, 'guarded', alice.key, { sdk: 'v1', wire: 'http' }).catch((err: Error) => err);
+    const failed = await whoami(await client(alice)).catch((err: Error) => err);
     expect(String(failed)).toMatch(/You have not connected your account/);
   });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
   InitializeRequest,
   JSONRPCError,
@@ -13,6 +14,7 @@ import type { ServiceSpec } from '../catalog.js';
 import type { RequestSink, UpstreamLink, UpstreamPool } from '../link-api.js';
 import type { Meter } from '../meter.js';
 import type { ListedTool, ToolOverrides } from '../tool-policy.js';
+import { UpstreamConnectionMissing } from '../upstream-auth.js';
 import type { AbuseGuard } from './abuse.js';
 import type { CallScope } from './call-scope.js';
 import { type CallTelemetry, NO_CALL, type ProxiedCall } from './call-telemetry.js';
@@ -45,6 +47,9 @@ interface CallSlot {
 export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
 export const isNotification = (m: JSONRPCMessage): m is JSONRPCNotification => 'method' in m && !('id' in m);
 const isResponse = (m: JSONRPCMessage): m is JSONRPCResponse | JSONRPCError => !('method' in m) && 'id' in m;
+
+/** How long a call waits for the client to answer the URL elicitation before it gets its error. */
+const ELICITATION_WAIT_MS = 30_000;
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -200,6 +205,7 @@ export class Dispatcher {
     } catch (err) {
       // Ending an isolated session stops its own link under the request: the session's end is the news.
       if (session.closed) return this.sessionClosed(session, request, target, metered, call);
+      if (err instanceof UpstreamConnectionMissing && err.perUser) return this.notConnected(session, request, target, err, metered, call);
       const json = rpcErrorJson(request.id, RpcCode.InternalError, unavailableText(err, target.locale ?? 'en'));
       metered?.abandoned(`upstream unavailable: ${errorText(err)}`);
       call.end('error', `upstream unavailable: ${errorText(err)}`);
@@ -213,6 +219,46 @@ export class Dispatcher {
     if (scope.gone) return this.cancelled(metered, call);
     if (slot) slot.handedOff = true;
     this.forward(session, link, request, target, scope, metered, call, slot?.release, rewrite);
+  }
+
+  /**
+   * The user has not connected their own account to this per-user OAuth service
+   * (docs/decisions/0030-upstream-oauth.md): nothing to list yet; a call first asks a client that
+   * declared URL elicitation to open the console page (MCP 2025-11-25), then gets the error naming it.
+   */
+  private async notConnected(
+    session: DownstreamSession,
+    request: JSONRPCRequest,
+    target: ReplyTarget,
+    err: UpstreamConnectionMissing,
+    metered: MeteredCall | undefined,
+    call: ProxiedCall,
+  ): Promise<void> {
+    metered?.abandoned(`upstream unavailable: ${err.message}`);
+    if (request.method === 'tools/list') {
+      call.end('ok');
+      return target.response(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: { tools: [] } }));
+    }
+    call.end('error', `upstream unavailable: ${err.message}`);
+    const message = err.localised(target.locale ?? 'en');
+    const elicitation: JSONRPCRequest = {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'elicitation/create',
+      params: { mode: 'url', elicitationId: randomUUID(), url: err.page, message },
+    };
+    // Only an absolute address can be opened by the client: the page is one when ServerAddress is set
+    // (without it the error still names the path).
+    if (request.method === 'tools/call' && URL.canParse(err.page) && !session.refuses(elicitation)) {
+      const write = target.serverRequest?.bind(target);
+      // The client's answer (accept, decline, cancel) changes nothing: the call cannot go on until the
+      // user has connected, which they do in the browser.
+      const asked = write
+        ? session.outgoing.send(elicitation, write, ELICITATION_WAIT_MS)
+        : session.request(elicitation, ELICITATION_WAIT_MS);
+      await asked.catch((failure: unknown) => this.deps.logger.debug({ err: failure }, 'URL elicitation not answered'));
+    }
+    return target.response(rpcErrorJson(request.id, RpcCode.InternalError, message));
   }
 
   private cancelled(metered: MeteredCall | undefined, call: ProxiedCall): void {

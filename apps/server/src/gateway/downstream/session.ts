@@ -6,8 +6,11 @@ import type {
   JSONRPCRequest,
   JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { VERSION } from '../../version.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
+import { UpstreamConnectionMissing } from '../upstream-auth.js';
 import { CallScope } from './call-scope.js';
 import { ClientRequests, refusalFor } from './client-requests.js';
 import type { SseStream } from './http-io.js';
@@ -65,6 +68,11 @@ export class DownstreamSession implements SessionPeer {
   readonly onRemoved: (() => void)[] = [];
   /** Each request waiting upstream, with how to end it when the session ends first. */
   private readonly waiting = new Set<(reason: string) => void>();
+  /**
+   * Opened before its user connected their own account to a per-user OAuth service: it lists no tools
+   * yet, and hears tools/list_changed when a connection of the service changes (gateway/index.ts).
+   */
+  awaitingConnection = false;
   private boundLink: UpstreamLink | undefined;
   private bound: Promise<UpstreamLink> | undefined;
 
@@ -140,7 +148,21 @@ export class DownstreamSession implements SessionPeer {
   /** Runs the client's initialize on the link and binds the session to it. */
   async initialize(pool: UpstreamPool, service: ServiceSpec, params: InitializeParams): Promise<InitializeResult> {
     this.initParams = params;
-    const link = await pool.acquire(service, this);
+    let link: UpstreamLink;
+    try {
+      link = await pool.acquire(service, this);
+    } catch (err) {
+      if (!(err instanceof UpstreamConnectionMissing && err.perUser)) throw err;
+      // A user who has not connected their own account yet: the session opens so that a call can tell
+      // them where to connect (a URL elicitation, then the error; dispatcher.ts). Once they have, the
+      // next request binds the session to their link with these same parameters (`link`).
+      this.awaitingConnection = true;
+      return {
+        protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(params.protocolVersion) ? params.protocolVersion : LATEST_PROTOCOL_VERSION,
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: service.name, version: VERSION },
+      };
+    }
     const result = await link.initialize(this, params);
     this.boundLink = link;
     this.bound = Promise.resolve(link);
@@ -156,7 +178,10 @@ export class DownstreamSession implements SessionPeer {
     const link = await pool.acquire(service, this);
     if (link === this.boundLink && this.bound) return this.bound;
     this.boundLink = link;
-    const bound = link.initialize(this, this.initParams).then(() => link);
+    const bound = link.initialize(this, this.initParams).then(() => {
+      this.awaitingConnection = false;
+      return link;
+    });
     this.bound = bound;
     bound.catch(() => {
       if (this.bound === bound) {

@@ -19,8 +19,22 @@ export interface HealthHost {
   leader?: Pick<Leadership, 'runs'>;
   /** The service's shared link when it is up and ready: checked through it. */
   readyLink(serviceId: number): Link | undefined;
-  /** Starts a short-lived connection (initialize + tools/list), closes it, returns the tool count. */
+  /**
+   * Starts a short-lived connection (initialize + tools/list), closes it, returns the tool count.
+   * Throws AuthorizedPerUser when a per-user OAuth service answered 401 to this token-less check.
+   */
   probe(spec: ServiceSpec): Promise<number | undefined>;
+}
+
+/**
+ * A per-user OAuth service answered the health check's token-less connection with 401: it is up and
+ * asks each user for their own account (docs/decisions/0030-upstream-oauth.md), which is not a fault.
+ */
+export class AuthorizedPerUser extends Error {
+  constructor() {
+    super('reachable; it answers 401 until each user connects their own account');
+    this.name = 'AuthorizedPerUser';
+  }
 }
 
 /**
@@ -43,7 +57,8 @@ export async function checkServiceHealth(host: HealthHost, serviceId: number): P
       result = { status: 'healthy', details: describeRoundTrip(toolCount, checkedAt - started), checkedAt };
       if (toolCount !== undefined) result.toolCount = toolCount;
     } catch (err) {
-      result = { status: 'unhealthy', details: host.serviceLog.redact(errorText(err)), checkedAt: Date.now() };
+      if (err instanceof AuthorizedPerUser) result = { status: 'healthy', details: err.message, checkedAt: Date.now() };
+      else result = { status: 'unhealthy', details: host.serviceLog.redact(errorText(err)), checkedAt: Date.now() };
     }
   }
   const { checkedAt: _at, ...health } = result;

@@ -9,7 +9,7 @@ import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { HealthResult, SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
 import type { ConnectionOwner, UpstreamAuthorization, UpstreamOAuthMode } from '../upstream-auth.js';
 import type { Channel } from './channel.js';
-import { checkServiceHealth, type HealthHost, PeriodicHealth } from './health.js';
+import { AuthorizedPerUser, checkServiceHealth, type HealthHost, PeriodicHealth } from './health.js';
 import { Link, type LinkHealth } from './link.js';
 import { buildProcessEnv, type RegistryMirrors } from './process-env.js';
 import { type RemoteAuth, RemoteChannel } from './remote-channel.js';
@@ -319,17 +319,30 @@ export class LinkPool implements UpstreamPool {
 
   private async probe(spec: ServiceSpec): Promise<number | undefined> {
     // A shared connection is checked with its token; a service without one reports a 401 as needing authorization.
-    const owner = ownerOf(await this.oauthMode(spec), 'shared', undefined);
-    const link = new Link({
-      spec,
-      mode: 'shared',
-      deps: this.linkDeps,
-      open: (current) => this.open(current, undefined, this.remoteAuth(current, owner)),
-    });
+    const mode = await this.oauthMode(spec);
+    const owner = ownerOf(mode, 'shared', undefined);
+    // A per-user service has no connection of the checker's: it is checked without a token, and a 401
+    // then means "up, asks each user" (docs/decisions/0030-upstream-oauth.md), not a fault.
+    let refused = false;
+    const auth = (current: ServiceSpec): RemoteAuth => {
+      const base = this.remoteAuth(current, owner);
+      if (mode !== 'per_user' || !base.unauthorized) return base;
+      const report = base.unauthorized;
+      return {
+        unauthorized: (www) => {
+          refused = true;
+          report(www);
+        },
+      };
+    };
+    const link = new Link({ spec, mode: 'shared', deps: this.linkDeps, open: (current) => this.open(current, undefined, auth(current)) });
     this.probes.add(link);
     try {
       await link.ensureReady();
       return link.toolCount;
+    } catch (err) {
+      if (refused) throw new AuthorizedPerUser();
+      throw err;
     } finally {
       this.probes.delete(link);
       await link.close('health check finished');

@@ -19,7 +19,7 @@ import {
 } from '@toolport/contract';
 import type { Logger } from 'pino';
 import type { ServiceCatalog, ServiceSpec } from '../../gateway/catalog.js';
-import type { UpstreamAuthorization } from '../../gateway/upstream-auth.js';
+import { type UpstreamAuthorization, UpstreamConnectionMissing } from '../../gateway/upstream-auth.js';
 import { badRequest, forbidden, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
 import type { MessageKey } from '../../i18n/en.js';
@@ -586,7 +586,7 @@ export class UpstreamOAuth implements UpstreamAuthorization {
 }
 
 /** A call that needs a connection nobody has made: the JSON-RPC error names the console page. */
-export class NeedsAuthorizationError extends LocalisedError {}
+export class NeedsAuthorizationError extends UpstreamConnectionMissing {}
 
 function statusOf(row: OAuthServiceRow | undefined, token: TokenRow | undefined): OAuthStatus {
   if (!row) return 'none';
