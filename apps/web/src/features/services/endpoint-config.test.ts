@@ -50,7 +50,7 @@ describe('client snippets', () => {
     const snippet = clientSnippet('claudeDesktop', 'everything', url, 'streamableHttp', KEY);
     expect(JSON.parse(snippet.text).mcpServers.everything).toEqual({
       command: 'npx',
-      args: ['-y', 'mcp-remote', url, '--header', 'Authorization:${AUTH_HEADER}'],
+      args: ['-y', 'mcp-remote', url, '--header', 'Authorization:$' + '{AUTH_HEADER}'],
       env: { AUTH_HEADER: 'Bearer tp_key123' },
     });
     // The key appears once, in env, and never in the URL mcp-remote logs.
@@ -61,7 +61,9 @@ describe('client snippets', () => {
   });
 
   it('Claude Desktop adds --allow-http only for a plain-http address, and no header without a key', () => {
-    const plain = JSON.parse(clientSnippet('claudeDesktop', 'everything', 'http://10.0.0.5:3000/proxy/everything/mcp', 'streamableHttp', undefined).text);
+    const plain = JSON.parse(
+      clientSnippet('claudeDesktop', 'everything', 'http://10.0.0.5:3000/proxy/everything/mcp', 'streamableHttp', undefined).text,
+    );
     expect(plain.mcpServers.everything).toEqual({
       command: 'npx',
       args: ['-y', 'mcp-remote', 'http://10.0.0.5:3000/proxy/everything/mcp', '--allow-http'],

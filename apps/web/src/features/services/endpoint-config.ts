@@ -39,6 +39,9 @@ export interface ClientSnippet {
 /** A shell word in double quotes; keys and URLs hold no quotes, but a name might. */
 const shellQuote = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `"${word.replace(/(["\\$`])/g, '\\$1')}"`);
 
+/** mcp-remote's own placeholder: it substitutes the environment variable into the header itself. */
+const AUTH_HEADER_ARG = ['Authorization:$', '{AUTH_HEADER}'].join('');
+
 /** mcp-remote refuses a plain-http address other than localhost unless told `--allow-http`. */
 const isPlainHttp = (url: string): boolean => /^http:\/\//i.test(url);
 
@@ -57,7 +60,7 @@ export function clientSnippet(client: ClientId, name: string, url: string, type:
         url,
         ...(type === 'sse' ? ['--transport', 'sse-only'] : []),
         ...(isPlainHttp(url) ? ['--allow-http'] : []),
-        ...(token ? ['--header', 'Authorization:${AUTH_HEADER}'] : []),
+        ...(token ? ['--header', AUTH_HEADER_ARG] : []),
       ];
       const env = token ? { env: { AUTH_HEADER: `Bearer ${token}` } } : {};
       return { client, kind: 'json', text: pretty({ mcpServers: { [name]: { command: 'npx', args, ...env } } }) };
