@@ -20,8 +20,8 @@ Commands:
                                          set a new password and sign the user out everywhere
   import <mcpServers.json>               import the servers of a Claude Desktop / Cursor / Cherry Studio / VS Code
                                          configuration (npx and uvx packages are installed); exits 1 if any failed
-  export [file]                          write the installed services as an mcpServers document (stdout without
-                                         a file); it contains variable and header values
+  export [--include-secrets] [file]      write the installed services as an mcpServers document (stdout without
+                                         a file); variable and header values are masked unless --include-secrets
   backup <file>                          write a consistent copy of the SQLite database while the server runs
                                          (PostgreSQL: prints the pg_dump command instead)
   restore <file>                         replace the SQLite database with a backup; the server must be stopped

@@ -104,3 +104,25 @@ export function runnerPackageOf(runner: PackageRunner, args: readonly string[]):
   }
   return { ok: true, packageName: named };
 }
+
+/** A package spec split into the name a registry knows and the version it pins ('' when it pins none). */
+export interface PackageSpecParts {
+  name: string;
+  version: string;
+}
+
+/**
+ * `@scope/name@1.2.3` → `@scope/name` + `1.2.3` (a scoped name's leading `@` is not a version separator),
+ * `name@latest` → `name` + `latest`; for uvx, `pkg==1.0` or `pkg@1.0` → `pkg` + `1.0`, and a range
+ * (`pkg>=1`) or extras (`pkg[cli]`) keep the bare name with no pinned version.
+ */
+export function splitPackageSpec(runner: PackageRunner, spec: string): PackageSpecParts {
+  const text = spec.trim();
+  if (runner === 'npx') {
+    const at = text.indexOf('@', text.startsWith('@') ? 1 : 0);
+    return at > 0 ? { name: text.slice(0, at), version: text.slice(at + 1) } : { name: text, version: '' };
+  }
+  const pinned = /^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(?:==|@)\s*([A-Za-z0-9][A-Za-z0-9.+!_-]*)$/.exec(text);
+  if (pinned) return { name: pinned[1] as string, version: pinned[2] as string };
+  return { name: /^[A-Za-z0-9][A-Za-z0-9._-]*/.exec(text)?.[0] ?? text, version: '' };
+}

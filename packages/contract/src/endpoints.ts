@@ -22,6 +22,7 @@ import {
   BatchProgressQuery,
   InstallRequest,
   InstallResult,
+  MarketExportQuery,
   MarketPackage,
   MarketSearchQuery,
   MarketSearchWarning,
@@ -482,10 +483,14 @@ const market = {
       'Authenticated by an admin access token in ?token= (or the Authorization header). A late subscriber receives the whole history.',
   }),
   export: endpoint(routes.market.export, {
+    query: MarketExportQuery,
     data: McpServersDocument,
     tags: ['market'],
-    summary: 'Every installed service as an mcpServers document (variable and header values included)',
-    description: 'Marketplace packages appear as pinned npx / uvx commands, so importing the document elsewhere installs them again.',
+    summary: 'Every installed service as an mcpServers document (variable and header values masked unless include_secrets=true)',
+    description:
+      'Marketplace packages appear as pinned npx / uvx commands, so importing the document elsewhere installs them again. ' +
+      'Remote services are written with type "http" or "sse", the types Claude Code and VS Code read. Variable and header ' +
+      'values are replaced by "********" unless include_secrets=true (or 1) is given.',
   }),
 };
 

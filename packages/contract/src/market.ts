@@ -82,7 +82,8 @@ export const McpServerEntry = z.object({
   command: z.string().optional(),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
-  type: z.enum(['stdio', 'sse', 'streamableHttp']).optional(),
+  /** Exports write `http` (what Claude Code and VS Code read); imports also accept `streamableHttp`. */
+  type: z.enum(['stdio', 'sse', 'http', 'streamableHttp']).optional(),
   url: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
 });
@@ -90,6 +91,13 @@ export type McpServerEntry = z.infer<typeof McpServerEntry>;
 
 export const McpServersDocument = z.object({ mcpServers: z.record(z.string(), McpServerEntry) });
 export type McpServersDocument = z.infer<typeof McpServersDocument>;
+
+/** What an export writes in place of a variable or header value unless secrets are asked for. */
+export const MASKED_SECRET = '********';
+
+/** `GET /mcp_market/export?include_secrets=true`: values in clear; otherwise every value is masked. */
+export const MarketExportQuery = z.object({ include_secrets: z.enum(['1', '0', 'true', 'false']).optional() });
+export type MarketExportQuery = z.infer<typeof MarketExportQuery>;
 
 /** Package details (docs/console.md §3): the result under `details`, and what the detail view reads beside it. */
 export const PackageDetails = z.object({

@@ -138,6 +138,7 @@ export const en = {
     'The JSON is not an MCP configuration: expected {"mcpServers": {…}}, {"servers": {…}} or a map of server names to configurations',
   'market.batch_empty': 'The configuration lists no servers',
   'market.batch_too_many': 'At most {max} servers can be imported at once',
+  'market.batch_duplicate_key': 'The configuration names the server "{key}" twice; keep one entry under each name',
   'market.batch_not_found': 'Batch import task not found',
   'market.batch_item_exists': 'Skipped: a service named {name} already exists',
   'market.batch_item_failed': 'Failed: {reason}',

@@ -131,6 +131,7 @@ export const zhCN: Record<MessageKey, string> = {
   'market.batch_not_a_config': '该 JSON 不是 MCP 配置：应为 {"mcpServers": {…}}、{"servers": {…}} 或服务名到配置的映射',
   'market.batch_empty': '该配置中没有任何服务',
   'market.batch_too_many': '一次最多导入 {max} 个服务',
+  'market.batch_duplicate_key': '该配置两次使用了服务名“{key}”；每个名称只保留一个条目',
   'market.batch_not_found': '批量导入任务不存在',
   'market.batch_item_exists': '已跳过：名为 {name} 的服务已存在',
   'market.batch_item_failed': '失败：{reason}',

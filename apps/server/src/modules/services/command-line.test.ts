@@ -49,8 +49,17 @@ describe('parseStdioCommand', () => {
       args: ['-y', '@modelcontextprotocol/server-everything', 'stdio'],
       packageManager: 'npm',
       packageName: '@modelcontextprotocol/server-everything',
+      packageVersion: '',
     });
-    expect(parseStdioCommand('npx --registry https://r.example -y pkg@1.2.3').packageName).toBe('pkg@1.2.3');
+    expect(parseStdioCommand('npx --registry https://r.example -y pkg@1.2.3')).toMatchObject({
+      packageName: 'pkg',
+      packageVersion: '1.2.3',
+    });
+    // A scoped name's leading @ is not a version separator.
+    expect(parseStdioCommand('npx -y @modelcontextprotocol/server-everything@2026.8.31')).toMatchObject({
+      packageName: '@modelcontextprotocol/server-everything',
+      packageVersion: '2026.8.31',
+    });
     expect(parseStdioCommand('npx --package=@scope/tools -y tool-bin').packageName).toBe('@scope/tools');
     expect(parseStdioCommand('npx -p @scope/tools tool-bin').packageName).toBe('@scope/tools');
   });
@@ -61,7 +70,13 @@ describe('parseStdioCommand', () => {
       packageManager: 'uv',
       packageName: 'mcp-server-fetch',
     });
-    expect(parseStdioCommand('uvx --python 3.12 --from "mcp-server-time==1.0" mcp-server-time').packageName).toBe('mcp-server-time==1.0');
+    expect(parseStdioCommand('uvx --python 3.12 --from "mcp-server-time==1.0" mcp-server-time')).toMatchObject({
+      packageName: 'mcp-server-time',
+      packageVersion: '1.0',
+    });
+    expect(parseStdioCommand('uvx mcp-server-git@2025.1.14')).toMatchObject({ packageName: 'mcp-server-git', packageVersion: '2025.1.14' });
+    // A range or extras pin nothing: the bare name, no version.
+    expect(parseStdioCommand('uvx --from "mcp-proxy[cli]>=0.5" mcp-proxy')).toMatchObject({ packageName: 'mcp-proxy', packageVersion: '' });
   });
 
   it('keeps quoted arguments whole in the argument array', () => {
@@ -87,7 +102,13 @@ describe('parseStdioCommand', () => {
   });
 
   it('accepts the absolute path of an executable file (quoted when it has spaces) and nothing else', () => {
-    expect(parseStdioCommand(`"${exe}" --port 1`)).toEqual({ command: exe, args: ['--port', '1'], packageManager: '', packageName: '' });
+    expect(parseStdioCommand(`"${exe}" --port 1`)).toEqual({
+      command: exe,
+      args: ['--port', '1'],
+      packageManager: '',
+      packageName: '',
+      packageVersion: '',
+    });
     expect(reasonOf(() => parseStdioCommand(plain))).toBe('not_executable');
     expect(reasonOf(() => parseStdioCommand(path.join(dir, 'missing')))).toBe('not_executable');
     expect(reasonOf(() => parseStdioCommand(dir))).toBe('not_executable');

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { type PackageRunner, runnerPackageOf, splitCommandLine } from '@toolport/contract';
+import { type PackageRunner, runnerPackageOf, splitCommandLine, splitPackageSpec } from '@toolport/contract';
 
 /**
  * Parsing what the admin typed in the custom install dialog (docs/console.md §5): a stdio command
@@ -25,7 +25,10 @@ export interface StdioCommand {
   args: string[];
   /** 'npm' for npx, 'uv' for uvx, '' for an absolute executable. */
   packageManager: 'npm' | 'uv' | '';
+  /** The package's registry name, without the version the command line pins. */
   packageName: string;
+  /** The version the command line pins (`pkg@1.2.3`, `pkg==1.2.3`), '' when none. */
+  packageVersion: string;
 }
 
 function packageOf(runner: PackageRunner, args: string[]): string {
@@ -43,9 +46,10 @@ export function parseStdioCommand(line: string): StdioCommand {
   const [first, ...args] = tokens;
   if (!first) throw new CommandLineError('empty');
   if (first === 'npx' || first === 'uvx') {
-    const packageName = packageOf(first, args);
-    if (!packageName) throw new CommandLineError('no_package');
-    return { command: first, args, packageManager: first === 'npx' ? 'npm' : 'uv', packageName };
+    const spec = packageOf(first, args);
+    if (!spec) throw new CommandLineError('no_package');
+    const { name, version } = splitPackageSpec(first, spec);
+    return { command: first, args, packageManager: first === 'npx' ? 'npm' : 'uv', packageName: name, packageVersion: version };
   }
   if (!path.isAbsolute(first)) throw new CommandLineError('not_allowed');
   try {
@@ -54,7 +58,7 @@ export function parseStdioCommand(line: string): StdioCommand {
   } catch {
     throw new CommandLineError('not_executable');
   }
-  return { command: first, args, packageManager: '', packageName: '' };
+  return { command: first, args, packageManager: '', packageName: '', packageVersion: '' };
 }
 
 /**

@@ -84,6 +84,18 @@ describe.each(engines)('custom service install on %s', (engine) => {
 
     const second = await create({ name: 'Everything again', type: 'stdio', command: "npx -y '@modelcontextprotocol/server-everything'" });
     expect(second.json().data.name).toBe('server-everything-2');
+
+    // A pinned version is split off the name (a scoped name's @ is not a separator) and shown as the version.
+    const pinned = await create({
+      name: 'Everything pinned',
+      type: 'stdio',
+      command: 'npx -y @modelcontextprotocol/server-everything@2026.8.31',
+    });
+    expect(pinned.statusCode, pinned.body).toBe(201);
+    expect(await rowOf(pinned.json().data.service_id)).toMatchObject({
+      package_name: '@modelcontextprotocol/server-everything',
+      version: '2026.8.31',
+    });
   });
 
   it('reads uvx commands with uv as manager and keeps quoted arguments whole', async () => {
@@ -94,7 +106,7 @@ describe.each(engines)('custom service install on %s', (engine) => {
     });
     expect(res.statusCode, res.body).toBe(201);
     const row = await rowOf(res.json().data.service_id);
-    expect(row).toMatchObject({ command: 'uvx', package_manager: 'uv', package_name: 'mcp-server-fetch==2025.1' });
+    expect(row).toMatchObject({ command: 'uvx', package_manager: 'uv', package_name: 'mcp-server-fetch', version: '2025.1' });
     expect(row.args).toEqual(['--from', 'mcp-server-fetch==2025.1', 'mcp-server-fetch', '--user-agent', 'Toolport test/1.0']);
   });
 

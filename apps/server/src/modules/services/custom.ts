@@ -23,6 +23,8 @@ export interface CustomDraft {
   command: string;
   args: string[];
   packageName: string;
+  /** The version the command line pins, shown on the card; '' when none. */
+  packageVersion: string;
   packageManager: string;
   env: Record<string, string>;
   headers: Record<string, string>;
@@ -122,6 +124,7 @@ export function draftCustomService(req: CustomServiceRequest): CustomDraft {
       command: cmd.command,
       args: cmd.args,
       packageName: cmd.packageName,
+      packageVersion: cmd.packageVersion,
       packageManager: cmd.packageManager,
       env: checkedEnv(req.environments),
       headers: {},
@@ -135,6 +138,7 @@ export function draftCustomService(req: CustomServiceRequest): CustomDraft {
     command: url.toString(),
     args: [],
     packageName: '',
+    packageVersion: '',
     packageManager: '',
     env: {},
     headers: checkedHeaders(req.headers),

@@ -162,7 +162,7 @@ export class ServicesService {
         source: 'custom',
         package_name: draft.packageName,
         package_manager: draft.packageManager,
-        version: '',
+        version: draft.packageVersion,
         command: draft.command,
         args_json: JSON.stringify(draft.args),
         env_enc: this.deps.secrets.encryptJson(draft.env),

@@ -1,5 +1,5 @@
 import type { EnvVarDeclaration, InstalledService, MarketPackage, MarketSourceName, PackageDetails } from '@toolport/contract';
-import { MARKET_SOURCE_OF_MANAGER, marketSources } from '@toolport/contract';
+import { MARKET_SOURCE_OF_MANAGER, marketSources, splitPackageSpec } from '@toolport/contract';
 
 /** The tabs of the marketplace (docs/console.md §2.10): one per package source, then the installed services. */
 export type MarketTab = MarketSourceName | 'installed';
@@ -133,14 +133,27 @@ export function marketSourceOf(service: Pick<InstalledService, 'source' | 'packa
   return MARKET_SOURCE_OF_MANAGER[service.package_manager.toLowerCase()] ?? null;
 }
 
+/**
+ * The package name without a pinned version, and that version: services added as `npx -y pkg@1.2.3`
+ * before the server split them carry the whole spec as their package name.
+ */
+function packageParts(s: InstalledService, source: MarketSourceName | null): { name: string; version: string } {
+  if (source === 'npm' || source === 'pypi') {
+    const parts = splitPackageSpec(source === 'npm' ? 'npx' : 'uvx', s.package_name);
+    return { name: parts.name, version: s.version || parts.version };
+  }
+  return { name: source ? s.package_name : '', version: s.version };
+}
+
 /** An installed service on the Installed tab: keyed like its package's search result, so their states line up. */
 export function fromInstalledService(s: InstalledService): MarketItem {
   const source = marketSourceOf(s);
+  const pkg = packageParts(s, source);
   return {
-    id: source ? itemIdOf(s.package_name, source) : `service:${s.id}`,
+    id: source ? itemIdOf(pkg.name, source) : `service:${s.id}`,
     name: s.display_name || s.name,
-    packageName: source ? s.package_name : '',
-    version: s.version || FALLBACK_VERSION,
+    packageName: pkg.name,
+    version: pkg.version || FALLBACK_VERSION,
     description: s.description,
     source: source ?? s.source,
     downloads: null,

@@ -171,6 +171,26 @@ describe('search result mapping (docs/console.md §3)', () => {
     });
     const fromUvx = fromInstalledService(installedService({ id: 5, source: 'custom', package_name: 'Acme_Notes', package_manager: 'uv' }));
     expect(fromUvx).toMatchObject({ id: 'Acme_Notes:pypi', source: 'pypi' });
+    // A service added as `npx -y @scope/name@version` links to its package and shows the pinned version.
+    const pinned = fromInstalledService(
+      installedService({
+        id: 7,
+        source: 'custom',
+        package_name: '@modelcontextprotocol/server-everything@2026.8.31',
+        package_manager: 'npm',
+        version: '',
+      }),
+    );
+    expect(pinned).toMatchObject({
+      id: '@modelcontextprotocol/server-everything:npm',
+      packageName: '@modelcontextprotocol/server-everything',
+      version: '2026.8.31',
+    });
+    expect(packagePageUrl(pinned.source, pinned.packageName)).toBe('https://www.npmjs.com/package/@modelcontextprotocol/server-everything');
+    const pinnedUv = fromInstalledService(
+      installedService({ id: 8, source: 'custom', package_name: 'mcp-server-time==1.0', package_manager: 'uv', version: '' }),
+    );
+    expect(pinnedUv).toMatchObject({ id: 'mcp-server-time:pypi', packageName: 'mcp-server-time', version: '1.0' });
     const custom = fromInstalledService(installedService({ id: 6, source: 'custom', display_name: 'Remote' }));
     expect(custom).toMatchObject({ id: 'service:6', name: 'Remote', packageName: '', source: 'custom' });
   });

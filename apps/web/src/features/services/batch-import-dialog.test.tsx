@@ -75,7 +75,7 @@ describe('batch import dialog (docs/console.md §2.9, §4)', () => {
     await type(DOC);
     await user.click(importButton());
     await waitFor(() => expect(FakeEventSource.instances).toHaveLength(1));
-    expect(api.callsTo('POST', '/api/mcp_market/batch-import')[0]?.body).toEqual(JSON.parse(DOC));
+    expect(api.callsTo('POST', '/api/mcp_market/batch-import')[0]?.body).toEqual(DOC);
     const stream = FakeEventSource.instances[0] as FakeEventSource;
     expect(stream.url).toBe('/api/mcp_market/batch-import/progress/batch-1?token=access-xyz');
     expect(within(dialog).getByRole('button', { name: 'Importing…' })).toBeDisabled();
@@ -126,6 +126,16 @@ describe('batch import dialog (docs/console.md §2.9, §4)', () => {
     expect(alert).toHaveTextContent('mcpServers must be an object');
     expect(FakeEventSource.instances).toHaveLength(0);
     expect(importButton()).toBeEnabled();
+  });
+
+  it('sends a server name given twice as typed, and shows the server naming it', async () => {
+    const message = 'The configuration names the server "a" twice; keep one entry under each name';
+    const { user, type, importButton, dialog, api } = await openBatch(() => fail(400, message));
+    const text = '{"mcpServers":{"a":{"command":"npx"},"a":{"command":"uvx"}}}';
+    await type(text);
+    await user.click(importButton());
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent(message);
+    expect(api.callsTo('POST', '/api/mcp_market/batch-import')[0]?.body).toBe(text);
   });
 
   it('shows the connection error in Chinese', async () => {

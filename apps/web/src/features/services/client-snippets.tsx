@@ -12,7 +12,7 @@ interface ClientSnippetsProps extends CopyProps {
   token: string | undefined;
 }
 
-/** Ready configurations for Claude Desktop, Cursor, VS Code, Claude Code and Cherry Studio, each copyable. */
+/** Ready configurations for Claude Desktop, Cursor, VS Code, Claude Code, Windsurf and Cherry Studio, each copyable. */
 export function ClientSnippets({ name, url, type, token, copy, copiedId }: ClientSnippetsProps) {
   const { t } = useTranslation('services');
   const id = useId();

@@ -102,7 +102,13 @@ describe('configuration dialog (docs/console.md §2.6)', () => {
   it('offers copyable snippets for the common clients', async () => {
     const { dialog, user } = await openConfig();
     await waitFor(() => expect(within(dialog).getByTestId('config-json')).toHaveTextContent('Bearer'));
-    expect(within(dialog).getByTestId('snippet-claudeDesktop')).toHaveTextContent('mcp-remote');
+    const desktop = within(dialog).getByTestId('snippet-claudeDesktop');
+    expect(desktop).toHaveTextContent('mcp-remote');
+    expect(desktop).toHaveTextContent('"AUTH_HEADER": "Bearer');
+    expect(desktop).toHaveTextContent('--allow-http');
+    expect(desktop.textContent).not.toContain('?key=');
+    await user.click(within(dialog).getByRole('tab', { name: 'Windsurf' }));
+    expect(within(dialog).getByTestId('snippet-windsurf')).toHaveTextContent('"serverUrl": "http://localhost:3000/proxy/everything/mcp"');
     await user.click(within(dialog).getByRole('tab', { name: 'Claude Code' }));
     const command = within(dialog).getByTestId('snippet-claudeCode').textContent;
     expect(command).toBe(

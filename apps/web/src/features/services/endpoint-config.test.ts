@@ -46,11 +46,34 @@ describe('endpoints (docs/console.md §2.6)', () => {
 describe('client snippets', () => {
   const url = 'https://gw.test/proxy/everything/mcp';
 
-  it('Claude Desktop goes through mcp-remote with the key in the URL', () => {
-    const config = JSON.parse(clientSnippet('claudeDesktop', 'everything', url, 'streamableHttp', KEY).text);
-    expect(config.mcpServers.everything).toEqual({ command: 'npx', args: ['-y', 'mcp-remote', `${url}?key=tp_key123`] });
+  it('Claude Desktop goes through mcp-remote with the key in a header from an environment variable', () => {
+    const snippet = clientSnippet('claudeDesktop', 'everything', url, 'streamableHttp', KEY);
+    expect(JSON.parse(snippet.text).mcpServers.everything).toEqual({
+      command: 'npx',
+      args: ['-y', 'mcp-remote', url, '--header', 'Authorization:$' + '{AUTH_HEADER}'],
+      env: { AUTH_HEADER: 'Bearer tp_key123' },
+    });
+    // The key appears once, in env, and never in the URL mcp-remote logs.
+    expect(snippet.text.split('tp_key123')).toHaveLength(2);
     const sse = JSON.parse(clientSnippet('claudeDesktop', 'everything', 'https://gw.test/proxy/everything/sse', 'sse', KEY).text);
     expect(sse.mcpServers.everything.args).toContain('sse-only');
+    expect(sse.mcpServers.everything.args).not.toContain('--allow-http');
+  });
+
+  it('Claude Desktop adds --allow-http only for a plain-http address, and no header without a key', () => {
+    const plain = JSON.parse(
+      clientSnippet('claudeDesktop', 'everything', 'http://10.0.0.5:3000/proxy/everything/mcp', 'streamableHttp', undefined).text,
+    );
+    expect(plain.mcpServers.everything).toEqual({
+      command: 'npx',
+      args: ['-y', 'mcp-remote', 'http://10.0.0.5:3000/proxy/everything/mcp', '--allow-http'],
+    });
+  });
+
+  it('Windsurf takes serverUrl and headers', () => {
+    expect(JSON.parse(clientSnippet('windsurf', 'everything', url, 'streamableHttp', KEY).text)).toEqual({
+      mcpServers: { everything: { serverUrl: url, headers: { Authorization: 'Bearer tp_key123' } } },
+    });
   });
 
   it('Cursor takes url and headers', () => {

@@ -26,8 +26,8 @@ export function mcpServersConfig(name: string, url: string, type: EndpointType, 
   return pretty({ mcpServers: { [name]: { type, url, ...bearer(token) } } });
 }
 
-export type ClientId = 'claudeDesktop' | 'cursor' | 'vscode' | 'claudeCode' | 'cherryStudio';
-export const clientIds: readonly ClientId[] = ['claudeDesktop', 'cursor', 'vscode', 'claudeCode', 'cherryStudio'];
+export type ClientId = 'claudeDesktop' | 'cursor' | 'vscode' | 'claudeCode' | 'windsurf' | 'cherryStudio';
+export const clientIds: readonly ClientId[] = ['claudeDesktop', 'cursor', 'vscode', 'claudeCode', 'windsurf', 'cherryStudio'];
 
 export interface ClientSnippet {
   client: ClientId;
@@ -39,16 +39,31 @@ export interface ClientSnippet {
 /** A shell word in double quotes; keys and URLs hold no quotes, but a name might. */
 const shellQuote = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `"${word.replace(/(["\\$`])/g, '\\$1')}"`);
 
+/** mcp-remote's own placeholder: it substitutes the environment variable into the header itself. */
+const AUTH_HEADER_ARG = ['Authorization:$', '{AUTH_HEADER}'].join('');
+
+/** mcp-remote refuses a plain-http address other than localhost unless told `--allow-http`. */
+const isPlainHttp = (url: string): boolean => /^http:\/\//i.test(url);
+
 /**
  * Ready configurations for common MCP clients, for the chosen endpoint. Claude Desktop speaks only stdio,
- * so it reaches the gateway through `mcp-remote` with the key in the query (its args cannot hold headers
- * reliably on every platform).
+ * so it reaches the gateway through `mcp-remote`. The key travels in a header taken from an environment
+ * variable, never in the URL: mcp-remote logs the full URL, and the `${AUTH_HEADER}` form keeps the space of
+ * "Bearer <key>" out of the args, which some platforms split.
  */
 export function clientSnippet(client: ClientId, name: string, url: string, type: EndpointType, token: string | undefined): ClientSnippet {
   switch (client) {
     case 'claudeDesktop': {
-      const args = ['-y', 'mcp-remote', urlWithKey(url, token), ...(type === 'sse' ? ['--transport', 'sse-only'] : [])];
-      return { client, kind: 'json', text: pretty({ mcpServers: { [name]: { command: 'npx', args } } }) };
+      const args = [
+        '-y',
+        'mcp-remote',
+        url,
+        ...(type === 'sse' ? ['--transport', 'sse-only'] : []),
+        ...(isPlainHttp(url) ? ['--allow-http'] : []),
+        ...(token ? ['--header', AUTH_HEADER_ARG] : []),
+      ];
+      const env = token ? { env: { AUTH_HEADER: `Bearer ${token}` } } : {};
+      return { client, kind: 'json', text: pretty({ mcpServers: { [name]: { command: 'npx', args, ...env } } }) };
     }
     case 'cursor':
       return { client, kind: 'json', text: pretty({ mcpServers: { [name]: { url, ...bearer(token) } } }) };
@@ -63,6 +78,9 @@ export function clientSnippet(client: ClientId, name: string, url: string, type:
       const transport = type === 'sse' ? 'sse' : 'http';
       return { client, kind: 'shell', text: `claude mcp add --transport ${transport} ${shellQuote(name)} ${shellQuote(url)}${header}` };
     }
+    case 'windsurf':
+      // Windsurf's mcp_config.json names the remote address `serverUrl`.
+      return { client, kind: 'json', text: pretty({ mcpServers: { [name]: { serverUrl: url, ...bearer(token) } } }) };
     case 'cherryStudio':
       return {
         client,

@@ -61,8 +61,7 @@ export function useBatchImport() {
 
   const start = useCallback(
     async (text: string) => {
-      const body = parseImportJson(text);
-      if (body === undefined) {
+      if (parseImportJson(text) === undefined) {
         setAlert({ key: 'batch.invalidJson' });
         return;
       }
@@ -70,8 +69,9 @@ export function useBatchImport() {
       setItems([]);
       setPhase('progress');
       try {
-        // Whatever JSON was typed goes as it is: the server says what is wrong with a document it cannot import.
-        const data = await call(routes.market.batchImport, { body: body as BatchImportRequest, notify: false });
+        // The text goes as it was typed, not re-serialised: the server says what is wrong with a document it
+        // cannot import, including a server name given twice, which parsing here would silently drop.
+        const data = await call(routes.market.batchImport, { body: text satisfies BatchImportRequest, notify: false });
         if (!data?.task_id) throw new Error('no task id');
         follow(data.task_id);
       } catch (err) {

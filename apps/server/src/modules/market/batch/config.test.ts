@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BatchFormatError, parseBatchConfig } from './config.js';
+import { BatchFormatError, parseBatchConfig, repeatedKeys } from './config.js';
 
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`../../../../test/fixtures/batch-import/${name}`, import.meta.url), 'utf8'));
@@ -111,5 +111,39 @@ describe('batch import configurations', () => {
     expect(reason({ mcpServers: {} })).toBe('empty');
     const many = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`s${i}`, { command: 'npx', args: ['p'] }]));
     expect(reason({ mcpServers: many })).toBe('too_many');
+  });
+
+  it('finds keys a JSON text repeats within one object, with where that object is', () => {
+    const text = `{
+      "mcpServers": {
+        "a": { "command": "npx", "env": { "K": "1", "K": "2" } },
+        "b\\"q": { "url": "http://x/{\\"a\\":1}", "args": [{ "a": 1 }, { "a": 2 }] },
+        "a": { "command": "uvx" }
+      },
+      "mcpServers": {}
+    }`;
+    expect(repeatedKeys(text)).toEqual([
+      { at: ['mcpServers', 'a', 'env'], key: 'K' },
+      { at: ['mcpServers'], key: 'a' },
+      { at: [], key: 'mcpServers' },
+    ]);
+    expect(repeatedKeys('{"mcpServers":{"a":{"command":"x"},"b":{"command":"y"}}}')).toEqual([]);
+  });
+
+  it('refuses a server name given twice, and only at the level of the servers', () => {
+    const doc = (text: string) => {
+      try {
+        parseBatchConfig(JSON.parse(text), repeatedKeys(text));
+        return 'parsed';
+      } catch (err) {
+        return err instanceof BatchFormatError ? `${err.reason}:${err.key}` : String(err);
+      }
+    };
+    expect(doc('{"mcpServers":{"a":{"command":"x"},"a":{"command":"y"}}}')).toBe('duplicate_key:a');
+    expect(doc('{"servers":{"s":{"url":"http://h/mcp"},"s":{"url":"http://h/mcp"}}}')).toBe('duplicate_key:s');
+    expect(doc('{"mcp":{"servers":{"s":{"url":"http://h"},"s":{"url":"http://h"}}}}')).toBe('duplicate_key:s');
+    expect(doc('{"a":{"command":"x"},"a":{"command":"y"}}')).toBe('duplicate_key:a');
+    // A repeated variable inside one entry is the client's own business, not a lost server.
+    expect(doc('{"mcpServers":{"a":{"command":"x","env":{"K":"1","K":"2"}}}}')).toBe('parsed');
   });
 });

@@ -24,7 +24,11 @@ export type BatchEntry =
   | (EntryBase & { kind: 'invalid'; problem: string });
 
 export class BatchFormatError extends Error {
-  constructor(readonly reason: 'not_a_config' | 'empty' | 'too_many') {
+  constructor(
+    readonly reason: 'not_a_config' | 'empty' | 'too_many' | 'duplicate_key',
+    /** The repeated server name, for `duplicate_key`. */
+    readonly key = '',
+  ) {
     super(reason);
   }
 }
@@ -39,19 +43,72 @@ const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 const SERVER_KEYS = ['command', 'url', 'baseUrl', 'serverUrl'];
 const looksLikeServer = (v: unknown) => isObject(v) && SERVER_KEYS.some((k) => typeof v[k] === 'string');
 
-function serversMap(doc: unknown): Json {
+/** The map of servers and where it sits in the document (the keys leading to it). */
+function serversMap(doc: unknown): { map: Json; at: string[] } {
   if (!isObject(doc)) throw new BatchFormatError('not_a_config');
-  if (isObject(doc.mcpServers)) return doc.mcpServers;
-  if (isObject(doc.servers)) return doc.servers;
-  if (isObject(doc.mcp) && isObject(doc.mcp.servers)) return doc.mcp.servers;
+  if (isObject(doc.mcpServers)) return { map: doc.mcpServers, at: ['mcpServers'] };
+  if (isObject(doc.servers)) return { map: doc.servers, at: ['servers'] };
+  if (isObject(doc.mcp) && isObject(doc.mcp.servers)) return { map: doc.mcp.servers, at: ['mcp', 'servers'] };
   const values = Object.values(doc);
-  if (values.length > 0 && values.every(looksLikeServer)) return doc;
+  if (values.length > 0 && values.every(looksLikeServer)) return { map: doc, at: [] };
   throw new BatchFormatError('not_a_config');
 }
 
-/** Every entry of the document, in order; the document itself must be one of the known shapes. */
-export function parseBatchConfig(doc: unknown): BatchEntry[] {
-  const map = serversMap(doc);
+/** A key that occurs twice in one object of a JSON text, with the keys leading to that object. */
+export interface RepeatedKey {
+  at: string[];
+  key: string;
+}
+
+/**
+ * The keys a JSON text repeats within one object. `JSON.parse` silently keeps the last of them, so a
+ * document naming the same server twice would lose the first without a word. The text must already be
+ * valid JSON (the caller parsed it): this only walks strings and brackets.
+ */
+export function repeatedKeys(text: string): RepeatedKey[] {
+  type Frame = { object: boolean; at: string[]; keys: Set<string>; current: string; wantKey: boolean };
+  const found: RepeatedKey[] = [];
+  const stack: Frame[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    const top = stack.at(-1);
+    if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (top?.object && top.wantKey) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        if (top.keys.has(key)) found.push({ at: top.at, key });
+        top.keys.add(key);
+        top.current = key;
+        top.wantKey = false;
+      }
+      i = end + 1;
+      continue;
+    }
+    if (c === '{' || c === '[') {
+      const at = top ? [...top.at, top.object ? top.current : '[]'] : [];
+      stack.push({ object: c === '{', at, keys: new Set(), current: '', wantKey: c === '{' });
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+    } else if (c === ',' && top?.object) {
+      top.wantKey = true;
+    }
+    i += 1;
+  }
+  return found;
+}
+
+const sameKeys = (a: string[], b: string[]) => a.length === b.length && a.every((k, i) => k === b[i]);
+
+/**
+ * Every entry of the document, in order; the document itself must be one of the known shapes. Given
+ * the keys its text repeats, a server name that occurs twice is refused rather than silently merged.
+ */
+export function parseBatchConfig(doc: unknown, repeated: RepeatedKey[] = []): BatchEntry[] {
+  const { map, at } = serversMap(doc);
+  const twice = repeated.find((r) => sameKeys(r.at, at));
+  if (twice) throw new BatchFormatError('duplicate_key', twice.key);
   const keys = Object.keys(map);
   if (keys.length === 0) throw new BatchFormatError('empty');
   if (keys.length > MAX_BATCH_ENTRIES) throw new BatchFormatError('too_many');

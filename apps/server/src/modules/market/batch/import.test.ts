@@ -233,5 +233,17 @@ describe.each(engines)('batch import on %s', (engine) => {
     expect(notConfig.json().message).toContain('not an MCP configuration');
     expect((await post({ mcpServers: {} })).json().message).toBe('The configuration lists no servers');
     expect((await post('{not json')).json().message).toBe('The request body is not valid JSON');
+    // Sent as text, as the console sends it, a server name given twice is named rather than half-imported.
+    const twice = await post('{"mcpServers":{"dup-one":{"command":"npx"},"dup-one":{"command":"uvx"}}}');
+    expect(twice.statusCode).toBe(400);
+    expect(twice.json().message).toBe('The configuration names the server "dup-one" twice; keep one entry under each name');
+    const zh = await t.app.inject({
+      method: 'POST',
+      url: '/api/mcp_market/batch-import',
+      headers: { ...bearer(token), 'content-type': 'application/json', 'accept-language': 'zh-CN' },
+      payload: JSON.stringify('{"mcpServers":{"dup-one":{"command":"npx"},"dup-one":{"command":"uvx"}}}'),
+    });
+    expect(zh.json().message).toBe('该配置两次使用了服务名“dup-one”；每个名称只保留一个条目');
+    expect(await t.ctx.db.selectFrom('services').select('name').where('name', '=', 'dup-one').execute()).toEqual([]);
   });
 });

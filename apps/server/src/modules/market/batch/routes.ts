@@ -3,7 +3,7 @@ import type { ZodApi } from '../../../http/api.js';
 import { route } from '../../../http/endpoints.js';
 import { badRequest } from '../../../http/errors.js';
 import { ok } from '../../../http/locale.js';
-import { type BatchEntry, BatchFormatError, parseBatchConfig } from './config.js';
+import { type BatchEntry, BatchFormatError, parseBatchConfig, type RepeatedKey, repeatedKeys } from './config.js';
 import type { BatchImporter } from './importer.js';
 import type { ProgressStreams } from './progress.js';
 
@@ -11,22 +11,29 @@ const FORMAT_ERRORS = {
   not_a_config: 'market.batch_not_a_config',
   empty: 'market.batch_empty',
   too_many: 'market.batch_too_many',
+  duplicate_key: 'market.batch_duplicate_key',
 } as const;
 
-/** Reads a batch document, or the 400 that says what is wrong with it. */
+/**
+ * Reads a batch document, or the 400 that says what is wrong with it. Sent as JSON text (as the console
+ * and `toolport import` do), a server name given twice is caught; an already-parsed object body has lost
+ * its repeated keys to the JSON parser before it gets here.
+ */
 export function batchEntriesOf(body: unknown): BatchEntry[] {
   let doc = body;
+  let repeated: RepeatedKey[] = [];
   if (typeof body === 'string') {
     try {
       doc = JSON.parse(body);
     } catch {
       throw badRequest('error.invalid_json');
     }
+    repeated = repeatedKeys(body);
   }
   try {
-    return parseBatchConfig(doc);
+    return parseBatchConfig(doc, repeated);
   } catch (err) {
-    if (err instanceof BatchFormatError) throw badRequest(FORMAT_ERRORS[err.reason], { max: 200 });
+    if (err instanceof BatchFormatError) throw badRequest(FORMAT_ERRORS[err.reason], { max: 200, key: err.key });
     throw err;
   }
 }

@@ -8,20 +8,23 @@ import type { MarketCommandIo } from '../batch/cli.js';
 import { exportServices } from './document.js';
 
 /**
- * `toolport export [file]`: the installed services as an `mcpServers` document, read straight from
- * the database (no server is started). It holds variable and header values, so a file is written
- * readable by its owner only; without a file the document goes to stdout.
+ * `toolport export [--include-secrets] [file]`: the installed services as an `mcpServers` document, read
+ * straight from the database (no server is started). Variable and header values are masked unless
+ * `--include-secrets` is given; a file is written readable by its owner only either way, and without a
+ * file the document goes to stdout.
  */
 export async function runExportCommand(args: string[], io: MarketCommandIo = {}): Promise<void> {
-  const { positionals } = parseCommand(args, {});
+  const { positionals, values } = parseCommand(args, { 'include-secrets': { type: 'boolean' } });
   const [file, ...extra] = positionals;
-  if (extra.length > 0) throw new CliUsageError('expected: toolport export [file]');
+  if (extra.length > 0) throw new CliUsageError('expected: toolport export [--include-secrets] [file]');
   const print = io.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const rt = await openRuntime(io.env ?? process.env);
   try {
     await migrateToLatest(rt.database.db);
     const secrets = new Secrets(resolveMasterSecret(rt.config.secretKey, rt.config.dataDir));
-    const doc = exportServices(await allServiceRows(rt.database.db), secrets, rt.config.dataDir);
+    const doc = exportServices(await allServiceRows(rt.database.db), secrets, rt.config.dataDir, {
+      includeSecrets: values['include-secrets'] === true,
+    });
     const text = JSON.stringify(doc, null, 2);
     if (!file) {
       print(text);

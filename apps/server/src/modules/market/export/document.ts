@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { McpServerEntry, McpServersDocument } from '@toolport/contract';
+import { MASKED_SECRET, type McpServerEntry, type McpServersDocument } from '@toolport/contract';
 import type { ServiceRow } from '../../../db/schema.js';
 import { resolveInstallDir } from '../../../infra/install-dir.js';
 import type { Secrets } from '../../../infra/secrets.js';
@@ -52,20 +52,33 @@ export function portableCommand(m: PackageManifest): { command: string; args: st
   return { command: 'uvx', args: [m.version ? `${m.identifier}@${m.version}` : m.identifier, ...m.args] };
 }
 
+/** Every value replaced by the mask, keys kept: the reader sees what must be filled in. */
+const masked = (values: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.keys(values).map((key) => [key, MASKED_SECRET]));
+
 /**
- * The installed services as an `mcpServers` document, values included (only admins may export):
- * importing it on a fresh instance recreates them. Users' personal values are not part of it.
+ * The installed services as an `mcpServers` document (only admins may export): importing it on a fresh
+ * instance recreates them. Variable and header values are masked unless `includeSecrets` is set, so a
+ * document shown or shared by mistake leaks no key. Users' personal values are never part of it.
+ * Remotes are typed `http` / `sse`: Claude Code and VS Code do not read `streamableHttp`, and the
+ * importer reads all three.
  */
-export function exportServices(rows: ServiceRow[], secrets: Secrets, dataDir: string): McpServersDocument {
+export function exportServices(
+  rows: ServiceRow[],
+  secrets: Secrets,
+  dataDir: string,
+  { includeSecrets = false }: { includeSecrets?: boolean } = {},
+): McpServersDocument {
+  const reveal = (values: Record<string, string>) => (includeSecrets ? values : masked(values));
   const mcpServers: Record<string, McpServerEntry> = {};
   for (const row of rows) {
     if (row.type !== 'stdio') {
-      const headers = secrets.decryptJson<Record<string, string>>(row.headers_enc, {});
-      const type = row.type === 'sse' ? 'sse' : 'streamableHttp';
+      const headers = reveal(secrets.decryptJson<Record<string, string>>(row.headers_enc, {}));
+      const type = row.type === 'sse' ? 'sse' : 'http';
       mcpServers[row.name] = { type, url: row.command, ...(Object.keys(headers).length ? { headers } : {}) };
       continue;
     }
-    const env = secrets.decryptJson<Record<string, string>>(row.env_enc, {});
+    const env = reveal(secrets.decryptJson<Record<string, string>>(row.env_enc, {}));
     const manifest = manifestOf(row, dataDir);
     const run = manifest ? portableCommand(manifest) : { command: row.command, args: parseArgs(row.args_json) };
     mcpServers[row.name] = { ...run, ...(Object.keys(env).length ? { env } : {}) };

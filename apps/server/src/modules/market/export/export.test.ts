@@ -84,8 +84,8 @@ describe.each(engines)('export and import on %s', (engine) => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  const exportOf = async (t: TestApp): Promise<McpServersDocument> => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/mcp_market/export', headers: bearer(await t.rootToken()) });
+  const exportOf = async (t: TestApp, query = '?include_secrets=true'): Promise<McpServersDocument> => {
+    const res = await t.app.inject({ method: 'GET', url: `/api/mcp_market/export${query}`, headers: bearer(await t.rootToken()) });
     expect(res.statusCode, res.body).toBe(200);
     return res.json().data;
   };
@@ -99,17 +99,36 @@ describe.each(engines)('export and import on %s', (engine) => {
         args: ['acme-notes-mcp@0.3.1'],
         env: { ACME_NOTES_TOKEN: 'export-token-1', ACME_NOTES_DIR: '~/notes' },
       },
-      'remote-search': { type: 'streamableHttp', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer r-1' } },
+      'remote-search': { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer r-1' } },
       'local-fixture': { command: findExecutable('node'), args: [FIXTURE_SERVER], env: { MODE: 'x' } },
     });
     const user = await source.createUser({ role: 1 });
     expect((await source.app.inject({ method: 'GET', url: '/api/mcp_market/export', headers: bearer(user.token) })).statusCode).toBe(403);
   });
 
+  it('masks every variable and header value unless include_secrets is asked for', async () => {
+    for (const query of ['', '?include_secrets=false', '?include_secrets=0']) {
+      const doc = await exportOf(source, query);
+      expect(doc.mcpServers['acme-notes-mcp']?.env).toEqual({ ACME_NOTES_TOKEN: '********', ACME_NOTES_DIR: '********' });
+      expect(doc.mcpServers['remote-search']).toEqual({
+        type: 'http',
+        url: 'http://127.0.0.1:9/mcp',
+        headers: { Authorization: '********' },
+      });
+      expect(JSON.stringify(doc)).not.toMatch(/export-token-1|r-1/);
+    }
+    expect((await exportOf(source, '?include_secrets=1')).mcpServers['remote-search']?.headers).toEqual({ Authorization: 'Bearer r-1' });
+    const bad = await source.app.inject({ method: 'GET', url: '/api/mcp_market/export?include_secrets=yes', headers: bearer(token) });
+    expect(bad.statusCode).toBe(400);
+    const lines: string[] = [];
+    await runExportCommand([], { env: cliEnv(source), print: (l) => lines.push(l) });
+    expect(JSON.parse(lines.join('\n'))).toEqual(await exportOf(source, ''));
+  });
+
   it('writes the same document with `toolport export`, readable by its owner only', async () => {
     const file = path.join(work, `export-${engine}.json`);
     const lines: string[] = [];
-    await runExportCommand([file], { env: cliEnv(source), print: (l) => lines.push(l) });
+    await runExportCommand(['--include-secrets', file], { env: cliEnv(source), print: (l) => lines.push(l) });
     expect(lines).toEqual([`Exported 4 services to ${file}`]);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(await exportOf(source));
     expect(statSync(file).mode & 0o077).toBe(0);
