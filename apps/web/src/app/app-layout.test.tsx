@@ -33,7 +33,17 @@ describe('console frame', () => {
 
   it.each([10, 100])('role %i also sees Market, Users, Logs and Preferences', async (role) => {
     await openAs(role);
-    expect(await sidebarLinks()).toEqual(['Dashboard', 'Services', 'Groups', 'Analytics', 'Profile', 'Market', 'Users', 'Logs', 'Preferences']);
+    expect(await sidebarLinks()).toEqual([
+      'Dashboard',
+      'Services',
+      'Groups',
+      'Analytics',
+      'Profile',
+      'Market',
+      'Users',
+      'Logs',
+      'Preferences',
+    ]);
   });
 
   it('marks the current page in the sidebar, also for / as the dashboard', async () => {
