@@ -218,7 +218,11 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
     }
   };
 
-  const emptyService = services.find((s) => s.id === errors.emptyServiceId);
+  // A member whose service is gone from the installed list is still named, by its id.
+  const emptyService =
+    errors.emptyServiceId === undefined
+      ? undefined
+      : (services.find((s) => s.id === errors.emptyServiceId) ?? { name: `#${errors.emptyServiceId}`, display_name: '' });
   return (
     <Dialog open={open} onOpenChange={(next) => (busy && !next ? undefined : onOpenChange(next))}>
       <DialogContent className="max-h-[90dvh] max-w-2xl overflow-y-auto" locked={busy}>
