@@ -16,7 +16,7 @@ const group = (overrides: Partial<Group> = {}): Group => ({
   description: '',
   mode: 'all',
   separator: '__',
-  members: [{ service_id: 1 }, { service_id: 2, tools: ['store'] }],
+  members: [{ service_id: 1 }, { service_id: 2, tools: ['read_graph'] }],
   access: { restricted: false, user_ids: [] },
   created_at: 0,
   updated_at: 0,
@@ -138,6 +138,26 @@ describe('groups page (docs/console.md §2.9b)', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Create' }));
     expect(await within(dialog).findByText('分组中的工具名称冲突：everything__echo')).toBeInTheDocument();
     expect(within(dialog).getByLabelText('Name')).toHaveValue('dev');
+  });
+
+  it('edits a group from what the server holds, and saves it with PUT', async () => {
+    let body: unknown;
+    const { user } = await renderPage(10, {
+      'PUT /api/groups/3': (req: { body: unknown }) => {
+        body = req.body;
+        return ok(group());
+      },
+    });
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit group' });
+    expect(within(dialog).getByLabelText('Name')).toHaveValue('dev');
+    expect(within(dialog).getByLabelText('Display name')).toHaveValue('Dev tools');
+    expect(await within(dialog).findByRole('checkbox', { name: 'read_graph' })).toBeChecked();
+    expect(within(dialog).getByRole('checkbox', { name: 'create_entities' })).not.toBeChecked();
+    await user.click(within(dialog).getByRole('checkbox', { name: 'create_entities' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(body).toMatchObject({ name: 'dev', members: [{ service_id: 1 }, { service_id: 2, tools: ['read_graph', 'create_entities'] }] });
   });
 
   it('deletes a group after confirmation', async () => {
