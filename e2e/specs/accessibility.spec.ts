@@ -30,6 +30,7 @@ async function violations(page: Page): Promise<string[]> {
 const SCREENS = [
   ['/', 'Dashboard'],
   ['/services', 'Services'],
+  ['/groups', 'Groups'],
   ['/market', 'Market'],
   ['/analytics', 'Analytics'],
   ['/profile', 'Profile'],

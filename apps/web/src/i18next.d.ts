@@ -2,6 +2,7 @@ import type analytics from '../public/locales/en/analytics.json';
 import type auth from '../public/locales/en/auth.json';
 import type common from '../public/locales/en/common.json';
 import type dashboard from '../public/locales/en/dashboard.json';
+import type groups from '../public/locales/en/groups.json';
 import type logs from '../public/locales/en/logs.json';
 import type market from '../public/locales/en/market.json';
 import type preferences from '../public/locales/en/preferences.json';
@@ -25,6 +26,7 @@ declare module 'i18next' {
       users: typeof users;
       logs: typeof logs;
       preferences: typeof preferences;
+      groups: typeof groups;
     };
   }
 }

@@ -26,14 +26,24 @@ const sidebarLinks = async () => {
 };
 
 describe('console frame', () => {
-  it('a user sees Dashboard, Services, Analytics and Profile', async () => {
+  it('a user sees Dashboard, Services, Groups, Analytics and Profile', async () => {
     await openAs(1);
-    expect(await sidebarLinks()).toEqual(['Dashboard', 'Services', 'Analytics', 'Profile']);
+    expect(await sidebarLinks()).toEqual(['Dashboard', 'Services', 'Groups', 'Analytics', 'Profile']);
   });
 
   it.each([10, 100])('role %i also sees Market, Users, Logs and Preferences', async (role) => {
     await openAs(role);
-    expect(await sidebarLinks()).toEqual(['Dashboard', 'Services', 'Analytics', 'Profile', 'Market', 'Users', 'Logs', 'Preferences']);
+    expect(await sidebarLinks()).toEqual([
+      'Dashboard',
+      'Services',
+      'Groups',
+      'Analytics',
+      'Profile',
+      'Market',
+      'Users',
+      'Logs',
+      'Preferences',
+    ]);
   });
 
   it('marks the current page in the sidebar, also for / as the dashboard', async () => {

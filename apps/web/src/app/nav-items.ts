@@ -1,5 +1,5 @@
 import type { ParseKeys } from 'i18next';
-import { ChartColumn, LayoutDashboard, type LucideIcon, ScrollText, Server, Settings, Store, User, Users } from 'lucide-react';
+import { Boxes, ChartColumn, LayoutDashboard, type LucideIcon, ScrollText, Server, Settings, Store, User, Users } from 'lucide-react';
 
 export interface NavItem {
   to: string;
@@ -13,6 +13,7 @@ export interface NavItem {
 export const navItems: NavItem[] = [
   { to: '/dashboard', label: 'nav.dashboard', icon: LayoutDashboard, adminOnly: false },
   { to: '/services', label: 'nav.services', icon: Server, adminOnly: false },
+  { to: '/groups', label: 'nav.groups', icon: Boxes, adminOnly: false },
   { to: '/analytics', label: 'nav.analytics', icon: ChartColumn, adminOnly: false },
   { to: '/profile', label: 'nav.profile', icon: User, adminOnly: false },
   { to: '/market', label: 'nav.market', icon: Store, adminOnly: true },

@@ -3,6 +3,7 @@ import { analyticsRoutes } from '../features/analytics/routes';
 import { RequireSession } from '../features/auth/require-session';
 import { authRoutes } from '../features/auth/routes';
 import { dashboardRoutes } from '../features/dashboard/routes';
+import { groupsRoutes } from '../features/groups/routes';
 import { logsRoutes } from '../features/logs/routes';
 import { marketRoutes } from '../features/market/routes';
 import { oauthConsentRoutes } from '../features/oauth-consent/routes';
@@ -39,6 +40,7 @@ export const routes: RouteObject[] = [
             children: [
               ...dashboardRoutes,
               ...servicesRoutes,
+              ...groupsRoutes,
               ...analyticsRoutes,
               ...profileRoutes,
               ...oauthConsentRoutes,

@@ -17,6 +17,7 @@ export const namespaces = [
   'users',
   'logs',
   'preferences',
+  'groups',
 ] as const;
 
 export const LANGUAGE_STORAGE_KEY = 'i18nextLng';

@@ -22,8 +22,8 @@ interface ConfigDialogProps {
   onOpenChange(open: boolean): void;
 }
 
-/** The endpoint type choice: streamable HTTP (default) or SSE. */
-function EndpointTypeChoice({ value, onChange }: { value: EndpointType; onChange(value: EndpointType): void }) {
+/** The endpoint type choice: streamable HTTP (default) or SSE; the Groups page offers the same. */
+export function EndpointTypeChoice({ value, onChange }: { value: EndpointType; onChange(value: EndpointType): void }) {
   const { t } = useTranslation('services');
   const id = useId();
   return (

@@ -1,0 +1,331 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type Group, type InstalledService, routes } from '@toolport/contract';
+import { type ReactNode, useEffect, useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ErrorAlert } from '../../components/ui/alert';
+import { Button } from '../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { Input } from '../../components/ui/input';
+import { Label } from '../../components/ui/label';
+import { Textarea } from '../../components/ui/textarea';
+import { call, messageOf } from '../../lib/api';
+import { notify } from '../../lib/notify';
+import { serviceTitle } from '../services/service-view-props';
+import {
+  emptyGroupForm,
+  type GroupForm,
+  type GroupFormErrors,
+  groupFormOf,
+  groupRequest,
+  hasGroupErrors,
+  validateGroup,
+} from './group-form';
+import { refreshGroups } from './use-groups';
+
+function Field({
+  label,
+  hint,
+  error,
+  children,
+}: {
+  label: string;
+  hint?: string;
+  error?: string;
+  children(id: string, describedBy?: string): ReactNode;
+}) {
+  const id = useId();
+  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className="space-y-1.5">
+      <Label htmlFor={id}>{label}</Label>
+      {children(id, describedBy)}
+      {hint && (
+        <p id={`${id}-hint`} className="text-xs text-slate-600 dark:text-slate-400">
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p id={`${id}-error`} role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The tools of one chosen service (GET /api/mcp_services/{id}/tools), by their original names. */
+function ToolPicker({
+  service,
+  tools,
+  onChange,
+}: {
+  service: InstalledService;
+  tools: string[] | null;
+  onChange(tools: string[] | null): void;
+}) {
+  const { t } = useTranslation('groups');
+  const id = useId();
+  const list = useQuery({
+    queryKey: ['services', service.id, 'tools'],
+    queryFn: ({ signal }) => call(routes.services.tools, { params: { id: String(service.id) }, signal, notify: false }),
+  });
+  const names = list.data?.tools.map((tool) => tool.original_name) ?? [];
+  return (
+    <div className="ml-6 space-y-1.5">
+      <label className="flex items-center gap-2 text-sm">
+        <input type="checkbox" checked={tools === null} onChange={(e) => onChange(e.target.checked ? null : names)} />
+        {t('form.wholeService')}
+      </label>
+      {tools !== null &&
+        (list.isPending ? (
+          <p className="text-xs text-slate-600 dark:text-slate-400">{t('form.toolsLoading')}</p>
+        ) : list.isError ? (
+          <p role="alert" className="text-xs text-red-600 dark:text-red-400">
+            {messageOf(list.error, t('form.toolsFailed'))}
+          </p>
+        ) : (
+          <fieldset aria-label={serviceTitle(service)} className="grid gap-1 sm:grid-cols-2">
+            {list.data.tools.map((tool) => (
+              <label key={tool.original_name} htmlFor={`${id}-${tool.original_name}`} className="flex items-center gap-2 text-sm">
+                <input
+                  id={`${id}-${tool.original_name}`}
+                  type="checkbox"
+                  checked={tools.includes(tool.original_name)}
+                  onChange={(e) =>
+                    onChange(e.target.checked ? [...tools, tool.original_name] : tools.filter((n) => n !== tool.original_name))
+                  }
+                />
+                <span className="font-mono text-xs">{tool.original_name}</span>
+              </label>
+            ))}
+          </fieldset>
+        ))}
+    </div>
+  );
+}
+
+/** The access list's user picker: a search over GET /api/user/search, or the first page of GET /api/user/. */
+function UserPicker({ userIds, onChange }: { userIds: number[]; onChange(ids: number[]): void }) {
+  const { t } = useTranslation('groups');
+  const [keyword, setKeyword] = useState('');
+  const trimmed = keyword.trim();
+  const users = useQuery({
+    queryKey: ['users', 'picker', trimmed],
+    queryFn: ({ signal }) =>
+      trimmed
+        ? call(routes.users.search, { query: { keyword: trimmed }, signal, notify: false })
+        : call(routes.users.list, { query: { p: 0 }, signal, notify: false }),
+  });
+  return (
+    <div className="ml-6 space-y-2">
+      <Field label={t('form.userSearch')}>
+        {(id) => (
+          <Input
+            id={id}
+            type="search"
+            value={keyword}
+            placeholder={t('form.userSearchPlaceholder')}
+            onChange={(e) => setKeyword(e.target.value)}
+          />
+        )}
+      </Field>
+      <p className="text-xs text-slate-600 dark:text-slate-400">{t('form.selectedUsers', { count: userIds.length })}</p>
+      {users.isPending ? (
+        <p className="text-xs text-slate-600 dark:text-slate-400">{t('form.usersLoading')}</p>
+      ) : users.isError ? (
+        <p role="alert" className="text-xs text-red-600 dark:text-red-400">
+          {messageOf(users.error, t('form.usersFailed'))}
+        </p>
+      ) : users.data.length === 0 ? (
+        <p className="text-xs text-slate-600 dark:text-slate-400">{t('form.noUsers')}</p>
+      ) : (
+        <fieldset aria-label={t('form.access')} className="max-h-40 space-y-1 overflow-auto">
+          {users.data.map((user) => (
+            <label key={user.id} className="flex items-center gap-2 text-sm">
+              <input
+                type="checkbox"
+                checked={userIds.includes(user.id)}
+                onChange={(e) => onChange(e.target.checked ? [...userIds, user.id] : userIds.filter((id) => id !== user.id))}
+              />
+              {user.display_name || user.username}
+              <span className="text-xs text-slate-500">{user.username}</span>
+            </label>
+          ))}
+        </fieldset>
+      )}
+    </div>
+  );
+}
+
+interface GroupDialogProps {
+  /** The group to edit; absent: a new group. */
+  group?: Group;
+  services: InstalledService[];
+  open: boolean;
+  onOpenChange(open: boolean): void;
+}
+
+/**
+ * Create or edit a group (docs/console.md §2.9b). The console checks the name, separator and that every chosen
+ * service has tools; the server's own 400/409 (unknown tool, name collision, name taken) shows inline, in the
+ * language of the request, and the form keeps what was typed.
+ */
+export default function GroupDialog({ group, services, open, onOpenChange }: GroupDialogProps) {
+  const { t } = useTranslation('groups');
+  const queryClient = useQueryClient();
+  const [form, setForm] = useState<GroupForm>(() => (group ? groupFormOf(group) : emptyGroupForm()));
+  const [errors, setErrors] = useState<GroupFormErrors>({});
+  const [serverError, setServerError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  // Each opening starts from the group as it is now (or blank), not from what the last opening left.
+  useEffect(() => {
+    if (!open) return;
+    setForm(group ? groupFormOf(group) : emptyGroupForm());
+    setErrors({});
+    setServerError(null);
+  }, [open, group]);
+
+  const edit = <K extends keyof GroupForm>(key: K, value: GroupForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+  const setMember = (id: number, tools: string[] | null | undefined) =>
+    setForm((f) => {
+      const members = { ...f.members };
+      if (tools === undefined) delete members[id];
+      else members[id] = tools;
+      return { ...f, members };
+    });
+
+  const submit = async () => {
+    const found = validateGroup(form);
+    setErrors(found);
+    setServerError(null);
+    if (hasGroupErrors(found)) return;
+    setBusy(true);
+    try {
+      const body = groupRequest(
+        form,
+        services.map((s) => s.id),
+      );
+      if (group) await call(routes.groups.update, { params: { id: String(group.id) }, body, notify: false });
+      else await call(routes.groups.create, { body, notify: false });
+      notify.success(group ? t('form.saved') : t('form.created'));
+      await refreshGroups(queryClient);
+      onOpenChange(false);
+    } catch (err) {
+      setServerError(messageOf(err, t('form.failed')));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  // A member whose service is gone from the installed list is still named, by its id.
+  const emptyService =
+    errors.emptyServiceId === undefined
+      ? undefined
+      : (services.find((s) => s.id === errors.emptyServiceId) ?? { name: `#${errors.emptyServiceId}`, display_name: '' });
+  return (
+    <Dialog open={open} onOpenChange={(next) => (busy && !next ? undefined : onOpenChange(next))}>
+      <DialogContent className="max-h-[90dvh] max-w-2xl overflow-y-auto" locked={busy}>
+        <DialogHeader>
+          <DialogTitle>{group ? t('form.editTitle') : t('form.createTitle')}</DialogTitle>
+          <DialogDescription>{t('form.descriptionText')}</DialogDescription>
+        </DialogHeader>
+        <form
+          noValidate
+          className="space-y-4"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!busy) void submit();
+          }}
+        >
+          {serverError && (
+            <ErrorAlert title={t('form.failed')}>
+              <p>{serverError}</p>
+            </ErrorAlert>
+          )}
+          <Field label={t('form.name')} hint={t('form.nameHint')} error={errors.name && t(errors.name)}>
+            {(id, describedBy) => (
+              <Input
+                id={id}
+                value={form.name}
+                autoComplete="off"
+                className="font-mono"
+                aria-invalid={errors.name ? true : undefined}
+                aria-describedby={describedBy}
+                onChange={(e) => edit('name', e.target.value)}
+              />
+            )}
+          </Field>
+          <Field label={t('form.displayName')}>
+            {(id) => <Input id={id} value={form.displayName} autoComplete="off" onChange={(e) => edit('displayName', e.target.value)} />}
+          </Field>
+          <Field label={t('form.description')}>
+            {(id) => <Textarea id={id} value={form.description} onChange={(e) => edit('description', e.target.value)} />}
+          </Field>
+          <Field label={t('form.separator')} hint={t('form.separatorHint')} error={errors.separator && t(errors.separator)}>
+            {(id, describedBy) => (
+              <Input
+                id={id}
+                value={form.separator}
+                autoComplete="off"
+                className="w-32 font-mono"
+                aria-invalid={errors.separator ? true : undefined}
+                aria-describedby={describedBy}
+                onChange={(e) => edit('separator', e.target.value)}
+              />
+            )}
+          </Field>
+          <fieldset className="space-y-2">
+            <legend className="text-sm font-medium">{t('form.members')}</legend>
+            <p className="text-xs text-slate-600 dark:text-slate-400">{t('form.membersHint')}</p>
+            {services.length === 0 && <p className="text-sm">{t('form.noServices')}</p>}
+            {services.map((service) => {
+              const chosen = service.id in form.members;
+              return (
+                <div key={service.id} className="space-y-1.5">
+                  <label className="flex items-center gap-2 text-sm font-medium">
+                    <input type="checkbox" checked={chosen} onChange={(e) => setMember(service.id, e.target.checked ? null : undefined)} />
+                    {serviceTitle(service)}
+                  </label>
+                  {chosen && (
+                    <ToolPicker
+                      service={service}
+                      tools={form.members[service.id] ?? null}
+                      onChange={(tools) => setMember(service.id, tools)}
+                    />
+                  )}
+                </div>
+              );
+            })}
+            {errors.members && (
+              <p role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
+                {t(errors.members)}
+              </p>
+            )}
+            {emptyService && (
+              <p role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
+                {t('form.errors.toolsRequired', { name: serviceTitle(emptyService) })}
+              </p>
+            )}
+          </fieldset>
+          <fieldset className="space-y-2">
+            <legend className="text-sm font-medium">{t('form.access')}</legend>
+            <label className="flex items-center gap-2 text-sm">
+              <input type="checkbox" checked={form.restricted} onChange={(e) => edit('restricted', e.target.checked)} />
+              {t('form.restricted')}
+            </label>
+            {form.restricted && <UserPicker userIds={form.userIds} onChange={(ids) => edit('userIds', ids)} />}
+          </fieldset>
+          <DialogFooter>
+            <Button variant="outline" disabled={busy} onClick={() => onOpenChange(false)}>
+              {t('form.cancel')}
+            </Button>
+            <Button type="submit" disabled={busy}>
+              {group ? t('form.save') : t('form.create')}
+            </Button>
+          </DialogFooter>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}

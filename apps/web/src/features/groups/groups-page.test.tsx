@@ -1,0 +1,179 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type { Group } from '@toolport/contract';
+import { describe, expect, it } from 'vitest';
+import { fail, fakeApi, ok, selfUser, storeSession } from '../../test/fake-api';
+import { renderWithProviders } from '../../test/render';
+import { installedService } from '../services/test-fixtures';
+import { GroupsPage } from './groups-page';
+
+const KEY = 'tp_0123456789abcdefghijklmnopqrstuv';
+
+const group = (overrides: Partial<Group> = {}): Group => ({
+  id: 3,
+  name: 'dev',
+  display_name: 'Dev tools',
+  description: '',
+  mode: 'all',
+  separator: '__',
+  members: [{ service_id: 1 }, { service_id: 2, tools: ['read_graph'] }],
+  access: { restricted: false, user_ids: [] },
+  created_at: 0,
+  updated_at: 0,
+  ...overrides,
+});
+
+const services = [
+  installedService({ id: 1, name: 'everything', display_name: 'Everything' }),
+  installedService({ id: 2, name: 'memory', display_name: 'Memory' }),
+];
+
+const tools = (names: string[]) =>
+  ok({
+    tools: names.map((name) => ({
+      name,
+      original_name: name,
+      enabled: true,
+      description: '',
+      original_description: '',
+      alias: null,
+      input_schema: {},
+    })),
+    dormant: [],
+  });
+
+async function renderPage(role: number, routes = {}, groups: Group[] = [group()]) {
+  storeSession({ role });
+  const api = fakeApi({
+    'GET /api/groups': () => ok(groups),
+    'GET /api/mcp_market/installed': () => ok(services),
+    'GET /api/user/self': () => ok(selfUser({ role, token: KEY })),
+    'GET /api/mcp_services/1/tools': () => tools(['echo', 'add', 'longRunningOperation']),
+    'GET /api/mcp_services/2/tools': () => tools(['create_entities', 'read_graph']),
+    'GET /api/user/': () => ok([selfUser({ id: 5, username: 'bob', display_name: 'Bob' })]),
+    ...routes,
+  });
+  const user = userEvent.setup();
+  const rendered = await renderWithProviders(<GroupsPage />, { path: '/groups' });
+  return { api, user, ...rendered };
+}
+
+describe('groups page (docs/console.md §2.9b)', () => {
+  it('lists groups with their services, tools and endpoint; users get no management buttons', async () => {
+    await renderPage(1);
+    const row = await screen.findByTestId('group-row');
+    expect(within(row).getByText('Dev tools')).toBeInTheDocument();
+    expect(within(row).getByText('/group/dev/mcp')).toBeInTheDocument();
+    expect(within(row).getByText(/Everything/)).toHaveTextContent('Everything (all tools)');
+    expect(within(row).getByText(/Memory/)).toHaveTextContent('Memory (1 tool)');
+    expect(within(row).getByRole('button', { name: 'Configure' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'New group' })).not.toBeInTheDocument();
+    expect(within(row).queryByRole('button', { name: 'Edit' })).not.toBeInTheDocument();
+  });
+
+  it('configures a group with its /group URLs and the client snippets, with the caller’s own key', async () => {
+    const { user } = await renderPage(1);
+    await user.click(await screen.findByRole('button', { name: 'Configure' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByLabelText('Endpoint URL')).toHaveValue('http://localhost:3000/group/dev/mcp');
+    await user.click(within(dialog).getByRole('radio', { name: 'SSE' }));
+    expect(within(dialog).getByLabelText('Endpoint URL')).toHaveValue('http://localhost:3000/group/dev/sse');
+    expect(within(dialog).getByTestId('snippet-claudeDesktop').textContent).toContain('/group/dev/sse?key=');
+  });
+
+  it('creates a group of two services with a subset of tools and restricted access', async () => {
+    let body: unknown;
+    const { user } = await renderPage(
+      10,
+      {
+        'POST /api/groups': (req: { body: unknown }) => {
+          body = req.body;
+          return { status: 201, body: { success: true, data: group() } };
+        },
+      },
+      [],
+    );
+    expect(await screen.findByText('No groups yet.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'New group' }));
+    const dialog = await screen.findByRole('dialog');
+    await user.type(within(dialog).getByLabelText('Name'), 'dev');
+    await user.click(within(dialog).getByRole('checkbox', { name: 'Everything' }));
+    await user.click(within(dialog).getByRole('checkbox', { name: 'Memory' }));
+    const wholes = within(dialog).getAllByRole('checkbox', { name: 'All tools, including tools it gains later' });
+    await user.click(wholes[0] as HTMLElement);
+    // Unchecking "all" starts from every listed tool; the admin removes the ones not wanted.
+    await user.click(await within(dialog).findByRole('checkbox', { name: 'add' }));
+    await user.click(within(dialog).getByRole('checkbox', { name: 'longRunningOperation' }));
+    await user.click(within(dialog).getByRole('checkbox', { name: 'Only chosen users (admins always may)' }));
+    await user.click(await within(dialog).findByRole('checkbox', { name: /Bob/ }));
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(body).toEqual({
+      name: 'dev',
+      display_name: '',
+      description: '',
+      mode: 'all',
+      separator: '__',
+      members: [{ service_id: 1, tools: ['echo'] }, { service_id: 2 }],
+      access: { restricted: true, user_ids: [5] },
+    });
+  });
+
+  it('checks the form, and shows the server’s localised 400 inline, keeping what was typed', async () => {
+    const { user, api } = await renderPage(10, { 'POST /api/groups': () => fail(400, '分组中的工具名称冲突：everything__echo') }, []);
+    await user.click(await screen.findByRole('button', { name: 'New group' }));
+    const dialog = await screen.findByRole('dialog');
+    await user.type(within(dialog).getByLabelText('Name'), 'Bad Name');
+    await user.clear(within(dialog).getByLabelText('Separator'));
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    expect(within(dialog).getByText(/Use lowercase letters/)).toBeInTheDocument();
+    expect(within(dialog).getByText(/Use 1 to 8 of/)).toBeInTheDocument();
+    expect(within(dialog).getByText('Choose at least one service.')).toBeInTheDocument();
+    expect(api.callsTo('POST', '/api/groups')).toHaveLength(0);
+
+    await user.clear(within(dialog).getByLabelText('Name'));
+    await user.type(within(dialog).getByLabelText('Name'), 'dev');
+    await user.type(within(dialog).getByLabelText('Separator'), '.');
+    await user.click(within(dialog).getByRole('checkbox', { name: 'Everything' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    expect(await within(dialog).findByText('分组中的工具名称冲突：everything__echo')).toBeInTheDocument();
+    expect(within(dialog).getByLabelText('Name')).toHaveValue('dev');
+  });
+
+  it('edits a group from what the server holds, and saves it with PUT', async () => {
+    let body: unknown;
+    const { user } = await renderPage(10, {
+      'PUT /api/groups/3': (req: { body: unknown }) => {
+        body = req.body;
+        return ok(group());
+      },
+    });
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit group' });
+    expect(within(dialog).getByLabelText('Name')).toHaveValue('dev');
+    expect(within(dialog).getByLabelText('Display name')).toHaveValue('Dev tools');
+    expect(await within(dialog).findByRole('checkbox', { name: 'read_graph' })).toBeChecked();
+    expect(within(dialog).getByRole('checkbox', { name: 'create_entities' })).not.toBeChecked();
+    await user.click(within(dialog).getByRole('checkbox', { name: 'create_entities' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(body).toMatchObject({ name: 'dev', members: [{ service_id: 1 }, { service_id: 2, tools: ['read_graph', 'create_entities'] }] });
+  });
+
+  it('deletes a group after confirmation', async () => {
+    const { user, api } = await renderPage(10, { 'DELETE /api/groups/3': () => ok() });
+    await user.click(await screen.findByRole('button', { name: 'Delete' }));
+    const confirm = await screen.findByRole('alertdialog');
+    expect(confirm).toHaveTextContent('Dev tools');
+    await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(api.callsTo('DELETE', '/api/groups/3')).toHaveLength(1));
+  });
+
+  it('reads in Chinese', async () => {
+    localStorage.setItem('i18nextLng', 'zh-CN');
+    await renderPage(10);
+    expect(await screen.findByRole('heading', { name: '分组' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: '新建分组' })).toBeInTheDocument();
+    expect(await screen.findByText(/全部工具/)).toBeInTheDocument();
+  });
+});
