@@ -29,7 +29,7 @@ import { ServiceLog } from './infra/service-log.js';
 import { Tracing, traceHttp } from './infra/tracing.js';
 import { createAnalyticsModule } from './modules/analytics/index.js';
 import { type AuthService, createAuthModule, createRefreshTokens } from './modules/auth/index.js';
-import { createGroupsModule } from './modules/groups/index.js';
+import { createGroupsModule, createHubPorts } from './modules/groups/index.js';
 import { createHistoryModule, type HistoryRetention } from './modules/history/index.js';
 import { createLogsModule } from './modules/logs/index.js';
 import {
@@ -169,7 +169,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     endpoints: {
       // Called per authorization request, after every part below is built.
       exists: async (kind, name) =>
-        kind === 'proxy' ? (await catalog.byName(name))?.enabled === true : (await groups.directory.byName(name)) !== undefined,
+        kind === 'proxy' ? (await catalog.byName(name))?.enabled === true : (await hub.directory.byName(name)) !== undefined,
     },
     fetch: remoteFetch,
     redis,
@@ -184,18 +184,9 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const meter = metering.meter;
   // Toolport as the OAuth client of remote services: the gateway's links ask it for their tokens.
   const upstreamOAuth = createUpstreamOAuthModule({ db, secrets, events, options: options.service, catalog, logger, leader });
-  // Groups, tool overrides and access (issue 17): the gateway asks it through its ToolPolicy port, and
-  // it lists live tools through the gateway, handed over once the gateway exists.
-  let gatewayRef: Gateway | undefined;
-  const groups = createGroupsModule({
-    db,
-    events,
-    catalog,
-    gateway: () => {
-      if (!gatewayRef) throw new Error('the gateway is not built yet');
-      return gatewayRef;
-    },
-  });
+  // Groups, tool overrides and access (issue 17): the gateway asks their answers through its ToolPolicy and
+  // GroupDirectory ports, built first; the module lists live tools through the gateway, built after it.
+  const hub = createHubPorts({ db, events });
   const gateway = await createGateway({
     config,
     db,
@@ -214,10 +205,10 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     packages,
     authorization: upstreamOAuth.oauth,
     accessTokens: oauthServer.accessTokens,
-    tools: groups.policy,
-    groups: groups.directory,
+    tools: hub.policy,
+    groups: hub.directory,
   });
-  gatewayRef = gateway;
+  const groups = createGroupsModule({ events, ports: hub, catalog, gateway });
   const services = createServicesModule({
     db,
     secrets,
@@ -228,7 +219,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     catalog,
     gateway,
     oauth: upstreamOAuth.oauth,
-    access: groups.access,
+    access: hub.access,
   });
   const market = createMarketModule({
     db,

@@ -27,6 +27,24 @@ function parseTools(json: string): string[] | undefined {
   }
 }
 
+/** A group as its face serves it, or undefined: read from the tables alone, so the gateway can ask before this module is whole. */
+export async function groupSpec(repo: Pick<HubRepo, 'groupByName' | 'members'>, name: string): Promise<GroupSpec | undefined> {
+  const row = await repo.groupByName(name);
+  if (!row) return undefined;
+  const members = await repo.members([row.id]);
+  return {
+    id: row.id,
+    name: row.name,
+    displayName: row.display_name || row.name,
+    mode: row.mode === 'discovery' ? 'discovery' : 'all',
+    separator: row.separator,
+    members: members.map((m) => {
+      const tools = parseTools(m.tools_json);
+      return tools ? { serviceId: m.service_id, tools } : { serviceId: m.service_id };
+    }),
+  };
+}
+
 /**
  * Groups (issue 17, item 1): one endpoint for several services. Every rule of item 7 is checked
  * before anything is written, so a refused save changes nothing.
@@ -44,21 +62,8 @@ export class GroupsService {
   ) {}
 
   /** A group as its face serves it, or undefined. */
-  async spec(name: string): Promise<GroupSpec | undefined> {
-    const row = await this.deps.repo.groupByName(name);
-    if (!row) return undefined;
-    const members = await this.deps.repo.members([row.id]);
-    return {
-      id: row.id,
-      name: row.name,
-      displayName: row.display_name || row.name,
-      mode: row.mode === 'discovery' ? 'discovery' : 'all',
-      separator: row.separator,
-      members: members.map((m) => {
-        const tools = parseTools(m.tools_json);
-        return tools ? { serviceId: m.service_id, tools } : { serviceId: m.service_id };
-      }),
-    };
+  spec(name: string): Promise<GroupSpec | undefined> {
+    return groupSpec(this.deps.repo, name);
   }
 
   private async present(rows: GroupRow[], admin: boolean): Promise<Group[]> {
