@@ -320,7 +320,7 @@ describe.each(engines)('secrets at rest on %s', (engine) => {
     const userToken = await login(r, seeded.username, VALUES.password);
     expect((await call(r, 'GET', '/api/user/self', userToken)).token).toBe(seeded.apiKey);
     expect((await r.ctx.catalog.userByApiKey(seeded.apiKey))?.id).toBe(seeded.userId);
-    const exported = (await call(r, 'GET', '/api/mcp_market/export', root)).mcpServers;
+    const exported = (await call(r, 'GET', '/api/mcp_market/export?include_secrets=true', root)).mcpServers;
     expect(exported['at-rest-stdio'].env).toEqual({ AT_REST_TOKEN: VALUES.envSecret, AT_REST_REGION: VALUES.envPlain });
     expect(exported['at-rest-remote'].headers).toEqual({ Authorization: `Bearer ${VALUES.headerValue}` });
     expect(await r.ctx.catalog.userEnv(seeded.stdioId, seeded.userId)).toEqual({ AT_REST_TOKEN: VALUES.personal });
