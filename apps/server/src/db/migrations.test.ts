@@ -24,6 +24,7 @@ const schemaTables = {
   install_task_logs: true,
   request_records: true,
   daily_counters: true,
+  meter_batches: true,
   service_logs: true,
   revoked_sessions: true,
   oauth_states: true,

@@ -132,6 +132,12 @@ export interface RequestRecordsTable {
   error_message: string;
 }
 
+/** A counter batch the meter wrote, by id, so that a write whose commit is in doubt is not added twice (migration 0008). */
+export interface MeterBatchesTable {
+  id: string;
+  written_at: number;
+}
+
 export interface DailyCountersTable {
   day: string;
   service_id: number;
@@ -302,6 +308,7 @@ export interface Database {
   install_task_logs: InstallTaskLogsTable;
   request_records: RequestRecordsTable;
   daily_counters: DailyCountersTable;
+  meter_batches: MeterBatchesTable;
   service_logs: ServiceLogsTable;
   revoked_sessions: RevokedSessionsTable;
   oauth_states: OAuthStatesTable;

@@ -120,6 +120,7 @@ describe('the database becoming unreachable for a while', () => {
 
     // Every admitted call reached daily_counters once the database was back.
     await gw.ctx.meter.flush();
+    let lastCount = -1;
     await until(
       async () => {
         await gw.ctx.meter.flush();
@@ -129,11 +130,14 @@ describe('the database becoming unreachable for a while', () => {
           .where('service_id', '=', serviceId)
           .where('user_id', '=', alice.id)
           .executeTakeFirst();
-        return Number(row?.n ?? 0) === ok;
+        lastCount = Number(row?.n ?? 0);
+        return lastCount === ok;
       },
       'the counts written during the cut to reach the database',
       20_000,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}: ${ok} calls answered, ${lastCount} counted`);
+    });
     // And every answered call's request record, those of the cut included: kept, then written.
     const records = await gw.ctx.db
       .selectFrom('request_records')

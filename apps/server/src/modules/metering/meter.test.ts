@@ -115,6 +115,38 @@ describe.each(engines)('metering on %s', (engine) => {
     expect(await admitMany(meter, service, 8, 40)).toBe(37);
   });
 
+  it('counts a batch once when the answer to its commit is lost, and again when it never committed', async () => {
+    // What a connection cut does to a write: PostgreSQL may have committed it (the answer never came
+    // back) or not (the commit never arrived). Both throw the same error at the meter.
+    let fault: 'lost answer' | 'never arrived' | undefined;
+    const db = new Proxy(t.ctx.db, {
+      get(target, prop) {
+        if (prop === 'transaction' && fault) {
+          const happened = fault;
+          fault = undefined;
+          return () => ({
+            execute: async (work: Parameters<ReturnType<typeof target.transaction>['execute']>[0]) => {
+              if (happened === 'lost answer') await target.transaction().execute(work);
+              throw new Error(`Connection terminated unexpectedly (${happened})`);
+            },
+          });
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const meter = new DbMeter({ db, logger: t.ctx.logger, timeZone: () => 'UTC' });
+    const service = serviceWith(0);
+    fault = 'lost answer';
+    expect(await admitMany(meter, service, 7, 5)).toBe(5);
+    await meter.flush();
+    expect((await stored(service.id, 7))?.request_count).toBe(5);
+    fault = 'never arrived';
+    expect(await admitMany(meter, service, 7, 3)).toBe(3);
+    await meter.flush();
+    expect((await stored(service.id, 7))?.request_count).toBe(8);
+  });
+
   it('always admits with rpd_limit 0 but still counts', async () => {
     const meter = meterOf();
     const service = serviceWith(0);

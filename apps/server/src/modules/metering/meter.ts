@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -10,6 +11,9 @@ import { dayIn } from '../../infra/day.js';
 import { storeRecords } from '../history/index.js';
 
 const FLUSH_MS = 1000;
+/** How often written batch ids are purged, and how long they are kept (settleDoubtful). */
+const BATCH_PURGE_MS = 10 * 60_000;
+const BATCH_KEEP_MS = 24 * 60 * 60_000;
 /** Records kept in memory at most while the database is unreachable; beyond it they are dropped and logged. */
 const MAX_PENDING_RECORDS = 50_000;
 
@@ -218,6 +222,12 @@ export class DbMeter implements Meter {
   private databaseWriting = true;
   private lastSweep = 0;
   private lastRedisWarning = 0;
+  /**
+   * Batches whose write failed while committing: the database may have kept them or not. Each is
+   * looked up by id (meter_batches) before its counts are added again, so none is counted twice.
+   */
+  private doubtful: { id: string; deltas: CounterDelta[] }[] = [];
+  private lastBatchPurge = 0;
 
   constructor(private readonly opts: MeterOptions) {}
 
@@ -384,28 +394,46 @@ export class DbMeter implements Meter {
       d.known = Math.max(d.known, count);
       deltas.set(key, d);
     }
-    const written = new Set<CounterDelta>();
+    const batchId = randomUUID();
+    let committed = false;
     try {
+      // Batches in doubt first: those the database kept are done, the others are added to this one.
+      for (const d of await this.settleDoubtful()) {
+        const key = `${d.day}|${d.serviceId}|${d.userId}`;
+        const mine = deltas.get(key);
+        if (mine) {
+          // A swept key's delta is not this replica's own until it carries own admissions.
+          if (!own.includes(mine)) own.push(mine);
+          mine.requests += d.requests;
+          mine.known = Math.max(mine.known, d.known);
+          mine.errors += d.errors;
+          mine.latencyMs += d.latencyMs;
+        } else {
+          deltas.set(key, d);
+          own.push(d);
+        }
+      }
       const rows = [...deltas.values()];
       // Sorted, so that replicas writing the same rows on PostgreSQL lock them in one order.
       rows.sort((a, b) => a.day.localeCompare(b.day) || a.serviceId - b.serviceId || a.userId - b.userId);
-      if (rows.length > 1) {
-        // One transaction: on SQLite one WAL append for the whole turn instead of one per row.
+      if (rows.length > 0) {
+        // One transaction, with the batch's id: on SQLite one WAL append for the whole turn, and a commit
+        // whose answer was lost can be told apart from one that never happened.
         await this.opts.db.transaction().execute(async (trx) => {
           for (const d of rows) await this.upsert(d, trx);
+          await trx.insertInto('meter_batches').values({ id: batchId, written_at: Date.now() }).execute();
         });
-      } else if (rows[0]) {
-        await this.upsert(rows[0], this.opts.db);
       }
-      for (const d of rows) written.add(d);
+      committed = true;
       this.databaseWriting = true;
       // Written: the swept keys are clean unless they moved meanwhile. Unreleased ones are taken again later.
       await this.opts.redis?.release(swept.taken).catch(() => undefined);
+      await this.purgeBatches();
     } catch (err) {
       if (this.databaseWriting) this.opts.logger.error({ err }, 'daily counters write failed; will retry');
       this.databaseWriting = false;
-      // Only what did not reach the table: the rows written before the failure must not be added twice.
-      for (const d of own) if (!written.has(d)) this.merge(d);
+      // In doubt until the database answers again: its id tells whether it was kept (settleDoubtful).
+      if (!committed && own.length > 0) this.doubtful.push({ id: batchId, deltas: own });
       this.schedule();
     }
     // The admissions of this batch go on: their counts are durable (or, the database failing, kept for the retry).
@@ -432,6 +460,47 @@ export class DbMeter implements Meter {
       this.records = [...unstored.slice(0, room), ...this.records];
       this.schedule();
     }
+  }
+
+  /**
+   * The counts of the batches in doubt that the database did not keep (looked up by id), to be written
+   * again; the kept ones are forgotten. Throws when the database cannot be asked: they stay in doubt.
+   */
+  private async settleDoubtful(): Promise<CounterDelta[]> {
+    if (this.doubtful.length === 0) return [];
+    const batches = this.doubtful;
+    this.doubtful = [];
+    try {
+      const kept = new Set(
+        (
+          await this.opts.db
+            .selectFrom('meter_batches')
+            .select('id')
+            .where(
+              'id',
+              'in',
+              batches.map((b) => b.id),
+            )
+            .execute()
+        ).map((r) => r.id),
+      );
+      return batches.filter((b) => !kept.has(b.id)).flatMap((b) => b.deltas);
+    } catch (err) {
+      this.doubtful = [...batches, ...this.doubtful];
+      throw err;
+    }
+  }
+
+  /** Batch ids are needed only while a batch can be in doubt: a day is plenty. */
+  private async purgeBatches(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastBatchPurge < BATCH_PURGE_MS) return;
+    this.lastBatchPurge = now;
+    await this.opts.db
+      .deleteFrom('meter_batches')
+      .where('written_at', '<', now - BATCH_KEEP_MS)
+      .execute()
+      .catch(() => undefined);
   }
 
   private async databaseAnswers(): Promise<boolean> {
@@ -492,14 +561,6 @@ export class DbMeter implements Meter {
       this.deltas.set(key, d);
     }
     return d;
-  }
-
-  private merge(from: CounterDelta): void {
-    const d = this.delta(from.day, from.serviceId, from.userId);
-    d.requests += from.requests;
-    d.known = Math.max(d.known, from.known);
-    d.errors += from.errors;
-    d.latencyMs += from.latencyMs;
   }
 
   /**

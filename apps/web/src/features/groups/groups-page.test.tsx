@@ -78,7 +78,11 @@ describe('groups page (docs/console.md §2.9b)', () => {
     expect(within(dialog).getByLabelText('Endpoint URL')).toHaveValue('http://localhost:3000/group/dev/mcp');
     await user.click(within(dialog).getByRole('radio', { name: 'SSE' }));
     expect(within(dialog).getByLabelText('Endpoint URL')).toHaveValue('http://localhost:3000/group/dev/sse');
-    expect(within(dialog).getByTestId('snippet-claudeDesktop').textContent).toContain('/group/dev/sse?key=');
+    // mcp-remote gets the key in a header through an environment variable, never in the URL.
+    const claude = within(dialog).getByTestId('snippet-claudeDesktop').textContent ?? '';
+    expect(claude).toContain('http://localhost:3000/group/dev/sse');
+    expect(claude).toContain('Authorization:${AUTH_HEADER}');
+    expect(claude).not.toContain('?key=');
   });
 
   it('creates a group of two services with a subset of tools and restricted access', async () => {
