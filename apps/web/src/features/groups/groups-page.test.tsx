@@ -81,7 +81,7 @@ describe('groups page (docs/console.md §2.9b)', () => {
     // mcp-remote gets the key in a header through an environment variable, never in the URL.
     const claude = within(dialog).getByTestId('snippet-claudeDesktop').textContent ?? '';
     expect(claude).toContain('http://localhost:3000/group/dev/sse');
-    expect(claude).toContain('Authorization:${AUTH_HEADER}');
+    expect(claude).toContain('"AUTH_HEADER": "Bearer ');
     expect(claude).not.toContain('?key=');
   });
 
