@@ -75,7 +75,8 @@ test.describe('binding GitHub and Google from the profile, through the fake prov
     await expect(page).toHaveURL(/\/login$/);
     await page.getByRole('button', { name: 'Continue with GitHub' }).click();
     await expect(toast(page, 'Signed in')).toBeVisible();
-    await expect(page.getByRole('heading', { name: 'Dashboard', level: 1 })).toBeVisible();
+    // Signed in as the same account (it lands on the page it was sent away from, or the dashboard).
+    await expect(page).not.toHaveURL(/\/(login|oauth\/github)/);
     await expect(page.getByTestId('current-user')).toHaveText(user.username);
     expect(await page.evaluate(() => JSON.parse(localStorage.getItem('user') ?? 'null'))).toMatchObject({
       username: user.username,

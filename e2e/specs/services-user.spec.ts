@@ -92,7 +92,8 @@ test.describe('services: a user’s journey', () => {
     await expect(card).toBeVisible();
     await expect(page.getByRole('button', { name: 'Add Service' })).toBeHidden();
     await expect(card.getByRole('button', { name: `Edit ${NAME}` })).toBeHidden();
-    await expect(card.getByRole('switch')).toBeDisabled();
+    // A user's switch is their own (off for them alone), so it is offered to them too.
+    await expect(card.getByRole('switch')).toBeEnabled();
     await expect(card.getByTestId('usage-bar')).toBeHidden();
 
     await card.getByRole('button', { name: 'Configure' }).click();

@@ -130,8 +130,10 @@ test.describe('users screen against the real server', () => {
     await searchUsers(page, admin.username);
     const self = findUserRow(page, admin.username);
     await expect(self.getByText('You', { exact: true })).toBeVisible();
-    await expect(self.getByRole('button')).toHaveCount(1);
+    // Their own row: Edit, and their connected apps (OAuth grants of MCP clients); no role change.
+    await expect(self.getByRole('button')).toHaveCount(2);
     await expect(self.getByRole('button', { name: `Edit ${admin.username}` })).toBeVisible();
+    await expect(self.getByRole('button', { name: `Connected apps of ${admin.username}` })).toBeVisible();
     await expect(self.getByRole('switch')).toBeDisabled();
   });
 });

@@ -285,7 +285,8 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
                 <div key={service.id} className="space-y-1.5">
                   <label className="flex items-center gap-2 text-sm font-medium">
                     <input type="checkbox" checked={chosen} onChange={(e) => setMember(service.id, e.target.checked ? null : undefined)} />
-                    {serviceTitle(service)}
+                    {/* A service's name is data, in whatever language it was given. */}
+                    <span data-i18n-data="">{serviceTitle(service)}</span>
                   </label>
                   {chosen && (
                     <ToolPicker

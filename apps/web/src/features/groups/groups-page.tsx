@@ -82,14 +82,20 @@ export function GroupsPage() {
           {groups.data.map((group) => (
             <TableRow key={group.id} data-testid="group-row">
               <TableCell>
-                <div className="font-medium">{group.display_name || group.name}</div>
-                {group.description && <div className="text-xs text-slate-600 dark:text-slate-400">{group.description}</div>}
+                <div className="font-medium" data-i18n-data="">
+                  {group.display_name || group.name}
+                </div>
+                {group.description && (
+                  <div className="text-xs text-slate-600 dark:text-slate-400" data-i18n-data="">
+                    {group.description}
+                  </div>
+                )}
               </TableCell>
               <TableCell>
                 <ul className="space-y-0.5 text-sm">
                   {group.members.map((m) => (
                     <li key={m.service_id}>
-                      {serviceName(m.service_id)}{' '}
+                      <span data-i18n-data="">{serviceName(m.service_id)}</span>{' '}
                       <span className="text-xs text-slate-500">
                         ({m.tools ? t('someTools', { count: m.tools.length }) : t('allTools')})
                       </span>

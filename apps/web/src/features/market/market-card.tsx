@@ -99,7 +99,7 @@ export function MarketCard({ item }: { item: MarketItem }) {
   const error = task?.status === 'error' ? task.error : uninstalls[item.id]?.status === 'error' ? uninstalls[item.id]?.error : '';
 
   return (
-    <Card role="group" aria-labelledby={titleId} data-testid="market-card" className="relative flex min-w-0 flex-col gap-3 p-4">
+    <Card role="group" aria-label={name} data-testid="market-card" className="relative flex min-w-0 flex-col gap-3 p-4">
       <div className="flex items-start justify-between gap-2">
         <h2 id={titleId} className="min-w-0 font-semibold leading-tight" title={name} data-i18n-data="">
           {pageUrl ? (
