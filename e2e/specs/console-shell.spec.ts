@@ -3,8 +3,9 @@ import { expect, test } from '../support/fixtures';
 test.describe('the console is served by the server', () => {
   test('a signed-out visitor lands on the sign-in page', async ({ page }) => {
     await page.goto('/');
-    await expect(page).toHaveTitle('Toolport');
     await expect(page).toHaveURL(/\/login$/);
+    // Each screen names itself in the tab once it is shown.
+    await expect(page).toHaveTitle('Sign in to Toolport');
     await expect(page.getByRole('link', { name: 'Toolport' })).toBeVisible();
     await expect(page.getByRole('heading', { name: 'Sign in to Toolport' })).toBeVisible();
   });
