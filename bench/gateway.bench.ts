@@ -125,7 +125,7 @@ async function sdkOverHttp(url: string, key: string | undefined): Promise<Client
   const client = new Client({ name: 'bench', version: '1' });
   const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
   // The 1.x transport hands one shared AbortSignal to every fetch; undici then piles up a listener per
-  // request on it (docs/mcp-protocol.md). Each request goes without it here, for every target alike.
+  // request on it (docs/protocol.md). Each request goes without it here, for every target alike.
   const fetchEach: typeof fetch = (input, init) => fetch(input, { ...init, signal: null });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch: fetchEach }));
   return client;

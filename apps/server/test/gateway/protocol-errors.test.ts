@@ -10,7 +10,7 @@ const echo = (id: number | string, message: string) => ({
 });
 const rpcError = (code: number, message: unknown = expect.any(String)) => ({ jsonrpc: '2.0', id: null, error: { code, message } });
 
-/** What a client sees when something is wrong: statuses and JSON-RPC bodies as docs/mcp-protocol.md lists them. */
+/** What a client sees when something is wrong: statuses and JSON-RPC bodies as docs/protocol.md lists them. */
 describe('proxy routes: authentication, validation and session rules', () => {
   let gw: LiveGateway;
   let alice: { id: number; key: string };

@@ -1,7 +1,7 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
 import { toast } from 'sonner';
-import { afterEach, beforeEach, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, vi } from 'vitest';
 import { installMatchMedia } from './media';
 
 // Pages and dialogs load their code lazily; on a busy machine that can take longer than the default second.
@@ -29,3 +29,8 @@ afterEach(() => {
   vi.restoreAllMocks();
   vi.useRealTimers();
 });
+
+// Sonner removes a dismissed toast 200 ms later, on a timer it does not clear when it unmounts. That timer must
+// fire while the file's DOM still exists: after teardown, React's state update reaches for `window` and the
+// whole run fails on an uncaught ReferenceError.
+afterAll(() => new Promise((resolve) => setTimeout(resolve, 300)));

@@ -3,7 +3,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 
 /**
  * The errors MCP clients see from the proxy routes: HTTP statuses and JSON-RPC codes as the SDK's
- * own server transport answers them (docs/mcp-protocol.md), so every client library reacts the way it
+ * own server transport answers them (docs/protocol.md), so every client library reacts the way it
  * expects (a 404 with -32001 means "session gone, initialize again"). Messages are protocol text in
  * English like the SDK's, not console messages: MCP clients match on them, people do not read them
  * in the console.

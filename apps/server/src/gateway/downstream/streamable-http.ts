@@ -42,7 +42,7 @@ const batchesAllowed = (version: string): boolean => version <= '2025-03-26';
 /**
  * `/proxy/{name}/mcp`, the streamable HTTP transport (revisions 2025-03-26 to 2025-11-25) written on
  * the raw request and response: one handler serves every session of every user, which the SDK's
- * one-server-per-session transport cannot do. Statuses and error bodies follow docs/mcp-protocol.md.
+ * one-server-per-session transport cannot do. Statuses and error bodies follow docs/protocol.md.
  */
 export class StreamableHttp {
   constructor(private readonly deps: ProxyDeps) {}
