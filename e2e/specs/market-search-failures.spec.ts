@@ -39,8 +39,9 @@ test.describe('a search that failed', () => {
       if (lang === 'zh-CN') await page.addInitScript(() => localStorage.setItem('i18nextLng', 'zh-CN'));
       marketServer.fake.fail('npm', 'error');
       await page.goto('/market');
-      // A term of this test's own: the server keeps successful searches for a while, failed ones not at all.
-      const term = lang === 'en' ? 'echo mcp' : 'acme echo';
+      // A term no other search used: the server keeps successful answers a while, and this one must reach the
+      // failing registry. The fake registry ignores `name:value` words, so the package is still found on Retry.
+      const term = `${lang === 'en' ? 'echo mcp' : 'acme echo'} run:${Date.now()}`;
       await page.getByRole('searchbox', { name: text.box }).fill(term);
       // This search's own answer: the page may ask for other terms meanwhile (an empty one answers 200 at once).
       const answered = page.waitForResponse((res) => {
