@@ -166,6 +166,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     options: options.service,
     principals,
     switchedOffBy: (userId) => catalog.switchedOffBy(userId),
+    events,
     endpoints: {
       // Called per authorization request, after every part below is built.
       exists: async (kind, name) =>

@@ -14,6 +14,15 @@ export interface ProxyEndpoint {
  * the gateway reads no module table). `issuer` is the public base of the request (http/public-base.ts).
  */
 export interface AccessTokenPort {
-  /** The token's user when it is valid, unexpired, unrevoked and bound to `endpoint` (or to every endpoint); else undefined. */
-  verify(token: string, endpoint: ProxyEndpoint, issuer: string): Promise<GatewayUser | undefined>;
+  /**
+   * The token's user and expiry (epoch ms) when it is valid, unexpired, unrevoked and bound to `endpoint` (or to
+   * every endpoint); else undefined. The proxy reuses an answer for a few seconds, never past `expiresAt`; revoking
+   * a grant emits `user.changed` for its user, which drops the reuse at once.
+   */
+  verify(token: string, endpoint: ProxyEndpoint, issuer: string): Promise<VerifiedToken | undefined>;
+}
+
+export interface VerifiedToken {
+  user: GatewayUser;
+  expiresAt: number;
 }

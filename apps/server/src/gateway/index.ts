@@ -115,7 +115,7 @@ export interface GatewayOptions {
   limits?: SessionLimits;
 }
 
-export type { AccessTokenPort, ProxyEndpoint } from './access-tokens.js';
+export type { AccessTokenPort, ProxyEndpoint, VerifiedToken } from './access-tokens.js';
 
 const PURGE_MS = 60 * 60_000;
 

@@ -35,6 +35,7 @@ interface Cached<T> {
  */
 export class ProxyAuth {
   private readonly users = new Map<string, Cached<GatewayUser>>();
+  private readonly tokenUsers = new Map<string, { until: number; user: GatewayUser }>();
   private readonly services = new Map<string, Cached<ServiceSpec>>();
   private readonly access = new Map<string, Cached<boolean>>();
 
@@ -55,6 +56,7 @@ export class ProxyAuth {
     events.on((e) => {
       if (e.type === 'user.changed') {
         this.users.clear();
+        this.tokenUsers.clear();
         this.access.clear();
       }
       if (e.type === 'service.changed' || e.type === 'service.removed') this.services.clear();
@@ -120,7 +122,7 @@ export class ProxyAuth {
     // An access token is a JWT (three dot-separated parts); API keys never contain a dot.
     const user =
       this.tokens && !fromQuery && key.split('.').length === 3
-        ? await this.tokens.verify(key, endpoint, publicBase(req, this.options.get('ServerAddress')))
+        ? await this.tokenUser(this.tokens, key, endpoint, publicBase(req, this.options.get('ServerAddress')))
         : await this.user(key);
     if (!user?.enabled) return failures.unauthorized(metadata(), this.tokens !== undefined);
     return { user, queryKey: fromQuery ? key : undefined };
@@ -146,6 +148,23 @@ export class ProxyAuth {
   private async user(key: string): Promise<GatewayUser | undefined> {
     const hash = sha256(key);
     return this.cached(this.users, hash, () => this.catalog.userByApiKey(key));
+  }
+
+  /**
+   * An access token's user, reused like an API key's for a few seconds but never past the token's expiry.
+   * Revoking a grant and every change of its user emit `user.changed`, which clears the entry at once.
+   */
+  private async tokenUser(tokens: AccessTokenPort, token: string, endpoint: ProxyEndpoint, issuer: string) {
+    const now = Date.now();
+    const id = `${sha256(token)} ${endpoint.kind}:${endpoint.name} ${issuer}`;
+    const hit = this.tokenUsers.get(id);
+    if (hit && now < hit.until) return hit.user;
+    const verified = await tokens.verify(token, endpoint, issuer);
+    if (this.tokenUsers.size >= MAX_CACHED) this.tokenUsers.clear();
+    // An unknown or refused token is not remembered: its holder may be a client that just refreshed.
+    if (verified) this.tokenUsers.set(id, { until: Math.min(now + CACHE_MS, verified.expiresAt), user: verified.user });
+    else this.tokenUsers.delete(id);
+    return verified?.user;
   }
 
   private async service(name: string): Promise<ServiceSpec | undefined> {

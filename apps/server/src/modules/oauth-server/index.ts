@@ -3,6 +3,7 @@ import type { Db } from '../../db/db.js';
 import type { AccessTokenPort } from '../../gateway/index.js';
 import type { ZodApi } from '../../http/api.js';
 import type { Principal } from '../../http/principals.js';
+import type { ConfigEvents } from '../../infra/events.js';
 import type { Leadership } from '../../infra/leader.js';
 import type { FetchLike } from '../../infra/outbound.js';
 import type { RedisHub } from '../../infra/redis.js';
@@ -27,6 +28,8 @@ export interface OAuthServerModuleDeps {
   switchedOffBy(userId: number): Promise<ReadonlySet<number>>;
   /** Which endpoints exist and are enabled: a user may authorize only those. */
   endpoints: { exists(kind: 'proxy' | 'group', name: string): Promise<boolean> };
+  /** Revocations are announced as `user.changed` (the proxy drops its cached token answers). */
+  events: Pick<ConfigEvents, 'emit'>;
   /** Client ID Metadata Documents are fetched through this (infra/outbound.ts remoteFetch). */
   fetch: FetchLike;
   /** Registration rate limits shared by replicas. */
@@ -58,6 +61,7 @@ export function createOAuthServerModule(deps: OAuthServerModuleDeps): OAuthServe
     principals: deps.principals,
     switchedOffBy: (userId) => deps.switchedOffBy(userId),
     endpoints: deps.endpoints,
+    events: deps.events,
   });
   // Expired requests, codes and refresh tokens go; one replica (the leader) does it for the cluster.
   const purge = setInterval(() => {

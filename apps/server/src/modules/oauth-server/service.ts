@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { UserStatus } from '@toolport/contract';
 import { jwtVerify, SignJWT } from 'jose';
-import type { GatewayUser } from '../../gateway/catalog.js';
-import type { AccessTokenPort, ProxyEndpoint } from '../../gateway/index.js';
+import type { AccessTokenPort, ProxyEndpoint, VerifiedToken } from '../../gateway/index.js';
 import type { Principal } from '../../http/principals.js';
+import type { ConfigEvents } from '../../infra/events.js';
 import { randomToken, sha256 } from '../../infra/secrets.js';
 import type { OAuthClient, OAuthClients } from './clients.js';
 import { OAuthError } from './errors.js';
@@ -30,6 +30,8 @@ export interface OAuthServerDeps {
   switchedOffBy(userId: number): Promise<ReadonlySet<number>>;
   /** Whether a user may use an endpoint: the service (or group) exists and is enabled. */
   endpoints: { exists(kind: 'proxy' | 'group', name: string): Promise<boolean> };
+  /** A revoked grant is announced as a change of its user: the proxy's cached token answers drop at once, on every replica. */
+  events?: Pick<ConfigEvents, 'emit'>;
   now?: () => number;
 }
 
@@ -345,6 +347,10 @@ export class OAuthServerService implements AccessTokenPort {
   async revokeGrant(id: number, userId?: number): Promise<boolean> {
     const done = await this.deps.repo.revokeGrant(id, this.now(), userId);
     this.grantCache.delete(id);
+    if (done && this.deps.events) {
+      const grant = await this.deps.repo.grant(id);
+      if (grant) this.deps.events.emit({ type: 'user.changed', userId: grant.user_id });
+    }
     return done;
   }
 
@@ -354,7 +360,7 @@ export class OAuthServerService implements AccessTokenPort {
 
   // --- the proxy's port ------------------------------------------------------------------------
 
-  async verify(token: string, endpoint: ProxyEndpoint, issuer: string): Promise<GatewayUser | undefined> {
+  async verify(token: string, endpoint: ProxyEndpoint, issuer: string): Promise<VerifiedToken | undefined> {
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, this.deps.tokenKey, { issuer, typ: 'at+jwt', algorithms: ['HS256'] }));
@@ -365,12 +371,15 @@ export class OAuthServerService implements AccessTokenPort {
     if (ep !== '*' && ep !== `${endpoint.kind}:${endpoint.name}`) return undefined;
     const gid = payload.gid;
     const userId = Number(payload.sub);
-    if (typeof gid !== 'number' || !Number.isInteger(userId)) return undefined;
+    if (typeof gid !== 'number' || !Number.isInteger(userId) || typeof payload.exp !== 'number') return undefined;
     if (!(await this.grantActive(gid))) return undefined;
     const user = await this.deps.principals.byId(userId);
     if (user?.status !== UserStatus.Enabled) return undefined;
     await this.touch(gid);
-    return { id: user.id, username: user.username, role: user.role, enabled: true, switchedOff: await this.deps.switchedOffBy(user.id) };
+    return {
+      user: { id: user.id, username: user.username, role: user.role, enabled: true, switchedOff: await this.deps.switchedOffBy(user.id) },
+      expiresAt: payload.exp * 1000,
+    };
   }
 
   private async grantActive(id: number): Promise<boolean> {
