@@ -6,7 +6,7 @@ describe('tokenize', () => {
     expect(tokenize('get_file_info')).toEqual(['fil', 'info']);
     expect(tokenize('list-directory.withSizes')).toEqual(['list', 'directory', 'siz']);
     expect(tokenize('readMultipleFiles')).toEqual(['read', 'multipl', 'fil']);
-    expect(tokenize('HTMLParser')).toEqual(['html', 'pars']);
+    expect(tokenize('HTMLParser')).toEqual(['html', 'parser']);
     expect(tokenize('Show the files of the repository')).toEqual(['show', 'fil', 'repository']);
   });
 
