@@ -40,7 +40,11 @@ describe('tokenize', () => {
 const tools = [
   { name: 'fs__read_text_file', description: 'Read the complete contents of a file as text.', inputSchema: { properties: { path: {} } } },
   { name: 'fs__write_file', description: 'Create a new file or overwrite an existing file with new content.' },
-  { name: 'git__git_log', description: 'Shows the commit logs', inputSchema: { properties: { max_count: { description: 'How many commits' } } } },
+  {
+    name: 'git__git_log',
+    description: 'Shows the commit logs',
+    inputSchema: { properties: { max_count: { description: 'How many commits' } } },
+  },
   { name: 'train__get_tickets', description: '查询12306余票信息。' },
   { name: 'train__get_train_route_stations', description: '查询特定列车车次在指定区间内的途径车站、到站时间。' },
   {
