@@ -74,7 +74,9 @@ class MemberSession extends DownstreamSession {
  * authentication serve it unchanged (routes.ts builds them with this in place of the Dispatcher);
  * this answers initialize itself, merges the members' lists under `{service}{separator}{name}`, and
  * hands each call to the proxy's Dispatcher on the member's session, so it is metered, limited and
- * overridden as the same call through /proxy.
+ * overridden as the same call through /proxy. In discovery mode (decision 0033) it lists search_tools
+ * and call_tool instead (group-discovery.ts): search ranks the merged list, call_tool is unwrapped
+ * into the direct tools/call path below.
  */
 export class GroupFace {
   private readonly groups = new Map<string, { at: number; value: GroupSpec | undefined }>();
