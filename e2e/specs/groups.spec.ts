@@ -6,12 +6,13 @@ import { expectChineseOnly } from '../support/zh-text-check';
 const FIRST = 'e2e-group-everything-a';
 const SECOND = 'e2e-group-everything-b';
 const GROUP = 'e2e-group';
+const DISCOVERY = 'e2e-group-discovery';
 const ALLOWED = ['Claude Code', 'Cherry Studio', 'VS Code'];
 
 async function deleteGroupNamed(request: import('@playwright/test').APIRequestContext, token: string): Promise<void> {
   const headers = { Authorization: `Bearer ${token}` };
   const list = (await (await request.get('/api/groups', { headers })).json()) as { data: { id: number; name: string }[] };
-  for (const g of list.data) if (g.name === GROUP) await request.delete(`/api/groups/${g.id}`, { headers });
+  for (const g of list.data) if (g.name === GROUP || g.name === DISCOVERY) await request.delete(`/api/groups/${g.id}`, { headers });
 }
 
 test.describe('Groups page (docs/console.md §2.9b)', () => {
@@ -100,6 +101,43 @@ test.describe('Groups page (docs/console.md §2.9b)', () => {
     await expect(page.getByRole('dialog', { name: '新建分组' })).toBeVisible();
     await expectChineseOnly(page, ['common', 'groups'], ALLOWED);
     await expectNoRawKeys(page);
+    expect(signedIn.user.role).toBeGreaterThanOrEqual(10);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  test('an admin makes a discovery group: two tools, search and call, chosen in the dialog and kept on edit', async ({
+    page,
+    request,
+    signedIn,
+  }) => {
+    const consoleErrors = collectConsoleErrors(page);
+    await page.goto('/groups');
+    await page.getByRole('button', { name: 'New group' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New group' });
+    await expect(dialog.getByRole('radio', { name: 'All tools' })).toBeChecked();
+    await dialog.getByLabel('Name', { exact: true }).fill(DISCOVERY);
+    await dialog.getByRole('radio', { name: 'Discovery: two tools, search and call' }).click();
+    await dialog.getByRole('checkbox', { name: FIRST, exact: true }).check();
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await expect(dialog).toBeHidden();
+
+    const headers = { Authorization: `Bearer ${await accessToken(request)}` };
+    const groups = (await (await request.get('/api/groups', { headers })).json()).data as { name: string; mode: string }[];
+    expect(groups.find((g) => g.name === DISCOVERY)?.mode).toBe('discovery');
+    const row = page.getByTestId('group-row').filter({ hasText: DISCOVERY });
+    await expect(row.getByTestId('group-mode')).toHaveText('Discovery');
+
+    await page.evaluate(() => localStorage.setItem('i18nextLng', 'zh-CN'));
+    await page.reload();
+    await page.getByTestId('group-row').filter({ hasText: DISCOVERY }).getByRole('button', { name: '编辑' }).click();
+    const edit = page.getByRole('dialog', { name: '编辑分组' });
+    await expect(edit.getByRole('radio', { name: '发现模式：两个工具，搜索和调用' })).toBeChecked();
+    await expectChineseOnly(page, ['common', 'groups'], ALLOWED);
+    await expectNoRawKeys(page);
+    await edit.getByRole('button', { name: '保存' }).click();
+    await expect(edit).toBeHidden();
+    const after = (await (await request.get('/api/groups', { headers })).json()).data as { name: string; mode: string }[];
+    expect(after.find((g) => g.name === DISCOVERY)?.mode).toBe('discovery');
     expect(signedIn.user.role).toBeGreaterThanOrEqual(10);
     expect(consoleErrors).toEqual([]);
   });

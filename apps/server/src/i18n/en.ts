@@ -236,7 +236,6 @@ export const en = {
   'tools.unknown_tool': 'Service {service} has no tool named "{name}"',
   'tools.alias_invalid': 'Invalid tool name "{alias}": use 1 to 128 letters, digits, _, - and .',
   'tools.alias_taken': 'The name "{alias}" is already used by the tool {tool}',
-  'group.discovery_unavailable': 'Discovery mode is not available yet: use mode "all"',
   'tools.disabled': 'Tool {name} is disabled: enable it to try it',
   'tools.call_failed': 'The call of {name} failed: {detail}',
   'tools.updated': 'Tool {name} updated',

@@ -220,7 +220,6 @@ export const zhCN: Record<MessageKey, string> = {
   'tools.unknown_tool': '服务 {service} 没有名为“{name}”的工具',
   'tools.alias_invalid': '工具名称“{alias}”无效：请使用 1 到 128 个字母、数字、_、- 和 .',
   'tools.alias_taken': '名称“{alias}”已被工具 {tool} 使用',
-  'group.discovery_unavailable': '发现模式暂不可用：请使用 "all" 模式',
   'tools.disabled': '工具 {name} 已停用：启用后才能试用',
   'tools.call_failed': '调用 {name} 失败：{detail}',
   'tools.updated': '已更新工具 {name}',

@@ -16,6 +16,7 @@ import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { GroupDirectory, GroupSpec, ToolOverrides } from '../tool-policy.js';
 import type { CallScope } from './call-scope.js';
 import { type Dispatcher, isNotification, isRequest } from './dispatcher.js';
+import { CALL_TOOL, DiscoverySearch, discoveryTools, SEARCH_TOOLS, searchRequest, unwrapCallTool } from './group-discovery.js';
 import type { ReplyTarget } from './reply-target.js';
 import { failures, type ProxyFailure, RpcCode, rpcErrorJson } from './rpc-errors.js';
 import { DownstreamSession } from './session.js';
@@ -73,7 +74,9 @@ class MemberSession extends DownstreamSession {
  * authentication serve it unchanged (routes.ts builds them with this in place of the Dispatcher);
  * this answers initialize itself, merges the members' lists under `{service}{separator}{name}`, and
  * hands each call to the proxy's Dispatcher on the member's session, so it is metered, limited and
- * overridden as the same call through /proxy.
+ * overridden as the same call through /proxy. In discovery mode (decision 0033) it lists search_tools
+ * and call_tool instead (group-discovery.ts): search ranks the merged list, call_tool is unwrapped
+ * into the direct tools/call path below.
  */
 export class GroupFace {
   private readonly groups = new Map<string, { at: number; value: GroupSpec | undefined }>();
@@ -83,6 +86,8 @@ export class GroupFace {
   private readonly members = new WeakMap<DownstreamSession, Map<number, MemberSession>>();
   private readonly standIns = new Map<number, GroupSpec>();
   private listIds = 0;
+  /** Discovery mode's ranker, one index per merged tool list. */
+  private readonly search = new DiscoverySearch();
 
   constructor(
     private readonly deps: {
@@ -256,9 +261,25 @@ export class GroupFace {
     const answer = (result: unknown) => target.response(JSON.stringify({ jsonrpc: '2.0', id: request.id, result }));
     const fail = (code: number, message: string) => target.response(rpcErrorJson(request.id, code, message));
     if (request.method === 'ping' || request.method === 'logging/setLevel') return answer({});
+    if (group.mode === 'discovery' && request.method === 'tools/list') return answer({ tools: discoveryTools(group.displayName) });
     const kind = LIST_METHODS[request.method];
     if (kind) return answer({ [kind]: await this.merged(session, group, kind, scope) });
-    const params = (request.params ?? {}) as Record<string, unknown>;
+    let params = (request.params ?? {}) as Record<string, unknown>;
+    if (group.mode === 'discovery' && request.method === 'tools/call') {
+      // search_tools answers here; call_tool becomes the tools/call of the tool it names, below.
+      if (params.name === SEARCH_TOOLS) {
+        const asked = searchRequest(params.arguments);
+        if ('refused' in asked) return answer(asked.refused);
+        const tools = (await this.merged(session, group, 'tools', scope)) as (Item & { name: string })[];
+        return answer(this.search.answer(tools, asked.query, asked.limit));
+      }
+      if (params.name !== CALL_TOOL)
+        return fail(RpcCode.InvalidParams, `Unknown tool: ${String(params.name)} (this group offers search_tools and call_tool)`);
+      const unwrapped = unwrapCallTool(params);
+      if ('refused' in unwrapped) return answer(unwrapped.refused);
+      params = unwrapped.params;
+      request = { ...request, params };
+    }
     if (request.method === 'tools/call' || request.method === 'prompts/get') {
       const name = typeof params.name === 'string' ? params.name : '';
       const routed = await this.byName(group, name, request.method === 'tools/call' ? 'tools' : 'prompts');

@@ -132,9 +132,6 @@ export class GroupsService {
     const separator = input.separator;
     if (!GROUP_SEPARATOR.test(separator)) throw badRequest('group.separator_invalid', { separator }, 'separator_invalid');
     if (input.members.length === 0) throw badRequest('group.no_members', undefined, 'no_members');
-    // The group face serves every tool of its members; search_tools/call_tool are not built yet
-    // (docs/decisions/0026-groups-tool-overrides-access.md). Refused rather than stored and ignored.
-    if (input.mode === 'discovery') throw badRequest('group.discovery_unavailable', undefined, 'discovery_unavailable');
     const members = await this.checkedMembers(input, caller);
     await this.deps.access.checkUsers(input.access.user_ids);
     const groupId = await this.deps.repo.saveGroup(

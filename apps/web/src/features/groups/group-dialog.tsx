@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type Group, type InstalledService, routes } from '@toolport/contract';
+import { type Group, type GroupMode, type InstalledService, routes } from '@toolport/contract';
 import { type ReactNode, useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/ui/alert';
@@ -7,6 +7,7 @@ import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
+import { RadioGroup, RadioGroupItem } from '../../components/ui/radio-group';
 import { Textarea } from '../../components/ui/textarea';
 import { call, messageOf } from '../../lib/api';
 import { notify } from '../../lib/notify';
@@ -165,6 +166,36 @@ interface GroupDialogProps {
   onOpenChange(open: boolean): void;
 }
 
+/** All tools, or discovery: the group lists two tools, search_tools and call_tool, over the chosen ones. */
+function ModeChoice({ value, onChange }: { value: GroupMode; onChange(mode: GroupMode): void }) {
+  const { t } = useTranslation('groups');
+  const id = useId();
+  return (
+    <fieldset className="space-y-2">
+      <legend className="text-sm font-medium">{t('form.mode')}</legend>
+      <RadioGroup value={value} onValueChange={(v) => onChange(v as GroupMode)} className="flex-col gap-2">
+        {(['all', 'discovery'] as const).map((mode) => {
+          const label = mode === 'all' ? 'form.modeAll' : 'form.modeDiscovery';
+          const hint = mode === 'all' ? 'form.modeAllHint' : 'form.modeDiscoveryHint';
+          return (
+            <div key={mode} className="flex items-start gap-2">
+              <RadioGroupItem id={`${id}-${mode}`} value={mode} aria-describedby={`${id}-${mode}-hint`} className="mt-0.5" />
+              <div>
+                <Label htmlFor={`${id}-${mode}`} className="font-normal">
+                  {t(label)}
+                </Label>
+                <p id={`${id}-${mode}-hint`} className="text-xs text-slate-600 dark:text-slate-400">
+                  {t(hint)}
+                </p>
+              </div>
+            </div>
+          );
+        })}
+      </RadioGroup>
+    </fieldset>
+  );
+}
+
 /**
  * Create or edit a group (docs/console.md §2.9b). The console checks the name, separator and that every chosen
  * service has tools; the server's own 400/409 (unknown tool, name collision, name taken) shows inline, in the
@@ -262,6 +293,7 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
           <Field label={t('form.description')}>
             {(id) => <Textarea id={id} value={form.description} onChange={(e) => edit('description', e.target.value)} />}
           </Field>
+          <ModeChoice value={form.mode} onChange={(mode) => edit('mode', mode)} />
           <Field label={t('form.separator')} hint={t('form.separatorHint')} error={errors.separator && t(errors.separator)}>
             {(id, describedBy) => (
               <Input

@@ -1,4 +1,4 @@
-import { GROUP_NAME, GROUP_SEPARATOR, type Group, type GroupInput } from '@toolport/contract';
+import { GROUP_NAME, GROUP_SEPARATOR, type Group, type GroupInput, type GroupMode } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 
 /** A chosen service: `null` tools means the whole service, with the tools it gains later. */
@@ -8,6 +8,8 @@ export interface GroupForm {
   name: string;
   displayName: string;
   description: string;
+  /** `all`: every chosen tool; `discovery`: two tools, search_tools and call_tool, over them. */
+  mode: GroupMode;
   separator: string;
   members: MemberChoice;
   restricted: boolean;
@@ -23,6 +25,7 @@ export const emptyGroupForm = (): GroupForm => ({
   name: '',
   displayName: '',
   description: '',
+  mode: 'all',
   separator: '__',
   members: {},
   restricted: false,
@@ -36,6 +39,7 @@ export function groupFormOf(group: Group): GroupForm {
     name: group.name,
     displayName: group.display_name,
     description: group.description,
+    mode: group.mode,
     separator: group.separator,
     members,
     restricted: group.access.restricted,
@@ -68,7 +72,7 @@ export function groupRequest(form: GroupForm, serviceOrder: number[]): GroupInpu
     name: form.name.trim(),
     display_name: form.displayName.trim(),
     description: form.description.trim(),
-    mode: 'all',
+    mode: form.mode,
     separator: form.separator,
     members: ids.map((id) => {
       const tools = form.members[id];

@@ -123,6 +123,57 @@ describe('groups page (docs/console.md §2.9b)', () => {
     });
   });
 
+  it('creates a discovery group: the mode choice says what it does, and the list shows it', async () => {
+    let body: unknown;
+    const { user } = await renderPage(
+      10,
+      {
+        'POST /api/groups': (req: { body: unknown }) => {
+          body = req.body;
+          return { status: 201, body: { success: true, data: group({ mode: 'discovery' }) } };
+        },
+      },
+      [],
+    );
+    await user.click(await screen.findByRole('button', { name: 'New group' }));
+    const dialog = await screen.findByRole('dialog');
+    const all = within(dialog).getByRole('radio', { name: 'All tools' });
+    const discovery = within(dialog).getByRole('radio', { name: 'Discovery: two tools, search and call' });
+    expect(all).toBeChecked();
+    expect(discovery).toHaveAccessibleDescription(/search the chosen tools by what they do/);
+    // Nothing marks it unavailable any more.
+    expect(discovery).toBeEnabled();
+    await user.type(within(dialog).getByLabelText('Name'), 'finder');
+    await user.click(discovery);
+    await user.click(within(dialog).getByRole('checkbox', { name: 'Everything' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(body).toMatchObject({ name: 'finder', mode: 'discovery', members: [{ service_id: 1 }] });
+  });
+
+  it('keeps a discovery group’s mode when it is edited, and reads the choice in Chinese', async () => {
+    localStorage.setItem('i18nextLng', 'zh-CN');
+    let body: unknown;
+    const { user } = await renderPage(
+      10,
+      {
+        'PUT /api/groups/3': (req: { body: unknown }) => {
+          body = req.body;
+          return ok(group({ mode: 'discovery' }));
+        },
+      },
+      [group({ mode: 'discovery' })],
+    );
+    expect(await screen.findByTestId('group-mode')).toHaveTextContent('发现模式');
+    await user.click(await screen.findByRole('button', { name: '编辑' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByRole('radio', { name: '发现模式：两个工具，搜索和调用' })).toBeChecked();
+    expect(within(dialog).getByRole('radio', { name: '全部工具' })).not.toBeChecked();
+    await user.click(within(dialog).getByRole('button', { name: '保存' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(body).toMatchObject({ mode: 'discovery' });
+  });
+
   it('checks the form, and shows the server’s localised 400 inline, keeping what was typed', async () => {
     const { user, api } = await renderPage(10, { 'POST /api/groups': () => fail(400, '分组中的工具名称冲突：everything__echo') }, []);
     await user.click(await screen.findByRole('button', { name: 'New group' }));

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../components/page-header';
 import { ErrorAlert } from '../../components/ui/alert';
 import { ConfirmDialog } from '../../components/ui/alert-dialog';
+import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '../../components/ui/table';
 import { call, messageOf } from '../../lib/api';
@@ -85,6 +86,11 @@ export function GroupsPage() {
                 <div className="font-medium" data-i18n-data="">
                   {group.display_name || group.name}
                 </div>
+                {group.mode === 'discovery' && (
+                  <Badge tone="info" className="mt-1" data-testid="group-mode">
+                    {t('modeDiscovery')}
+                  </Badge>
+                )}
                 {group.description && (
                   <div className="text-xs text-slate-600 dark:text-slate-400" data-i18n-data="">
                     {group.description}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { stem, ToolIndex, ToolIndexCache, tokenize } from './tool-search.js';
+
+describe('tokenize', () => {
+  it('splits names on _, -, . and camelCase, lowercases, drops stopwords and stems', () => {
+    expect(tokenize('get_file_info')).toEqual(['fil', 'info']);
+    expect(tokenize('list-directory.withSizes')).toEqual(['list', 'directory', 'siz']);
+    expect(tokenize('readMultipleFiles')).toEqual(['read', 'multipl', 'fil']);
+    expect(tokenize('HTMLParser')).toEqual(['html', 'parser']);
+    expect(tokenize('Show the files of the repository')).toEqual(['show', 'fil', 'repository']);
+  });
+
+  it('makes plurals, -ing and -ed forms meet their base word', () => {
+    for (const [a, b] of [
+      ['files', 'file'],
+      ['entities', 'entity'],
+      ['directories', 'directory'],
+      ['staged', 'stage'],
+      ['staging', 'stage'],
+      ['committed', 'commit'],
+      ['commits', 'commit'],
+      ['branches', 'branch'],
+      ['matches', 'match'],
+      ['running', 'run'],
+    ])
+      expect(stem(a as string), `${a} ~ ${b}`).toBe(stem(b as string));
+    // Not every final s is a plural.
+    expect(stem('status')).toBe('status');
+    expect(stem('process')).toBe('process');
+  });
+
+  it('turns Chinese runs into character bigrams, a single character into itself, beside English words', () => {
+    expect(tokenize('查询余票')).toEqual(['查询', '询余', '余票']);
+    expect(tokenize('票')).toEqual(['票']);
+    expect(tokenize('查询12306余票信息')).toEqual(['查询', '12306', '余票', '票信', '信息']);
+    expect(tokenize('通过 station_code 查询')).toEqual(['通过', 'station', 'cod', '查询']);
+  });
+});
+
+const tools = [
+  { name: 'fs__read_text_file', description: 'Read the complete contents of a file as text.', inputSchema: { properties: { path: {} } } },
+  { name: 'fs__write_file', description: 'Create a new file or overwrite an existing file with new content.' },
+  {
+    name: 'git__git_log',
+    description: 'Shows the commit logs',
+    inputSchema: { properties: { max_count: { description: 'How many commits' } } },
+  },
+  { name: 'train__get_tickets', description: '查询12306余票信息。' },
+  { name: 'train__get_train_route_stations', description: '查询特定列车车次在指定区间内的途径车站、到站时间。' },
+  {
+    name: 'time__convert_time',
+    description: 'Convert time between timezones',
+    inputSchema: { properties: { target_timezone: { description: 'Target IANA timezone name' } } },
+  },
+];
+
+describe('ToolIndex', () => {
+  const index = new ToolIndex(tools);
+
+  it('ranks by name, description and parameters', () => {
+    expect(index.search('read a file')[0]?.tool.name).toBe('fs__read_text_file');
+    expect(index.search('commit history logs')[0]?.tool.name).toBe('git__git_log');
+    // Only a parameter's description says "IANA".
+    expect(index.search('IANA')[0]?.tool.name).toBe('time__convert_time');
+  });
+
+  it('weighs a word in the name above the same word in a description', () => {
+    const hits = index.search('write');
+    expect(hits[0]?.tool.name).toBe('fs__write_file');
+  });
+
+  it('matches Chinese queries against Chinese descriptions', () => {
+    expect(index.search('火车票余票')[0]?.tool.name).toBe('train__get_tickets');
+    expect(index.search('列车经停车站')[0]?.tool.name).toBe('train__get_train_route_stations');
+  });
+
+  it('leaves out tools that match nothing, honours the limit, and answers nothing to stopwords alone', () => {
+    expect(index.search('file', 1)).toHaveLength(1);
+    expect(index.search('file').map((h) => h.tool.name)).toEqual(['fs__write_file', 'fs__read_text_file']);
+    expect(index.search('the of and')).toEqual([]);
+    expect(index.search('kubernetes')).toEqual([]);
+    expect(new ToolIndex([]).search('file')).toEqual([]);
+  });
+});
+
+describe('ToolIndexCache', () => {
+  it('builds once per list identity and once per content', () => {
+    const cache = new ToolIndexCache();
+    const list = [...tools];
+    const first = cache.get(list);
+    expect(cache.get(list)).toBe(first);
+    // A new list with the same tools (as a fresh tools/list gives): the same index.
+    expect(cache.get(tools.map((t) => ({ ...t })))).toBe(first);
+    expect(cache.builds).toBe(1);
+    // The list changed: a new index that knows the new tool.
+    const changed = [...tools, { name: 'fs__move_file', description: 'Move or rename files' }];
+    expect(cache.get(changed).search('rename')[0]?.tool.name).toBe('fs__move_file');
+    expect(cache.builds).toBe(2);
+  });
+});
