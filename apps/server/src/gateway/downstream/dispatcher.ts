@@ -108,6 +108,11 @@ export class Dispatcher {
     }
   }
 
+  /** Binds a session to the service's link without a request: a 2026-07-28 listen stream hears its list changes (modern.ts). */
+  async attach(session: DownstreamSession, service: ServiceSpec): Promise<void> {
+    await session.link(this.deps.pool, service);
+  }
+
   private async notify(session: DownstreamSession, service: ServiceSpec, notifications: JSONRPCNotification[]): Promise<void> {
     try {
       const link = await session.link(this.deps.pool, service);
@@ -307,6 +312,7 @@ export class Dispatcher {
       // Sampling, elicitation or roots caused by this request: on the request's own stream when it still
       // has one, else on the session's standalone stream.
       request: (message, timeoutMs) => {
+        if (target.ask && !finished) return target.ask(message, timeoutMs);
         const write = target.serverRequest?.bind(target);
         if (finished || !write) return session.request(message, timeoutMs);
         return session.outgoing.send(message, write, timeoutMs);
