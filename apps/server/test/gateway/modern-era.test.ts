@@ -1,9 +1,13 @@
+import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../src/http/access-tokens.js';
 import { addService, addUser, type LiveGateway, startGateway } from './gateway-harness.js';
+
+/** A stdio tool server on the v2 SDK (both eras), with a multi-round-trip tool. */
+const modernFixture = path.join(import.meta.dirname, '../fixtures/modern-server.mjs');
 
 type Mode = 'legacy' | 'auto' | { pin: string };
 const PIN = { pin: '2026-07-28' } as const;
@@ -100,6 +104,7 @@ describe('the 2026-07-28 era through the gateway', () => {
     await gw.ctx.db.updateTable('services').set({ isolation: 'session' }).where('id', '=', isolated).execute();
     gw.ctx.events.emit({ type: 'service.changed', serviceId: isolated });
     await addService(gw.ctx, { name: 'limited', rpdLimit: 3 });
+    await addService(gw.ctx, { name: 'v2-upstream', args: [modernFixture] });
     // A group with the shared service as its member, created through the admin API.
     const admin = await addUser(gw.ctx, 'admin1');
     await gw.ctx.usersRepo.update(admin.id, { role: Role.Admin });
@@ -146,6 +151,20 @@ describe('the 2026-07-28 era through the gateway', () => {
   it('relays the round trip on an isolated upstream, which hears the request’s own capabilities', async () => {
     const { client, asked } = await open(proxy('isolated'), alice.key, PIN);
     expect(texts(await client.callTool({ name: 'trigger-elicitation-request', arguments: {} }))).toContain('Name: Grace Hopper');
+    expect(asked.elicitation).toBe(1);
+  });
+
+  it('reaches an upstream built on the v2 SDK (in the legacy era) and carries its multi-round-trip tool to a modern client', async () => {
+    const { client, asked } = await open(proxy('v2-upstream'), alice.key, PIN);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['confirm', 'echo']);
+    expect(texts(await client.callTool({ name: 'echo', arguments: { message: 'hi' } }))).toBe('modern echo: hi');
+    // The upstream's input-required return became a real elicitation towards the gateway, and an input_required answer here.
+    client.setRequestHandler('elicitation/create', async (req) => {
+      asked.elicitation += 1;
+      expect(req.params.message).toBe('Confirm deploy?');
+      return { action: 'accept' as const, content: { ok: true } };
+    });
+    expect(texts(await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }))).toBe('deploy: confirmed=true');
     expect(asked.elicitation).toBe(1);
   });
 

@@ -65,7 +65,7 @@ interface Responder {
  * until the client's retry carries the answer, which goes upstream as the answer to the upstream's
  * own request. The final result then answers whichever HTTP request is waiting.
  */
-class ModernCall implements ReplyTarget {
+export class ModernCall implements ReplyTarget {
   readonly token = randomBytes(24).toString('base64url');
   private responder: Responder | undefined;
   private final: { message: Answer; status?: number } | undefined;
@@ -205,7 +205,7 @@ class ModernCall implements ReplyTarget {
  * They live in this replica's memory only: a retry that reaches another replica is answered with a
  * clear error (docs/decisions/0031-modern-era.md).
  */
-class ParkedCalls {
+export class ParkedCalls {
   private readonly parked = new Map<string, { call: ModernCall; timer: NodeJS.Timeout }>();
 
   constructor(readonly limits: InputRequiredLimits) {}
