@@ -258,9 +258,12 @@ export class Dispatcher {
       const write = target.serverRequest?.bind(target);
       // The client's answer (accept, decline, cancel) changes nothing: the call cannot go on until the
       // user has connected, which they do in the browser.
-      const asked = write
-        ? session.outgoing.send(elicitation, write, ELICITATION_WAIT_MS)
-        : session.request(elicitation, ELICITATION_WAIT_MS);
+      // A 2026-07-28 request gets it as an input-required answer, and the error answers its retry (modern.ts).
+      const asked = target.ask
+        ? target.ask(elicitation, ELICITATION_WAIT_MS)
+        : write
+          ? session.outgoing.send(elicitation, write, ELICITATION_WAIT_MS)
+          : session.request(elicitation, ELICITATION_WAIT_MS);
       await asked.catch((failure: unknown) => this.deps.logger.debug({ err: failure }, 'URL elicitation not answered'));
     }
     return target.response(rpcErrorJson(request.id, RpcCode.InternalError, message));
