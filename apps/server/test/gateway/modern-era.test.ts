@@ -269,6 +269,30 @@ describe('the 2026-07-28 era through the gateway', () => {
     await subscription.close();
   });
 
+  it('delivers updates of the resources a listen stream subscribed to, and only those', async () => {
+    const { client } = await open(proxy('everything'), bob.key, PIN);
+    const [first, second] = (await client.listResources()).resources.map((r) => r.uri) as [string, string];
+    const updated: string[] = [];
+    let heard: () => void = () => undefined;
+    const got = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
+      updated.push(n.params.uri);
+      heard();
+    });
+    const subscription = await client.listen({ resourceSubscriptions: [first] });
+    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+    try {
+      await got;
+      expect(new Set(updated)).toEqual(new Set([first]));
+      expect(updated).not.toContain(second);
+    } finally {
+      await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+      await subscription.close();
+    }
+  });
+
   describe('through a group', () => {
     const group = () => `${gw.url}/group/team/mcp`;
 

@@ -31,6 +31,13 @@ import { newNonce } from './session-token.js';
 
 type Answer = JSONRPCResponse | JSONRPCError;
 
+/** The syslog severities of MCP logging, least severe first (an unknown level counts as the most severe). */
+const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const severity = (level: unknown): number => {
+  const at = LEVELS.indexOf(String(level));
+  return at < 0 ? LEVELS.length : at;
+};
+
 /**
  * Bounds on the calls that wait for a client's input between two of its HTTP requests (MRTR): how
  * many one replica holds, how many one user holds, and how long one waits for the client's retry
@@ -118,11 +125,14 @@ export class ModernCall implements ReplyTarget {
 
   notification(json: string): void {
     if (!this.responder) return;
-    const method = (JSON.parse(json) as JSONRPCNotification).method;
-    // Progress belongs to the request; log messages only when the request asked for them.
-    if (method === 'notifications/progress' || (method === 'notifications/message' && this.envelope.logLevel)) {
-      this.responder.reply.notification(json);
-    }
+    const { method, params } = JSON.parse(json) as JSONRPCNotification;
+    // Progress belongs to the request; log messages only when the request asked for them, at its level and above.
+    const wanted =
+      method === 'notifications/progress' ||
+      (method === 'notifications/message' &&
+        this.envelope.logLevel !== undefined &&
+        severity(params?.level) >= severity(this.envelope.logLevel));
+    if (wanted) this.responder.reply.notification(json);
   }
 
   response(json: string, status?: number): void {
@@ -258,12 +268,19 @@ class ListenSession extends DownstreamSession {
     super(init);
   }
 
+  /** Resources whose `notifications/resources/updated` the client asked for (subscribed upstream). */
+  readonly resources = new Set<string>();
+
   override notify(message: JSONRPCNotification): void {
-    if (!this.wanted.has(message.method) || !this.stream?.open) return;
+    const updated = message.method === 'notifications/resources/updated' && this.resources.has(String(message.params?.uri));
+    if ((!this.wanted.has(message.method) && !updated) || !this.stream?.open) return;
     const params = { ...(message.params ?? {}), _meta: { ...(message.params?._meta ?? {}), [META.subscriptionId]: this.listenId } };
     this.stream.message(JSON.stringify({ ...message, params }));
   }
 }
+
+/** Resources one listen stream may subscribe to. */
+const MAX_LISTEN_RESOURCES = 100;
 
 const LIST_KINDS = [
   ['toolsListChanged', 'notifications/tools/list_changed'],
@@ -358,7 +375,7 @@ export class ModernHttp {
   /** `subscriptions/listen`: an event stream acknowledged at once, then the list changes asked for. */
   private async listen(res: ServerResponse, caller: ProxyCaller, request: JSONRPCRequest, envelope: Envelope) {
     const filter = ((request.params as { notifications?: unknown } | undefined)?.notifications ?? {}) as Record<string, unknown>;
-    const agreed: Record<string, boolean> = {};
+    const agreed: Record<string, boolean | string[]> = {};
     const wanted = new Set<string>();
     for (const [key, method] of LIST_KINDS) {
       if (filter[key] !== true) continue;
@@ -374,6 +391,10 @@ export class ModernHttp {
       const message = err instanceof Error ? err.message : String(err);
       return this.json(res, rpcErrorJson(request.id, RpcCode.InternalError, `Upstream unavailable: ${message}`));
     }
+    const uris = Array.isArray(filter.resourceSubscriptions)
+      ? filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string').slice(0, MAX_LISTEN_RESOURCES)
+      : [];
+    if (uris.length > 0) agreed.resourceSubscriptions = await this.subscribe(session, caller, uris);
     const bound = this.deps.abuse.streamBound({ userId: caller.user.id, service: caller.service.name, stream: 'listen' }, () =>
       this.deps.sessions.remove(session, 'client not reading its stream'),
     );
@@ -386,6 +407,31 @@ export class ModernHttp {
       params: { notifications: agreed, _meta: { [META.subscriptionId]: request.id } },
     };
     stream.message(JSON.stringify(ack));
+  }
+
+  /**
+   * The legacy subscription of each resource, on the listen stream's session (the link routes the
+   * updates to it, and drops the subscription when the stream ends): the URIs the upstream accepted.
+   */
+  private async subscribe(session: ListenSession, caller: ProxyCaller, uris: string[]): Promise<string[]> {
+    const accepted = await Promise.all(
+      uris.map(
+        (uri, i) =>
+          new Promise<string | undefined>((resolve) => {
+            const request: JSONRPCRequest = { jsonrpc: '2.0', id: `listen-subscribe-${i}`, method: 'resources/subscribe', params: { uri } };
+            const target: ReplyTarget = {
+              notification() {},
+              response: (json) => resolve('result' in (JSON.parse(json) as Answer) ? uri : undefined),
+            };
+            this.deps.dispatcher
+              .dispatch(session, caller.service, [request], target, new CallScope(session), 0)
+              .catch(() => resolve(undefined));
+          }),
+      ),
+    );
+    const ok = accepted.filter((u): u is string => u !== undefined);
+    for (const uri of ok) session.resources.add(uri);
+    return ok;
   }
 
   private reply(res: ServerResponse, caller: ProxyCaller, locale: Locale): PostReply {
