@@ -84,7 +84,7 @@ export class ModernCall implements ReplyTarget {
   constructor(
     readonly session: DownstreamSession,
     readonly scope: CallScope,
-    private readonly method: string,
+    readonly method: string,
     private readonly envelope: Envelope,
     readonly locale: Locale,
     private readonly host: {
@@ -237,10 +237,11 @@ export class ParkedCalls {
     return true;
   }
 
-  /** The parked call a retry names, when it is this caller's. */
-  take(token: string, caller: ProxyCaller): ModernCall | undefined {
+  /** The parked call a retry names, when it is this caller's and the retry repeats its method. */
+  take(token: string, caller: ProxyCaller, method: string): ModernCall | undefined {
     const entry = this.parked.get(token);
     if (!entry || entry.call.userId !== caller.user.id || entry.call.session.serviceId !== caller.service.id) return undefined;
+    if (entry.call.method !== method) return undefined;
     this.unpark(entry.call);
     return entry.call;
   }
@@ -348,7 +349,7 @@ export class ModernHttp {
     params: { requestState?: unknown; inputResponses?: unknown },
     locale: Locale,
   ): void {
-    const call = this.parked.take(params.requestState as string, caller);
+    const call = this.parked.take(params.requestState as string, caller, request.method);
     if (!call) {
       this.json(res, rpcErrorJson(request.id, RpcCode.InvalidParams, translate(locale, 'proxy.modern_unknown_request_state')));
       return;
