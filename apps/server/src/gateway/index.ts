@@ -266,7 +266,9 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     async mount(app) {
       // Registered before the proxy routes so that they inherit it.
       app.addHook('onRequest', async (req, reply) => {
-        if (req.method === 'POST' && (req.url.startsWith('/proxy/') || req.url.startsWith('/group/'))) work.track(reply.raw);
+        // A 2026-07-28 listen stream is no call: it stays open until the client leaves, and a shutdown closes it.
+        const listen = req.headers['mcp-method'] === 'subscriptions/listen';
+        if (req.method === 'POST' && !listen && (req.url.startsWith('/proxy/') || req.url.startsWith('/group/'))) work.track(reply.raw);
       });
       await registerProxyRoutes(app, routeDeps, deps.logger);
       await registerProxyRoutes(app, groupDeps, deps.logger, '/group');

@@ -29,6 +29,9 @@ export const en = {
   'proxy.too_many_new_sessions': 'too many new sessions: at most {limit} a minute, retry in {seconds} seconds',
   'proxy.too_many_failures': 'too many refused requests from this address, retry in {seconds} seconds',
   'proxy.body_timeout': 'Request Timeout: the request body did not arrive within {seconds} seconds',
+  'proxy.modern_unknown_request_state':
+    'Invalid params: requestState is unknown or has expired (a call waiting for input is held by the gateway replica that asked, for a limited time); start the call again',
+  'proxy.modern_too_many_waiting': 'too many calls are waiting for client input on this gateway; answer or abandon some first',
   'user.not_found': 'User not found',
   'user.username_taken': 'The username "{username}" is already taken',
   'user.current_password_incorrect': 'The current password is incorrect',

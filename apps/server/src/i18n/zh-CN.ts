@@ -30,6 +30,9 @@ export const zhCN: Record<MessageKey, string> = {
   'proxy.too_many_new_sessions': '新建会话过于频繁：每分钟最多 {limit} 个，请在 {seconds} 秒后重试',
   'proxy.too_many_failures': '来自此地址的被拒请求过多，请在 {seconds} 秒后重试',
   'proxy.body_timeout': '请求超时：请求体未在 {seconds} 秒内送达',
+  'proxy.modern_unknown_request_state':
+    '参数无效：requestState 未知或已过期（等待输入的调用只在发出询问的网关副本上保留有限时间）；请重新发起调用',
+  'proxy.modern_too_many_waiting': '此网关上等待客户端输入的调用过多；请先回答或放弃其中一些',
   'user.not_found': '用户不存在',
   'user.username_taken': '用户名“{username}”已被占用',
   'user.current_password_incorrect': '当前密码不正确',

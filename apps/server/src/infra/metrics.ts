@@ -15,7 +15,8 @@ import { AppError } from '../http/errors.js';
 
 /** How a counted request ended, as the meter records it (docs/architecture.md §6). */
 export type McpOutcome = 'ok' | 'error' | 'limited';
-export type DownstreamTransport = 'streamable' | 'legacy';
+/** `modern`: the 2026-07-28 era's `subscriptions/listen` streams (its calls hold no session). */
+export type DownstreamTransport = 'streamable' | 'legacy' | 'modern';
 export type InstallKind = 'npm' | 'pypi' | 'remote';
 /** The abuse limits (docs/operations.md, "Abuse limits") whose refusals are counted. */
 export type AbuseLimit = 'calls_in_flight' | 'new_sessions' | 'proxy_auth_ip' | 'login_ip' | 'login_user' | 'slow_reader' | 'body_timeout';
@@ -42,7 +43,7 @@ export type SessionCounts = () => Record<DownstreamTransport, number>;
 
 export class Metrics {
   readonly registry = new Registry();
-  private sessionCounts: SessionCounts = () => ({ streamable: 0, legacy: 0 });
+  private sessionCounts: SessionCounts = () => ({ streamable: 0, legacy: 0, modern: 0 });
 
   private readonly mcpRequests = new Counter({
     name: 'toolport_mcp_requests_total',
@@ -125,13 +126,14 @@ export class Metrics {
     const counts = () => this.sessionCounts();
     new Gauge({
       name: 'toolport_downstream_sessions',
-      help: 'Client sessions held on this replica by transport (streamable_http, sse).',
+      help: 'Client sessions held on this replica by transport (streamable_http, sse, listen: 2026-07-28 subscriptions/listen streams).',
       labelNames: ['transport'] as const,
       registers: [this.registry],
       collect() {
         const now = counts();
         this.set({ transport: 'streamable_http' }, now.streamable);
         this.set({ transport: 'sse' }, now.legacy);
+        this.set({ transport: 'listen' }, now.modern);
       },
     });
   }

@@ -108,6 +108,11 @@ export class Dispatcher {
     }
   }
 
+  /** Binds a session to the service's link without a request: a 2026-07-28 listen stream hears its list changes (modern.ts). */
+  async attach(session: DownstreamSession, service: ServiceSpec): Promise<void> {
+    await session.link(this.deps.pool, service);
+  }
+
   private async notify(session: DownstreamSession, service: ServiceSpec, notifications: JSONRPCNotification[]): Promise<void> {
     try {
       const link = await session.link(this.deps.pool, service);
@@ -253,9 +258,12 @@ export class Dispatcher {
       const write = target.serverRequest?.bind(target);
       // The client's answer (accept, decline, cancel) changes nothing: the call cannot go on until the
       // user has connected, which they do in the browser.
-      const asked = write
-        ? session.outgoing.send(elicitation, write, ELICITATION_WAIT_MS)
-        : session.request(elicitation, ELICITATION_WAIT_MS);
+      // A 2026-07-28 request gets it as an input-required answer, and the error answers its retry (modern.ts).
+      const asked = target.ask
+        ? target.ask(elicitation, ELICITATION_WAIT_MS)
+        : write
+          ? session.outgoing.send(elicitation, write, ELICITATION_WAIT_MS)
+          : session.request(elicitation, ELICITATION_WAIT_MS);
       await asked.catch((failure: unknown) => this.deps.logger.debug({ err: failure }, 'URL elicitation not answered'));
     }
     return target.response(rpcErrorJson(request.id, RpcCode.InternalError, message));
@@ -307,6 +315,7 @@ export class Dispatcher {
       // Sampling, elicitation or roots caused by this request: on the request's own stream when it still
       // has one, else on the session's standalone stream.
       request: (message, timeoutMs) => {
+        if (target.ask && !finished) return target.ask(message, timeoutMs);
         const write = target.serverRequest?.bind(target);
         if (finished || !write) return session.request(message, timeoutMs);
         return session.outgoing.send(message, write, timeoutMs);

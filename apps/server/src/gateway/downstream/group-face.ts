@@ -93,7 +93,7 @@ export class GroupFace {
     private readonly deps: {
       directory: GroupDirectory;
       catalog: Pick<ServiceCatalog, 'byId'>;
-      inner: Pick<Dispatcher, 'dispatch'>;
+      inner: Pick<Dispatcher, 'dispatch' | 'attach'>;
       /** The pool's release: a member session's link lets go of it when the group session ends. */
       release: (serviceId: number, session: DownstreamSession) => void;
       tools?: { forService(service: ServiceSpec): Promise<ToolOverrides> };
@@ -213,6 +213,19 @@ export class GroupFace {
     return { json: JSON.stringify({ jsonrpc: '2.0', id: request.id, result }), ok: true };
   }
 
+  /** A 2026-07-28 listen stream on the group: every enabled member's list changes reach it (modern.ts). */
+  async attach(session: DownstreamSession, stand: ServiceSpec): Promise<void> {
+    const group = this.groupOf(stand);
+    if (!group) throw new Error(`Group not found: ${stand.name}`);
+    for (const member of group.members) {
+      const spec = await this.spec(member.serviceId);
+      if (!this.memberEnabled(session.userId, spec)) continue;
+      await this.deps.inner.attach(this.member(session, spec.id), spec).catch((err: unknown) => {
+        this.deps.logger.debug({ err, group: group.name, service: spec.name }, 'group member not listening');
+      });
+    }
+  }
+
   async dispatch(
     session: DownstreamSession,
     stand: ServiceSpec,
@@ -313,7 +326,13 @@ export class GroupFace {
       m,
       spec,
       [request],
-      { notification: (json) => target.notification(json), response: done, locale: target.locale },
+      {
+        notification: (json) => target.notification(json),
+        response: done,
+        locale: target.locale,
+        // The 2026-07-28 era answers a member's server-to-client request through the group's client (modern.ts).
+        ...(target.ask ? { ask: target.ask.bind(target) } : {}),
+      },
       scope.child(m),
       bytes ?? Buffer.byteLength(JSON.stringify(request)),
     );

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { JSONRPCError, JSONRPCRequest, JSONRPCResponse } from '@modelcontextprotocol/sdk/types.js';
 import type { Locale } from '../../i18n/index.js';
 import { type BufferBound, boundedWrite, SSE_HEADERS, sseMessage } from './http-io.js';
 import type { DownstreamSession } from './session.js';
@@ -14,6 +15,11 @@ export interface ReplyTarget {
    * when it cannot be written there (answered already, the client gone).
    */
   serverRequest?(json: string): boolean;
+  /**
+   * A target that answers a server-to-client request itself rather than writing it to the client: the
+   * 2026-07-28 era's input-required round trip (modern.ts). Resolves with the client's answer.
+   */
+  ask?(message: JSONRPCRequest, timeoutMs: number): Promise<JSONRPCResponse | JSONRPCError>;
   /** The language of the gateway's own error messages to this client (en by default). */
   readonly locale?: Locale;
 }

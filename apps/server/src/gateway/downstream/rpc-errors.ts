@@ -17,6 +17,10 @@ export const RpcCode = {
   /** The SDK transports' generic server error. */
   ServerError: -32000,
   SessionNotFound: -32001,
+  /** 2026-07-28: the MCP-Protocol-Version, Mcp-Method or Mcp-Name header disagrees with the body, or is missing. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: a protocol version this gateway does not speak (the error's data lists the supported ones). */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 export interface ProxyFailure {
@@ -24,6 +28,8 @@ export interface ProxyFailure {
   code: number;
   message: string;
   headers?: Record<string, string>;
+  /** The JSON-RPC error's `data` (the 2026-07-28 header and version errors carry one). */
+  data?: unknown;
 }
 
 const fail = (status: number, code: number, message: string, headers?: Record<string, string>): ProxyFailure =>
@@ -85,6 +91,23 @@ export const failures = {
     ),
   secondStream: () => fail(409, RpcCode.ServerError, 'Conflict: Only one SSE stream is allowed per session'),
   methodNotAllowed: (allow: string) => fail(405, RpcCode.ServerError, 'Method not allowed.', { allow }),
+  /** 2026-07-28 (modern.ts): a required header missing, or naming something else than the body. */
+  headerMismatch: (header: string, body: string) => ({
+    ...fail(400, RpcCode.HeaderMismatch, `Bad Request: the request headers and body disagree: ${body}`),
+    data: { mismatch: { header, body } },
+  }),
+  /** 2026-07-28: a malformed `_meta` envelope, or a modern version header on a request without one. */
+  invalidEnvelope: (detail: string) => fail(400, RpcCode.InvalidParams, `Invalid params: ${detail}`),
+  unsupportedModernVersion: (version: string, supported: readonly string[]) => ({
+    ...fail(
+      400,
+      RpcCode.UnsupportedProtocolVersion,
+      `Unsupported protocol version: ${version} (supported versions: ${supported.join(', ')})`,
+    ),
+    data: { supported: [...supported], requested: version },
+  }),
+  modernBatch: () =>
+    fail(400, RpcCode.InvalidRequest, 'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later'),
 };
 
 export const rpcErrorJson = (id: string | number | null, code: number, message: string): string =>
@@ -96,7 +119,10 @@ export function sendFailure(res: ServerResponse, failure: ProxyFailure): void {
     res.end();
     return;
   }
-  const body = rpcErrorJson(null, failure.code, failure.message);
+  const body =
+    failure.data === undefined
+      ? rpcErrorJson(null, failure.code, failure.message)
+      : JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: failure.code, message: failure.message, data: failure.data } });
   res.writeHead(failure.status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

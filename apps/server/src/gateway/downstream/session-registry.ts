@@ -43,7 +43,7 @@ export class SessionRegistry {
 
   /** Sessions held now per transport, for the metrics. */
   countByTransport(): Record<DownstreamSession['transport'], number> {
-    const counts = { streamable: 0, legacy: 0 };
+    const counts = { streamable: 0, legacy: 0, modern: 0 };
     for (const s of this.sessions.values()) counts[s.transport] += 1;
     return counts;
   }

@@ -26,7 +26,8 @@ export interface SessionInit {
   serviceId: number;
   protocolVersion: string;
   issuedAt: number;
-  transport: 'streamable' | 'legacy';
+  /** `modern`: a 2026-07-28 request or listen stream (modern.ts), which lives no longer than its HTTP exchange. */
+  transport: 'streamable' | 'legacy' | 'modern';
   /** The client's initialize parameters; a neutral stand-in when the session was rebuilt after a restart. */
   initParams: InitializeParams;
   /** When the revocation list was last read for this id (0: never). */
@@ -45,7 +46,7 @@ export class DownstreamSession implements SessionPeer {
   readonly userId: number;
   readonly serviceId: number;
   readonly issuedAt: number;
-  readonly transport: 'streamable' | 'legacy';
+  readonly transport: 'streamable' | 'legacy' | 'modern';
   protocolVersion: string;
   initParams: InitializeParams;
   /** The GET stream (streamable HTTP) or the SSE stream (legacy). */

@@ -1,40 +1,19 @@
 import type { ServerResponse } from 'node:http';
 import { type JSONRPCRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyRequest } from 'fastify';
-import type { Secrets } from '../../infra/secrets.js';
-import type { AbuseGuard } from './abuse.js';
 import { CallScope } from './call-scope.js';
-import { type Dispatcher, isRequest } from './dispatcher.js';
+import { isRequest } from './dispatcher.js';
 import { accepts, localeOf, SseStream } from './http-io.js';
-import type { LegacyRelay } from './legacy-relay.js';
-import type { OriginPolicy } from './origin-policy.js';
-import type { ProxyAuth, ProxyCaller } from './proxy-auth.js';
+import { ModernHttp } from './modern.js';
+import { classify, isModernBodyless } from './modern-wire.js';
+import type { ProxyCaller } from './proxy-auth.js';
+import type { ProxyDeps, ProxyRequest } from './proxy-deps.js';
 import { PostReply } from './reply-target.js';
 import { failures, sendFailure } from './rpc-errors.js';
 import { DownstreamSession } from './session.js';
-import { type SessionAccess, sessionIdOf, versionHeaderFailure } from './session-access.js';
-import type { SessionRegistry } from './session-registry.js';
+import { sessionIdOf, versionHeaderFailure } from './session-access.js';
 import { mintSessionId, newNonce } from './session-token.js';
 
-export interface ProxyDeps {
-  /** Host and Origin rules and the CORS answers of the MCP endpoints. */
-  origins: OriginPolicy;
-  /** Who calls, for which service (or, on a group's face, which group: group-face.ts). */
-  auth: Pick<ProxyAuth, 'resolve'>;
-  access: SessionAccess;
-  sessions: SessionRegistry;
-  dispatcher: Pick<Dispatcher, 'dispatch' | 'initialize'>;
-  secrets: Secrets;
-  /** Abuse limits: calls in flight, new sessions, refused authentications, slow readers, slow bodies. */
-  abuse: AbuseGuard;
-  /** Several replicas (REDIS_URL): legacy SSE POSTs forwarded to the replica holding the stream. */
-  legacyRelay?: LegacyRelay;
-  /** Where the routes are mounted: `/proxy` (default) or `/group` (the legacy transport's message URL). */
-  prefix?: '/proxy' | '/group';
-}
-
-/** A request on a proxy route: the service name in the path, the legacy session id in the query. */
-export type ProxyRequest = FastifyRequest<{ Params: { name: string }; Querystring: { sessionId?: string } }>;
+export type { ProxyDeps, ProxyRequest };
 
 /** Batches were removed in 2025-06-18: only 2025-03-26 (and older) clients may send them. */
 const batchesAllowed = (version: string): boolean => version <= '2025-03-26';
@@ -45,7 +24,12 @@ const batchesAllowed = (version: string): boolean => version <= '2025-03-26';
  * one-server-per-session transport cannot do. Statuses and error bodies follow docs/protocol.md.
  */
 export class StreamableHttp {
-  constructor(private readonly deps: ProxyDeps) {}
+  /** The 2026-07-28 era on the same endpoint: POSTs classified modern go there (modern-wire.ts). */
+  readonly modern: ModernHttp;
+
+  constructor(private readonly deps: ProxyDeps) {
+    this.modern = new ModernHttp(deps);
+  }
 
   async post(req: ProxyRequest, res: ServerResponse): Promise<void> {
     const caller = await this.deps.auth.resolve(req, req.params.name);
@@ -55,6 +39,11 @@ export class StreamableHttp {
     }
     const post = await this.deps.abuse.readMessages(req.raw, req.ip);
     if ('status' in post) return sendFailure(res, post);
+
+    const era = classify(req.raw, post.messages, post.batch);
+    if (era.era === 'refused') return sendFailure(res, era.failure);
+    if (era.era === 'modern-notification') return void res.writeHead(202).end();
+    if (era.era === 'modern') return this.modern.post(req, res, caller, era.request, era.envelope, post.bytes);
 
     const init = post.messages.find((m) => isRequest(m) && m.method === 'initialize') as JSONRPCRequest | undefined;
     if (init) {
@@ -86,6 +75,8 @@ export class StreamableHttp {
 
   /** Opens the session's standalone stream: server notifications not tied to a request arrive here. */
   async get(req: ProxyRequest, res: ServerResponse): Promise<void> {
+    // The 2026-07-28 revision has no standalone stream: subscriptions/listen is a POST.
+    if (isModernBodyless(req.raw)) return sendFailure(res, failures.methodNotAllowed('POST'));
     const caller = await this.deps.auth.resolve(req, req.params.name);
     if ('status' in caller) return sendFailure(res, caller);
     if (!accepts(req.raw, 'text/event-stream')) return sendFailure(res, failures.notAcceptable('text/event-stream'));
@@ -113,6 +104,8 @@ export class StreamableHttp {
 
   /** Ends the session: its id goes on the revocation list until it would have expired anyway. */
   async delete(req: ProxyRequest, res: ServerResponse): Promise<void> {
+    // Nothing to end in the 2026-07-28 revision: it has no sessions.
+    if (isModernBodyless(req.raw)) return sendFailure(res, failures.methodNotAllowed('POST'));
     const caller = await this.deps.auth.resolve(req, req.params.name);
     if ('status' in caller) return sendFailure(res, caller);
     const session = await this.deps.access.find(req.raw, caller);

@@ -1,0 +1,325 @@
+import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Role } from '@toolport/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signAccessToken } from '../../src/http/access-tokens.js';
+import { addService, addUser, type LiveGateway, startGateway } from './gateway-harness.js';
+
+/** A stdio tool server on the v2 SDK (both eras), with a multi-round-trip tool. */
+const modernFixture = path.join(import.meta.dirname, '../fixtures/modern-server.mjs');
+
+type Mode = 'legacy' | 'auto' | { pin: string };
+const PIN = { pin: '2026-07-28' } as const;
+const MODERN = '2026-07-28';
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-wire', version: '1' },
+};
+
+interface Asked {
+  elicitation: number;
+  sampling: number;
+}
+
+/** A real SDK v2 client in one negotiation mode, answering elicitation and sampling as an application would. */
+async function v2Client(url: string, key: string, mode: Mode, asked: Asked = { elicitation: 0, sampling: 0 }) {
+  const client = new Client({ name: 'modern-era-test', version: '1.0.0' }, {
+    capabilities: { elicitation: { form: {} }, sampling: {} },
+    versionNegotiation: { mode },
+  } as ConstructorParameters<typeof Client>[1]);
+  client.setRequestHandler('elicitation/create', async () => {
+    asked.elicitation += 1;
+    return { action: 'accept' as const, content: { name: 'Grace Hopper' } };
+  });
+  client.setRequestHandler('sampling/createMessage', async () => {
+    asked.sampling += 1;
+    return { role: 'assistant' as const, content: { type: 'text' as const, text: 'sampled in the modern era' }, model: 'test-model' };
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  return { client, asked };
+}
+
+const texts = (result: unknown): string =>
+  ((result as CallToolResult).content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+/** One raw POST of the modern era, with the standard headers unless the test overrides them. */
+async function modernPost(url: string, key: string, body: Record<string, unknown>, headers: Record<string, string | undefined> = {}) {
+  const params = (body.params ?? {}) as Record<string, unknown>;
+  const name = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
+  const all: Record<string, string | undefined> = {
+    authorization: `Bearer ${key}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': String(body.method),
+    ...(name ? { 'mcp-name': name } : {}),
+    ...headers,
+  };
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined)),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...body, params: { ...params, _meta: { ...ENVELOPE, ...(params._meta as object) } } }),
+  });
+  const text = await res.text();
+  // An answer may come as an event stream: its last message is the response.
+  const json = text.startsWith('{')
+    ? text
+    : (text
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .pop()
+        ?.slice(6) ?? '{}');
+  // biome-ignore lint/suspicious/noExplicitAny: the assertions check the fields themselves
+  return { status: res.status, body: JSON.parse(json) as any };
+}
+
+/**
+ * The 2026-07-28 revision downstream (docs/protocol.md, decision 0031): the SDK v2 client in each of its
+ * negotiation modes through /proxy and /group, against real server-everything upstreams (legacy era),
+ * shared and isolated; the input-required round trip for the upstream's elicitation and sampling; the
+ * header checks, 405s and the listen stream on the raw wire.
+ */
+describe('the 2026-07-28 era through the gateway', () => {
+  let gw: LiveGateway;
+  let alice: { id: number; key: string };
+  let bob: { id: number; key: string };
+  let sharedId: number;
+  const proxy = (name: string) => `${gw.url}/proxy/${name}/mcp`;
+  const closers: (() => Promise<void>)[] = [];
+  const open = async (url: string, key: string, mode: Mode) => {
+    const opened = await v2Client(url, key, mode);
+    closers.push(() => opened.client.close());
+    return opened;
+  };
+
+  beforeAll(async () => {
+    gw = await startGateway('sqlite');
+    alice = await addUser(gw.ctx, 'alice');
+    bob = await addUser(gw.ctx, 'bob');
+    sharedId = await addService(gw.ctx, { name: 'everything' });
+    const isolated = await addService(gw.ctx, { name: 'isolated' });
+    await gw.ctx.db.updateTable('services').set({ isolation: 'session' }).where('id', '=', isolated).execute();
+    gw.ctx.events.emit({ type: 'service.changed', serviceId: isolated });
+    await addService(gw.ctx, { name: 'limited', rpdLimit: 3 });
+    await addService(gw.ctx, { name: 'v2-upstream', args: [modernFixture] });
+    // A group with the shared service as its member, created through the admin API.
+    const admin = await addUser(gw.ctx, 'admin1');
+    await gw.ctx.usersRepo.update(admin.id, { role: Role.Admin });
+    const row = await gw.ctx.usersRepo.byId(admin.id);
+    const token = await signAccessToken(gw.ctx.secrets.jwtKey, { userId: admin.id, authVersion: row?.auth_version ?? 0 });
+    const created = await fetch(`${gw.url}/api/groups`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'team', members: [{ service_id: sharedId }] }),
+    });
+    expect(created.status).toBe(201);
+  });
+  afterAll(async () => {
+    for (const close of closers) await close().catch(() => undefined);
+    await gw?.close();
+  });
+
+  it('serves the v2 client in legacy mode exactly as before: initialize and a session', async () => {
+    const { client } = await open(proxy('everything'), alice.key, 'legacy');
+    expect(client.getProtocolEra()).toBe('legacy');
+    expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo');
+    expect(texts(await client.callTool({ name: 'echo', arguments: { message: 'old' } }))).toBe('Echo: old');
+  });
+
+  for (const mode of ['auto', PIN] as const) {
+    const label = mode === 'auto' ? 'auto' : 'pinned 2026-07-28';
+    it(`connects a v2 client in ${label} mode in the modern era: lists, calls, and completes an elicitation and a sampling round trip`, async () => {
+      const { client, asked } = await open(proxy('everything'), alice.key, mode);
+      expect(client.getProtocolEra()).toBe('modern');
+      expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      // The shared upstream was told every capability: the tools that need them are there.
+      expect(tools).toEqual(expect.arrayContaining(['echo', 'trigger-elicitation-request', 'trigger-sampling-request']));
+      expect(texts(await client.callTool({ name: 'echo', arguments: { message: 'new' } }))).toBe('Echo: new');
+      const elicited = await client.callTool({ name: 'trigger-elicitation-request', arguments: {} });
+      expect(texts(elicited)).toContain('Name: Grace Hopper');
+      const sampled = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hi', maxTokens: 5 } });
+      expect(texts(sampled)).toContain('sampled in the modern era');
+      expect(asked).toEqual({ elicitation: 1, sampling: 1 });
+    });
+  }
+
+  it('relays the round trip on an isolated upstream, which hears the request’s own capabilities', async () => {
+    const { client, asked } = await open(proxy('isolated'), alice.key, PIN);
+    expect(texts(await client.callTool({ name: 'trigger-elicitation-request', arguments: {} }))).toContain('Name: Grace Hopper');
+    expect(asked.elicitation).toBe(1);
+  });
+
+  it('reaches an upstream built on the v2 SDK (in the legacy era) and carries its multi-round-trip tool to a modern client', async () => {
+    const { client, asked } = await open(proxy('v2-upstream'), alice.key, PIN);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['confirm', 'echo']);
+    expect(texts(await client.callTool({ name: 'echo', arguments: { message: 'hi' } }))).toBe('modern echo: hi');
+    // The upstream's input-required return became a real elicitation towards the gateway, and an input_required answer here.
+    client.setRequestHandler('elicitation/create', async (req) => {
+      asked.elicitation += 1;
+      expect(req.params.message).toBe('Confirm deploy?');
+      return { action: 'accept' as const, content: { ok: true } };
+    });
+    expect(texts(await client.callTool({ name: 'confirm', arguments: { action: 'deploy' } }))).toBe('deploy: confirmed=true');
+    expect(asked.elicitation).toBe(1);
+  });
+
+  it('answers the raw wire in modern shape: discover, resultType, ttlMs and cacheScope, input_required and the retry', async () => {
+    const discover = await modernPost(proxy('everything'), alice.key, { method: 'server/discover' });
+    expect(discover.status).toBe(200);
+    expect(discover.body.result).toMatchObject({ supportedVersions: [MODERN], resultType: 'complete', capabilities: { tools: {} } });
+    const list = await modernPost(proxy('everything'), alice.key, { method: 'tools/list' });
+    expect(list.body.result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
+    expect(list.body.result._meta['io.modelcontextprotocol/serverInfo'].name).toBe('toolport');
+
+    const capable = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+    const call = { method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, _meta: capable } };
+    const first = await modernPost(proxy('everything'), alice.key, call);
+    expect(first.body.result.resultType).toBe('input_required');
+    const asked = Object.entries(first.body.result.inputRequests) as [string, { method: string }][];
+    expect(asked.map(([, r]) => r.method)).toEqual(['elicitation/create']);
+    const key = asked[0]?.[0] as string;
+    const state = first.body.result.requestState as string;
+    // Another user cannot resume it.
+    const stolen = await modernPost(proxy('everything'), bob.key, { ...call, params: { ...call.params, requestState: state } });
+    expect(stolen.body.error.message).toMatch(/requestState is unknown or has expired/);
+    const retry = {
+      ...call,
+      id: 2,
+      params: { ...call.params, requestState: state, inputResponses: { [key]: { action: 'accept', content: { name: 'Ada' } } } },
+    };
+    const done = await modernPost(proxy('everything'), alice.key, retry);
+    // Answered under the retry's own id.
+    expect(done.body.id).toBe(2);
+    expect(done.body.result.resultType).toBe('complete');
+    expect(texts(done.body.result)).toContain('Name: Ada');
+    // Used once: the same state again is unknown.
+    const again = await modernPost(proxy('everything'), alice.key, retry);
+    expect(again.body.error.message).toMatch(/requestState is unknown or has expired/);
+  });
+
+  it('refuses headers that disagree with the body, or are missing, with 400 and -32020', async () => {
+    const echo = { method: 'tools/call', params: { name: 'echo', arguments: { message: 'x' } } };
+    const cases: Record<string, string | undefined>[] = [
+      { 'mcp-method': 'tools/list' },
+      { 'mcp-method': undefined },
+      { 'mcp-name': 'add' },
+      { 'mcp-name': undefined },
+      { 'mcp-protocol-version': undefined },
+      { 'mcp-protocol-version': '2025-11-25' },
+    ];
+    for (const headers of cases) {
+      const res = await modernPost(proxy('everything'), alice.key, echo, headers);
+      expect(res.status, JSON.stringify(headers)).toBe(400);
+      expect(res.body.error.code, JSON.stringify(headers)).toBe(-32020);
+    }
+    // The same request with agreeing headers passes, including a Base64-encoded Mcp-Name.
+    const ok = await modernPost(proxy('everything'), alice.key, echo, {
+      'mcp-name': `=?base64?${Buffer.from('echo').toString('base64')}?=`,
+    });
+    expect(texts(ok.body.result)).toBe('Echo: x');
+    // A modern version header on a request without the envelope: invalid params, 400.
+    const bare = await fetch(proxy('everything'), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${alice.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/list',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(bare.status).toBe(400);
+    expect(((await bare.json()) as { error: { code: number } }).error.code).toBe(-32602);
+  });
+
+  it('answers GET and DELETE from a modern client with 405, while a legacy GET without a session keeps its 400', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(proxy('everything'), {
+        method,
+        headers: { authorization: `Bearer ${alice.key}`, accept: 'text/event-stream', 'mcp-protocol-version': MODERN },
+      });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+    const legacy = await fetch(proxy('everything'), { headers: { authorization: `Bearer ${alice.key}`, accept: 'text/event-stream' } });
+    expect(legacy.status).toBe(400);
+  });
+
+  it('counts a modern call once, round trip or not, against the same daily limit as a legacy call', async () => {
+    const { client } = await open(proxy('limited'), bob.key, PIN);
+    expect(texts(await client.callTool({ name: 'trigger-elicitation-request', arguments: {} }))).toContain('Grace Hopper');
+    expect(texts(await client.callTool({ name: 'echo', arguments: { message: '2' } }))).toBe('Echo: 2');
+    expect(texts(await client.callTool({ name: 'echo', arguments: { message: '3' } }))).toBe('Echo: 3');
+    await expect(client.callTool({ name: 'echo', arguments: { message: '4' } })).rejects.toThrow(/limit/i);
+  });
+
+  it('delivers list changes on a subscriptions/listen stream', async () => {
+    const { client } = await open(proxy('everything'), alice.key, PIN);
+    const changed = new Promise<void>((resolve) => client.setNotificationHandler('notifications/tools/list_changed', () => resolve()));
+    const subscription = await client.listen({ toolsListChanged: true });
+    // What a service's clients list changed (a tool override): every listener hears it.
+    gw.ctx.events.emit({ type: 'tools.changed', serviceId: sharedId });
+    await changed;
+    await subscription.close();
+  });
+
+  it('delivers updates of the resources a listen stream subscribed to, and only those', async () => {
+    const { client } = await open(proxy('everything'), bob.key, PIN);
+    const [first, second] = (await client.listResources()).resources.map((r) => r.uri) as [string, string];
+    const updated: string[] = [];
+    let heard: () => void = () => undefined;
+    const got = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
+      updated.push(n.params.uri);
+      heard();
+    });
+    const subscription = await client.listen({ resourceSubscriptions: [first] });
+    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+    try {
+      await got;
+      expect(new Set(updated)).toEqual(new Set([first]));
+      expect(updated).not.toContain(second);
+    } finally {
+      await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+      await subscription.close();
+    }
+  });
+
+  describe('through a group', () => {
+    const group = () => `${gw.url}/group/team/mcp`;
+
+    for (const mode of ['legacy', 'auto', PIN] as const) {
+      const label = typeof mode === 'string' ? mode : 'pinned 2026-07-28';
+      it(`lists, calls and completes an elicitation round trip with a v2 client in ${label} mode`, async () => {
+        const { client, asked } = await open(group(), alice.key, mode);
+        expect(client.getProtocolEra()).toBe(mode === 'legacy' ? 'legacy' : 'modern');
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['everything__echo']));
+        expect(texts(await client.callTool({ name: 'everything__echo', arguments: { message: 'team' } }))).toBe('Echo: team');
+        if (mode === 'legacy') return;
+        const elicited = await client.callTool({ name: 'everything__trigger-elicitation-request', arguments: {} });
+        expect(texts(elicited)).toContain('Name: Grace Hopper');
+        expect(asked.elicitation).toBe(1);
+      });
+    }
+
+    it('checks the headers and answers GET and DELETE with 405 on the group face too', async () => {
+      const mismatch = await modernPost(group(), alice.key, { method: 'tools/list' }, { 'mcp-method': 'tools/call' });
+      expect(mismatch.status).toBe(400);
+      expect(mismatch.body.error.code).toBe(-32020);
+      const discover = await modernPost(group(), alice.key, { method: 'server/discover' });
+      expect(discover.body.result).toMatchObject({ supportedVersions: [MODERN], capabilities: { tools: { listChanged: true } } });
+      for (const method of ['GET', 'DELETE']) {
+        const res = await fetch(group(), { method, headers: { authorization: `Bearer ${alice.key}`, 'mcp-protocol-version': MODERN } });
+        expect(res.status, method).toBe(405);
+      }
+    });
+  });
+});
