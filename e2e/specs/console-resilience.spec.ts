@@ -269,7 +269,8 @@ test.describe('small things users notice', () => {
       expect(changed.status()).toBe(200);
       // The dashboard asks the server for its figures: the refused session shows at that call.
       await page.getByRole('navigation').getByRole('link', { name: text.dashboard, exact: true }).first().click();
-      await expect(page).toHaveURL(/\/login$/);
+      // The refusal, the failed renewal and the way to the sign-in page: several round trips on a busy machine.
+      await expect(page).toHaveURL(/\/login$/, { timeout: 15_000 });
       await expect(page.getByRole('status').filter({ hasText: text.notice })).toBeVisible();
       // Said once: a later visit of the sign-in page has no notice.
       await page.reload();
