@@ -1,6 +1,7 @@
 import { AlertDialog as AlertDialogPrimitive } from 'radix-ui';
-import { type ReactNode, useLayoutEffect, useRef } from 'react';
+import { type ReactNode, useRef } from 'react';
 import { cn } from '../../lib/cn';
+import { focusReturnHandlers } from '../../lib/focus-return';
 import { buttonVariants } from './button';
 
 interface ConfirmDialogProps {
@@ -16,24 +17,16 @@ interface ConfirmDialogProps {
 
 /**
  * Asks before an action that cannot be undone; Escape and Cancel leave everything as it was. Opened from
- * state rather than a radix Trigger, it remembers what had the focus and gives it back on close.
+ * state rather than a radix Trigger, it gives the focus back to what opened it (lib/focus-return.ts).
  */
 export function ConfirmDialog(props: ConfirmDialogProps) {
-  const opener = useRef<HTMLElement | null>(null);
-  // A layout effect runs before radix moves the focus into the dialog.
-  useLayoutEffect(() => {
-    if (props.open) opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-  }, [props.open]);
-  const returnFocus = (event: Event) => {
-    event.preventDefault();
-    opener.current?.focus();
-  };
+  const origins = useRef<HTMLElement[]>([]);
   return (
     <AlertDialogPrimitive.Root open={props.open} onOpenChange={props.onOpenChange}>
       <AlertDialogPrimitive.Portal>
         <AlertDialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-950/50" />
         <AlertDialogPrimitive.Content
-          onCloseAutoFocus={returnFocus}
+          {...focusReturnHandlers(origins, {})}
           className="fixed top-1/2 left-1/2 z-50 grid grid-cols-[minmax(0,1fr)] w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 gap-4 rounded-lg border border-slate-200 bg-white p-6 shadow-lg dark:border-slate-800 dark:bg-slate-900"
         >
           <AlertDialogPrimitive.Title className="text-lg font-semibold">{props.title}</AlertDialogPrimitive.Title>

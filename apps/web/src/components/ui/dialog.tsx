@@ -1,8 +1,9 @@
 import { X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
-import type { ComponentProps, HTMLAttributes } from 'react';
+import { type ComponentProps, type HTMLAttributes, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cn } from '../../lib/cn';
+import { focusReturnHandlers } from '../../lib/focus-return';
 
 export const Dialog = DialogPrimitive.Root;
 export const DialogTrigger = DialogPrimitive.Trigger;
@@ -11,8 +12,9 @@ export const DialogClose = DialogPrimitive.Close;
 const overlayClass = 'fixed inset-0 z-40 bg-slate-950/50 backdrop-blur-[1px]';
 
 /**
- * A modal panel: focus moves in, stays inside while open and returns to the trigger on close (radix).
- * `locked` (work in progress, docs/console.md §4) hides the close button, marks the panel busy and ignores
+ * A modal panel: focus moves in and stays inside while open (radix). On close it returns to what opened the
+ * dialog, whether a radix Trigger or a button that set some state (lib/focus-return.ts); a dialog's own
+ * onCloseAutoFocus that calls preventDefault() decides instead. `locked` (work in progress, docs/console.md §4) hides the close button, marks the panel busy and ignores
  * Escape and clicks outside, so only the dialog's own buttons can end it.
  */
 export function DialogContent({
@@ -22,9 +24,12 @@ export function DialogContent({
   locked = false,
   onEscapeKeyDown,
   onInteractOutside,
+  onOpenAutoFocus,
+  onCloseAutoFocus,
   ...props
 }: ComponentProps<typeof DialogPrimitive.Content> & { hideClose?: boolean; locked?: boolean }) {
   const { t } = useTranslation();
+  const origins = useRef<HTMLElement[]>([]);
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className={overlayClass} />
@@ -38,6 +43,7 @@ export function DialogContent({
         )}
         aria-busy={locked || undefined}
         {...props}
+        {...focusReturnHandlers(origins, { onOpenAutoFocus, onCloseAutoFocus })}
         onEscapeKeyDown={(e) => {
           if (locked) e.preventDefault();
           onEscapeKeyDown?.(e);
@@ -62,8 +68,15 @@ export function DialogContent({
 }
 
 /** A panel sliding in from the left edge: the navigation menu on narrow screens. */
-export function SheetContent({ className, children, ...props }: ComponentProps<typeof DialogPrimitive.Content>) {
+export function SheetContent({
+  className,
+  children,
+  onOpenAutoFocus,
+  onCloseAutoFocus,
+  ...props
+}: ComponentProps<typeof DialogPrimitive.Content>) {
   const { t } = useTranslation();
+  const origins = useRef<HTMLElement[]>([]);
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className={overlayClass} />
@@ -73,6 +86,7 @@ export function SheetContent({ className, children, ...props }: ComponentProps<t
           className,
         )}
         {...props}
+        {...focusReturnHandlers(origins, { onOpenAutoFocus, onCloseAutoFocus })}
       >
         {children}
         <DialogPrimitive.Close

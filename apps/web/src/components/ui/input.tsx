@@ -1,4 +1,4 @@
-import type { InputHTMLAttributes } from 'react';
+import type { ComponentProps } from 'react';
 import { cn } from '../../lib/cn';
 
 export const inputClass =
@@ -6,6 +6,6 @@ export const inputClass =
   'focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-teal-600 disabled:opacity-50 ' +
   'aria-invalid:border-red-500 read-only:bg-slate-50 dark:border-slate-700 dark:bg-slate-950 dark:read-only:bg-slate-900';
 
-export function Input({ className, type = 'text', ...props }: InputHTMLAttributes<HTMLInputElement>) {
+export function Input({ className, type = 'text', ...props }: ComponentProps<'input'>) {
   return <input type={type} className={cn(inputClass, className)} {...props} />;
 }

@@ -1,11 +1,11 @@
 import { Eye, EyeOff } from 'lucide-react';
-import { type InputHTMLAttributes, useState } from 'react';
+import { type ComponentProps, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { cn } from '../../lib/cn';
 import { inputClass } from './input';
 
 /** A password field with a show/hide button; the button says what it will do next. */
-export function PasswordInput({ className, ...props }: Omit<InputHTMLAttributes<HTMLInputElement>, 'type'>) {
+export function PasswordInput({ className, ...props }: Omit<ComponentProps<'input'>, 'type'>) {
   const { t } = useTranslation();
   const [visible, setVisible] = useState(false);
   return (

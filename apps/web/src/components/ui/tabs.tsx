@@ -4,12 +4,15 @@ import { cn } from '../../lib/cn';
 
 export const Tabs = TabsPrimitive.Root;
 
-/** A row of tabs; arrow keys move between them (radix). Scrolls sideways instead of wrapping on narrow screens. */
+/**
+ * A row of tabs; arrow keys move between them (radix). On a narrow screen the tabs wrap onto a second line
+ * rather than scroll out of sight (the Configure dialog's six clients at 360 px, docs/console.md §3).
+ */
 export function TabsList({ className, ...props }: ComponentProps<typeof TabsPrimitive.List>) {
   return (
     <TabsPrimitive.List
       className={cn(
-        'inline-flex h-9 max-w-full items-center gap-1 overflow-x-auto rounded-lg bg-slate-100 p-1 text-slate-600 dark:bg-slate-800 dark:text-slate-400',
+        'inline-flex min-h-9 max-w-full flex-wrap items-center gap-1 rounded-lg bg-slate-100 p-1 text-slate-600 dark:bg-slate-800 dark:text-slate-400',
         className,
       )}
       {...props}

@@ -13,7 +13,7 @@ function RequestsHeader({ direction, onToggle }: { direction: SortDirection; onT
   const { t } = useTranslation('analytics');
   const Arrow = direction === 'desc' ? ArrowDown : ArrowUp;
   return (
-    <TableHead aria-sort={direction === 'desc' ? 'descending' : 'ascending'} className="text-right">
+    <TableHead aria-sort={direction === 'desc' ? 'descending' : 'ascending'} className="text-right" keepWhenStacked>
       <button
         type="button"
         onClick={onToggle}
@@ -48,7 +48,8 @@ export function UtilizationTable({ rows }: { rows: ServiceUtilization[] | undefi
   const shown = rows && visibleRows(rows, direction);
 
   return (
-    <Table>
+    // On a phone each service is a card; the sort button stays above them.
+    <Table stackBelow="lg">
       <TableHeader>
         <TableRow>
           <TableHead>{t('columns.name')}</TableHead>
@@ -69,19 +70,21 @@ export function UtilizationTable({ rows }: { rows: ServiceUtilization[] | undefi
         {shown?.map((row) => (
           <TableRow key={row.service_id} data-testid="utilization-row">
             {/* Service names are data, not interface text: the zh-CN page check leaves them alone. */}
-            <TableCell data-i18n-data>
+            <TableCell data-i18n-data label={t('columns.name')}>
               <div className="font-medium">{row.display_name || row.service_name}</div>
               {row.display_name && row.display_name !== row.service_name && (
                 <div className="font-mono text-xs text-slate-500 dark:text-slate-400">{row.service_name}</div>
               )}
             </TableCell>
-            <TableCell>
+            <TableCell label={t('columns.status')}>
               <Badge tone="success">{t('enabled')}</Badge>
             </TableCell>
-            <TableCell className="text-right tabular-nums" data-testid="request-count">
+            <TableCell className="text-right tabular-nums" data-testid="request-count" label={t('columns.requests')}>
               {number.format(row.today_request_count)}
             </TableCell>
-            <TableCell className="text-right tabular-nums">{formatLatency(row.today_avg_latency_ms)}</TableCell>
+            <TableCell className="text-right tabular-nums" label={t('columns.latency')}>
+              {formatLatency(row.today_avg_latency_ms)}
+            </TableCell>
           </TableRow>
         ))}
       </TableBody>

@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
 import { Input } from '../../components/ui/input';
@@ -6,7 +6,7 @@ import { Label } from '../../components/ui/label';
 import { PasswordInput } from '../../components/ui/password-input';
 import { Spinner } from '../../components/ui/spinner';
 import { ProviderButtons } from './provider-buttons';
-import { useSignIn } from './use-sign-in';
+import { type SignInField, useSignIn } from './use-sign-in';
 
 function OrDivider() {
   const { t } = useTranslation('auth');
@@ -22,7 +22,14 @@ function OrDivider() {
 /** The sign-in form of docs/console.md §2.3, shared by the /login page and the top bar's dialog. */
 export function SignInForm({ onSignedIn }: { onSignedIn(): void }) {
   const { t } = useTranslation('auth');
-  const { phase, submit } = useSignIn(onSignedIn);
+  const fields = { username: useRef<HTMLInputElement>(null), password: useRef<HTMLInputElement>(null) };
+  // The field a refusal points at: marked invalid until it is edited, and focused with its text selected.
+  const [invalid, setInvalid] = useState<SignInField | null>(null);
+  const { phase, submit } = useSignIn(onSignedIn, (field) => {
+    setInvalid(field);
+    fields[field].current?.focus();
+    fields[field].current?.select();
+  });
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const id = useId();
@@ -45,8 +52,13 @@ export function SignInForm({ onSignedIn }: { onSignedIn(): void }) {
             name="username"
             autoComplete="username"
             autoFocus
+            ref={fields.username}
+            aria-invalid={invalid === 'username' || undefined}
             value={username}
-            onChange={(e) => setUsername(e.target.value)}
+            onChange={(e) => {
+              setUsername(e.target.value);
+              setInvalid(null);
+            }}
           />
         </div>
         <div className="space-y-2">
@@ -55,8 +67,13 @@ export function SignInForm({ onSignedIn }: { onSignedIn(): void }) {
             id={`${id}-password`}
             name="password"
             autoComplete="current-password"
+            ref={fields.password}
+            aria-invalid={invalid === 'password' || undefined}
             value={password}
-            onChange={(e) => setPassword(e.target.value)}
+            onChange={(e) => {
+              setPassword(e.target.value);
+              setInvalid(null);
+            }}
           />
         </div>
         <Button type="submit" className="w-full" disabled={submitting}>

@@ -90,6 +90,24 @@ describe('sign-in form', () => {
     expect(localStorage.getItem('token')).toBeNull();
   });
 
+  it('after a refusal the focus is on the field to correct, never the page body', async () => {
+    fakeApi({ 'POST /api/auth/login': () => fail(401, 'Wrong username or password') });
+    const { user } = await openLoginPage();
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(await screen.findByText('Invalid input')).toBeInTheDocument();
+    expect(screen.getByLabelText('Username')).toHaveFocus();
+    expect(screen.getByLabelText('Username')).toHaveAttribute('aria-invalid', 'true');
+
+    await user.type(screen.getByLabelText('Username'), 'alice');
+    expect(screen.getByLabelText('Username')).not.toHaveAttribute('aria-invalid');
+    await user.type(screen.getByLabelText('Password'), 'wrong');
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(await screen.findByText('Wrong username or password')).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByLabelText('Password')).toHaveFocus());
+    expect(screen.getByLabelText('Password')).toHaveAttribute('aria-invalid', 'true');
+    expect(document.activeElement).not.toBe(document.body);
+  });
+
   it.each([
     ['no answer', () => 'network-error' as const, '登录请求失败，请稍后重试。'],
     ['a server error', () => fail(500, '数据库不可用'), '数据库不可用'],

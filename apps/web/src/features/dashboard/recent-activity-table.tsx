@@ -28,7 +28,7 @@ export function RecentActivityTable() {
         <Badge>{t('activity.sample')}</Badge>
       </CardHeader>
       <CardContent>
-        <Table>
+        <Table stackBelow="lg">
           <TableHeader>
             <TableRow>
               <TableHead>{t('activity.time')}</TableHead>
@@ -40,10 +40,16 @@ export function RecentActivityTable() {
           <TableBody>
             {sampleRows.map((row) => (
               <TableRow key={`${row.service}-${row.minutesAgo}`}>
-                <TableCell className="whitespace-nowrap text-slate-600 dark:text-slate-400">{ago(row.minutesAgo)}</TableCell>
-                <TableCell className="font-medium">{row.service}</TableCell>
-                <TableCell className="font-mono text-xs">{row.tool}</TableCell>
-                <TableCell>
+                <TableCell label={t('activity.time')} className="whitespace-nowrap text-slate-600 dark:text-slate-400">
+                  {ago(row.minutesAgo)}
+                </TableCell>
+                <TableCell label={t('activity.service')} className="font-medium">
+                  {row.service}
+                </TableCell>
+                <TableCell label={t('activity.tool')} className="font-mono text-xs">
+                  {row.tool}
+                </TableCell>
+                <TableCell label={t('activity.status')}>
                   <Badge tone={row.ok ? 'success' : 'danger'}>{row.ok ? t('activity.success') : t('activity.failed')}</Badge>
                 </TableCell>
               </TableRow>

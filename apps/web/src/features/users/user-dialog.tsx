@@ -1,7 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type PublicUser, routes } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
-import { useLayoutEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
@@ -48,11 +47,6 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
   const initial = user ? userFormOf(user) : emptyUserForm;
   const { form, errors, setErrors, edit } = useDialogForm<UserForm, ParseKeys<'users'>>(open, () => initial);
   const { phase, busy, run } = useSubmitPhases();
-  // Opened from state rather than a radix Trigger: remember what had the focus and give it back on close.
-  const opener = useRef<HTMLElement | null>(null);
-  useLayoutEffect(() => {
-    if (open) opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-  }, [open]);
 
   const save = async () => {
     try {
@@ -81,14 +75,7 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
   };
   return (
     <Dialog open={open} onOpenChange={(next) => (busy && !next ? undefined : onOpenChange(next))}>
-      <DialogContent
-        className="max-w-lg"
-        locked={busy}
-        onCloseAutoFocus={(e) => {
-          e.preventDefault();
-          opener.current?.focus();
-        }}
-      >
+      <DialogContent className="max-w-lg" locked={busy}>
         <DialogHeader>
           <DialogTitle>{t(user ? 'dialog.editTitle' : 'dialog.addTitle')}</DialogTitle>
           <DialogDescription>

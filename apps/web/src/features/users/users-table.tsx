@@ -92,7 +92,7 @@ function RowButtons({
     );
   }
   return (
-    <div className="flex items-center justify-end gap-1">
+    <div className="flex flex-wrap items-center justify-end gap-1">
       {allowed.promote && (
         <Button
           variant="outline"
@@ -163,8 +163,11 @@ function RowButtons({
  */
 export function UsersTable({ users, actor, busy, ...handlers }: UsersTableProps) {
   const { t } = useTranslation('users');
+  const label = (column: (typeof columns)[number]) => t(`columns.${column}`);
   return (
-    <Table aria-label={t('table.label')}>
+    // Narrower than its eight columns (a phone, a tablet beside the sidebar): one card per user, so the status
+    // switch and the actions stay in view without scrolling sideways (issue 15, item 6).
+    <Table aria-label={t('table.label')} stackBelow="2xl">
       <Header />
       <TableBody>
         {users.map((user) => {
@@ -173,28 +176,30 @@ export function UsersTable({ users, actor, busy, ...handlers }: UsersTableProps)
           const enabled = isEnabled(user);
           return (
             <TableRow key={user.id} data-testid="user-row" data-username={user.username} aria-busy={rowBusy || undefined}>
-              <TableCell className="tabular-nums text-slate-600 dark:text-slate-400">{user.id}</TableCell>
-              <TableCell className="max-w-48">
-                <div className="flex items-center gap-2">
+              <TableCell label={label('id')} className="tabular-nums text-slate-600 dark:text-slate-400">
+                {user.id}
+              </TableCell>
+              <TableCell label={label('username')} className="max-w-48">
+                <div className="flex min-w-0 items-center gap-2">
                   <span className="truncate font-medium" data-i18n-data>
                     {user.username}
                   </span>
                   {user.id === actor.id && <Badge tone="success">{t('table.you')}</Badge>}
                 </div>
               </TableCell>
-              <TableCell className="max-w-48 truncate" data-i18n-data>
-                {user.display_name || '-'}
+              <TableCell label={label('displayName')} className="max-w-48" data-i18n-data>
+                <span className="block min-w-0 truncate">{user.display_name || '-'}</span>
               </TableCell>
-              <TableCell className="max-w-56 truncate" data-i18n-data>
-                {user.email || '-'}
+              <TableCell label={label('email')} className="max-w-56" data-i18n-data>
+                <span className="block min-w-0 truncate">{user.email || '-'}</span>
               </TableCell>
-              <TableCell>
+              <TableCell label={label('role')}>
                 <RoleBadge role={user.role} />
               </TableCell>
-              <TableCell>
+              <TableCell label={label('bindings')}>
                 <Bindings user={user} />
               </TableCell>
-              <TableCell>
+              <TableCell label={label('status')}>
                 <StatusSwitch
                   user={user}
                   allowed={allowed.toggleStatus}
@@ -202,7 +207,7 @@ export function UsersTable({ users, actor, busy, ...handlers }: UsersTableProps)
                   onToggle={() => handlers.onManage(user, enabled ? 'disable' : 'enable')}
                 />
               </TableCell>
-              <TableCell>
+              <TableCell label={label('actions')}>
                 <RowButtons user={user} allowed={allowed} busy={rowBusy} {...handlers} />
               </TableCell>
             </TableRow>
@@ -216,7 +221,7 @@ export function UsersTable({ users, actor, busy, ...handlers }: UsersTableProps)
 /** Rows of grey blocks while the first page loads, in the table's own layout. */
 export function UsersTableSkeleton() {
   return (
-    <Table aria-hidden="true">
+    <Table aria-hidden="true" stackBelow="2xl">
       <Header />
       <TableBody>
         {Array.from({ length: 5 }, (_, row) => (
