@@ -235,6 +235,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     sources,
     replicaInstalls: packages,
     gateway,
+    transfer: groups.transfer,
   });
 
   const app = Fastify({
