@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, engines, type TestApp } from '../../../../test/harness.js';
 import { FIXTURE_SERVER } from '../../../../test/kits/install.js';
 import { findExecutable } from '../installers/path-lookup.js';
+import { runExportCommand } from './cli.js';
 
 type Item = Extract<BatchProgressEvent, { name: string }>;
 
@@ -98,6 +99,18 @@ describe.each(engines)('overrides, access and groups through export and import o
         },
       ],
     });
+    // `toolport export` writes the same block, read straight from the database.
+    const lines: string[] = [];
+    await runExportCommand(['--include-secrets'], {
+      env: {
+        DATA_DIR: source.dataDir,
+        SECRET_KEY: source.config.secretKey,
+        LOG_LEVEL: 'silent',
+        ...(source.config.databaseUrl ? { DATABASE_URL: source.config.databaseUrl } : {}),
+      },
+      print: (l) => lines.push(l),
+    });
+    expect(JSON.parse(lines.join('\n'))).toEqual(doc);
   });
 
   it('re-applies them on a fresh instance, naming the users it does not know instead of dropping them silently', async () => {
