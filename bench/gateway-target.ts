@@ -6,83 +6,23 @@
  *
  * Run by gateway.bench.ts as `node --expose-gc --import tsx bench/gateway-target.ts`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Role, UserStatus } from '@toolport/contract';
-import { buildApp } from '../apps/server/src/app.js';
-import { loadConfig } from '../apps/server/src/config.js';
-import { openDatabase } from '../apps/server/src/db/db.js';
-import { createLogger } from '../apps/server/src/infra/logger.js';
-import { issueApiKey } from '../apps/server/src/modules/users/api-keys.js';
+import { startBenchApp } from './bench-app.js';
 
 const require = createRequire(import.meta.url);
 const everything = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'toolport-bench-'));
-const config = loadConfig({
-  DATA_DIR: dataDir,
-  ADMIN_PASSWORD: 'bench-admin-password',
-  SECRET_KEY: 'bench-secret-key-that-is-long-enough-0123456789',
-  LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-});
-const database = openDatabase(config);
-const { app, ctx } = await buildApp({ config, database, logger: createLogger(config.logLevel), print: () => undefined });
+const bench = await startBenchApp({ prefix: 'toolport-bench-', logLevel: 'info' });
+const { app, ctx } = bench;
 
 // Several users: one user may hold at most 100 sessions per replica, and the idle-session step opens 1,000.
 const keys: string[] = [];
-const now = Date.now();
-for (let i = 0; i < 20; i += 1) {
-  const key = issueApiKey(ctx.secrets);
-  keys.push(key.plain);
-  await ctx.usersRepo.insert({
-    username: `bench${i}`,
-    display_name: `bench${i}`,
-    email: '',
-    password_hash: null,
-    role: Role.User,
-    status: UserStatus.Enabled,
-    api_key_hash: key.hash,
-    api_key_enc: key.encrypted,
-    created_at: now,
-    updated_at: now,
-  });
-}
-const service = await ctx.db
-  .insertInto('services')
-  .values({
-    name: 'everything',
-    display_name: 'everything',
-    description: '',
-    type: 'stdio',
-    source: 'custom',
-    package_name: '',
-    package_manager: '',
-    version: '',
-    command: process.execPath,
-    args_json: JSON.stringify([everything, 'stdio']),
-    env_enc: ctx.secrets.encryptJson({}),
-    headers_enc: ctx.secrets.encryptJson({}),
-    env_schema_json: '[]',
-    install_dir: '',
-    enabled: 1,
-    isolation: 'shared',
-    rpd_limit: 0,
-    health_status: 'unknown',
-    health_details: '',
-    last_health_check: null,
-    tool_count: 0,
-    created_at: now,
-    updated_at: now,
-  })
-  .returning('id')
-  .executeTakeFirstOrThrow();
-ctx.events.emit({ type: 'service.changed', serviceId: service.id });
+for (let i = 0; i < 20; i += 1) keys.push(await bench.addUser(`bench${i}`));
+await bench.addStdioService('everything', [everything, 'stdio']);
 
-await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
-const address = app.server.address();
-const port = typeof address === 'object' && address ? address.port : 0;
+const url = await bench.listen(Number(process.env.PORT ?? 0));
+const port = Number(new URL(url).port);
 
 // BENCH_CREDENTIALS=oauth: each user signs in through the OAuth server (bench/oauth.bench.ts), and the
 // benchmark gets their access tokens instead of their API keys.
@@ -106,11 +46,7 @@ async function settledMemory() {
 process.on('message', (message: { type: string }) => {
   if (message.type === 'memory') void settledMemory().then((m) => process.send?.(m));
   if (message.type === 'stop') {
-    void app.close().then(async () => {
-      await database.db.destroy();
-      rmSync(dataDir, { recursive: true, force: true });
-      process.exit(0);
-    });
+    void bench.close().then(() => process.exit(0));
   }
 });
 process.send?.({ type: 'ready', url: `http://127.0.0.1:${port}`, keys });

@@ -146,7 +146,10 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const history = createHistoryModule({ db, options: options.service, logger, leader });
   const auth = createAuthModule({ refreshTokens, usersRepo: users.repo, secrets, redis, metrics });
   const status = createStatusModule({ db, options: options.service, version: VERSION, startedAt });
-  const analytics = createAnalyticsModule({ db, options: options.service });
+  // Groups, tool overrides and access (issue 17): the gateway asks their answers through its ToolPolicy and
+  // GroupDirectory ports, built first; the module lists live tools through the gateway, built after it.
+  const hub = createHubPorts({ db, events });
+  const analytics = createAnalyticsModule({ db, options: options.service, access: hub.access });
   const logs = createLogsModule({ db, serviceLog, options: options.service });
   const oauth = createOAuthModule({
     db,
@@ -185,9 +188,6 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const meter = metering.meter;
   // Toolport as the OAuth client of remote services: the gateway's links ask it for their tokens.
   const upstreamOAuth = createUpstreamOAuthModule({ db, secrets, events, options: options.service, catalog, logger, leader });
-  // Groups, tool overrides and access (issue 17): the gateway asks their answers through its ToolPolicy and
-  // GroupDirectory ports, built first; the module lists live tools through the gateway, built after it.
-  const hub = createHubPorts({ db, events });
   const gateway = await createGateway({
     config,
     db,
@@ -236,6 +236,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     sources,
     replicaInstalls: packages,
     gateway,
+    transfer: groups.transfer,
   });
 
   const app = Fastify({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GroupMode } from './groups.js';
 import { EnvVarDeclaration, TaskId } from './services.js';
 
 /** Where a marketplace package comes from; also the `package_manager` of a result. */
@@ -89,7 +90,53 @@ export const McpServerEntry = z.object({
 });
 export type McpServerEntry = z.infer<typeof McpServerEntry>;
 
-export const McpServersDocument = z.object({ mcpServers: z.record(z.string(), McpServerEntry) });
+/**
+ * Who may use a service or group, portably: users are named by username (ids differ between
+ * instances). On import, a username unknown there is left out with a warning; the restriction stays.
+ */
+export const PortableAccess = z.object({ restricted: z.boolean(), users: z.array(z.string().max(128)).max(10_000).default([]) });
+export type PortableAccess = z.infer<typeof PortableAccess>;
+
+/** A tool override by the tool's original name: only what is overridden is written. */
+export const PortableToolOverride = z.object({
+  enabled: z.boolean().optional(),
+  alias: z.string().max(128).optional(),
+  description: z.string().max(10_000).optional(),
+});
+export type PortableToolOverride = z.infer<typeof PortableToolOverride>;
+
+/** A service's Toolport settings that no MCP client reads: its tool overrides and its access. */
+export const PortableServiceSettings = z.object({
+  tools: z.record(z.string(), PortableToolOverride).optional(),
+  access: PortableAccess.optional(),
+});
+export type PortableServiceSettings = z.infer<typeof PortableServiceSettings>;
+
+/** A group with its members named by service name (the `mcpServers` keys of the same document). */
+export const PortableGroup = z.object({
+  name: z.string().max(64),
+  display_name: z.string().max(128).default(''),
+  description: z.string().max(2000).default(''),
+  mode: GroupMode.default('all'),
+  separator: z.string().max(8).default('__'),
+  members: z.array(z.object({ service: z.string().max(128), tools: z.array(z.string().max(255)).max(1000).optional() })).max(200),
+  access: PortableAccess.optional(),
+});
+export type PortableGroup = z.infer<typeof PortableGroup>;
+
+/**
+ * Toolport's own block beside `mcpServers` (export and batch import, issue 17): MCP clients ignore a
+ * top-level key they do not know, so the `mcpServers` entries stay exactly what every client reads.
+ */
+export const ToolportSettings = z.object({
+  version: z.literal(1),
+  /** By service name (a key of `mcpServers`). */
+  services: z.record(z.string(), PortableServiceSettings).optional(),
+  groups: z.array(PortableGroup).max(200).optional(),
+});
+export type ToolportSettings = z.infer<typeof ToolportSettings>;
+
+export const McpServersDocument = z.object({ mcpServers: z.record(z.string(), McpServerEntry), toolport: ToolportSettings.optional() });
 export type McpServersDocument = z.infer<typeof McpServersDocument>;
 
 /** What an export writes in place of a variable or header value unless secrets are asked for. */
@@ -152,7 +199,15 @@ export type BatchImportResult = z.infer<typeof BatchImportResult>;
 export const batchItemStatuses = ['success', 'skipped', 'failed'] as const;
 /** One event of `GET /mcp_market/batch-import/progress/{task_id}`: an item, then `done` with the counts. */
 export const BatchProgressEvent = z.union([
-  z.object({ name: z.string(), status: z.enum(batchItemStatuses), message: z.string() }),
+  z.object({
+    name: z.string(),
+    status: z.enum(batchItemStatuses),
+    message: z.string(),
+    /** `group` for a group of the document's `toolport` block; absent for a service. */
+    kind: z.enum(['service', 'group']).optional(),
+    /** What was imported only in part (unknown users left out of an access list, a member not found…). */
+    warnings: z.array(z.string()).optional(),
+  }),
   z.object({
     status: z.literal('done'),
     summary: z.object({ success: z.number().int(), skipped: z.number().int(), failed: z.number().int() }),

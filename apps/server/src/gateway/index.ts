@@ -214,6 +214,10 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
         // A personal switch turned off ends that user's sessions on the service, and theirs only.
         const off = await deps.catalog.switchedOffBy(event.userId);
         if (off.size > 0) sessions.removeWhere((s) => s.userId === event.userId && off.has(s.serviceId), 'service switched off');
+        // In their groups the member is hidden instead (group-face.ts): their group sessions re-list.
+        for (const s of sessions.where((s) => s.serviceId < 0 && s.userId === event.userId)) {
+          for (const kind of ['tools', 'prompts', 'resources']) s.notify({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });
+        }
       });
     }
   });

@@ -150,6 +150,20 @@ export const en = {
   'market.batch_item_custom': 'Created as a custom stdio service running {command}; its first health check is running',
   'market.batch_item_remote': 'Created {name} for the remote server {url}',
   'market.batch_item_command_missing': 'Failed: the command {command} was not found on this server',
+  'market.batch_group_not_here':
+    'Skipped: groups are imported through the API (the console or POST /api/mcp_market/batch-import), not by this command',
+  'market.batch_settings_invalid': 'The toolport block is not valid at {where}: {reason}',
+  'market.batch_settings_applied': 'Toolport settings applied: {tools} tool overrides; access: {access}',
+  'market.batch_access_open': 'every signed-in user',
+  'market.batch_access_restricted': 'restricted to {count} users (and admins)',
+  'market.batch_unknown_users': 'Access of {name}: users not found on this instance were left out: {users}',
+  'market.batch_alias_invalid': 'Tool {tool} of {name}: "{alias}" is not a valid tool name, so the tool keeps its own name',
+  'market.batch_settings_not_applied':
+    'The existing service {name} keeps its own tool overrides and access: those of the document were not applied',
+  'market.batch_group_created': 'Group {name} created with {count} members',
+  'market.batch_group_exists': 'Skipped: a group named {name} already exists',
+  'market.batch_group_member_missing': 'Group {name}: the member {service} is not a service on this instance and was left out',
+  'market.batch_group_no_members': 'Failed: none of the members of group {name} is a service on this instance',
   // Sign-in with GitHub and Google, and linking providers to an account.
   'oauth.not_configured': '{provider} OAuth is not configured, please contact an administrator to set it up',
   'oauth.authorization_failed': 'OAuth {provider} authorization failed',

@@ -25,6 +25,13 @@ import { DownstreamSession } from './session.js';
 export const MEMBER_LIST_BOUND_MS = 3000;
 const CACHE_MS = 3000;
 const MAX_PAGES = 20;
+/**
+ * How long a merged list is answered from the cache at most. Every change the gateway hears of drops
+ * it at once (a member's list_changed, membership, overrides, access, switches); this bounds what
+ * it cannot hear: a member's list that changed while no group session held a session on it.
+ */
+export const LIST_CACHE_MS = 30_000;
+const MAX_CACHED_LISTS = 10_000;
 
 /** Group sessions carry the group as a negative service id: they never collide with a service's. */
 export const groupStandInId = (groupId: number): number => -groupId;
@@ -50,6 +57,8 @@ class MemberSession extends DownstreamSession {
   constructor(
     readonly group: DownstreamSession,
     serviceId: number,
+    /** A member's own list changed: the group's cached merged lists are stale. */
+    private readonly listChanged: (serviceId: number) => void,
   ) {
     super({
       key: `${group.key}#${serviceId}`,
@@ -65,6 +74,7 @@ class MemberSession extends DownstreamSession {
   }
 
   override notify(message: JSONRPCNotification): void {
+    if (message.method.endsWith('/list_changed')) this.listChanged(this.serviceId);
     this.group.notify(message);
   }
 }
@@ -85,6 +95,15 @@ export class GroupFace {
   private readonly lastKnown = new Map<string, Item[]>();
   private readonly members = new WeakMap<DownstreamSession, Map<number, MemberSession>>();
   private readonly standIns = new Map<number, GroupSpec>();
+  /**
+   * Merged lists per group, user and kind (`${groupId}:${userId}:${kind}`): tools/list on a group is
+   * answered from here, not by a fan-out to every member. Only lists every member answered are kept.
+   */
+  private readonly lists = new Map<string, { at: number; items: Item[] }>();
+  /** Counts the drops: a list whose fan-out saw one start after it began is not kept. */
+  private generation = 0;
+  /** Each user's personal switches as their last authentication read them (issue 14). */
+  private readonly switchedOff = new Map<number, { at: number; value: ReadonlySet<number> }>();
   private listIds = 0;
   /** Discovery mode's ranker, one index per merged tool list. */
   private readonly search = new DiscoverySearch();
@@ -92,7 +111,7 @@ export class GroupFace {
   constructor(
     private readonly deps: {
       directory: GroupDirectory;
-      catalog: Pick<ServiceCatalog, 'byId'>;
+      catalog: Pick<ServiceCatalog, 'byId' | 'switchedOffBy'>;
       inner: Pick<Dispatcher, 'dispatch' | 'attach'>;
       /** The pool's release: a member session's link lets go of it when the group session ends. */
       release: (serviceId: number, session: DownstreamSession) => void;
@@ -104,12 +123,36 @@ export class GroupFace {
     deps.events.on((e) => {
       if (e.type === 'service.changed' || e.type === 'service.removed') this.specs.delete(e.serviceId);
       if (e.type === 'access.changed') this.groups.clear();
+      if (e.type === 'user.changed') {
+        // A personal switch (or the user's variables) changed: their members and lists are read again.
+        this.switchedOff.delete(e.userId);
+        this.dropLists((key) => key.split(':')[1] === String(e.userId));
+      } else if (e.type !== 'option.changed') {
+        // Membership, a member's settings, overrides or access changed: every merged list may be stale.
+        this.dropLists();
+      }
     });
   }
 
   /** A group's settings changed: read again on the next request. */
   forget(): void {
     this.groups.clear();
+    this.dropLists();
+  }
+
+  /** Drops the cached merged lists (those `which` picks, else all). */
+  private dropLists(which?: (key: string) => boolean): void {
+    this.generation += 1;
+    if (!which) {
+      this.lists.clear();
+      return;
+    }
+    for (const key of [...this.lists.keys()]) if (which(key)) this.lists.delete(key);
+  }
+
+  /** How many merged lists are cached now (tests and the benchmark look). */
+  get cachedLists(): number {
+    return this.lists.size;
   }
 
   /** The caller's group as a stand-in service (what the proxy's authentication hands on), or the failure. */
@@ -118,6 +161,8 @@ export class GroupFace {
     if (!group) return failures.unknownGroup(name);
     if (!(await this.deps.directory.mayUseGroup(user, group.id))) return failures.noAccess(name);
     this.standIns.set(group.id, group);
+    // The switches as this request's authentication read them: fresh after every 'user.changed'.
+    this.switchedOff.set(user.id, { at: Date.now(), value: user.switchedOff });
     return {
       id: groupStandInId(group.id),
       name: group.name,
@@ -177,18 +222,30 @@ export class GroupFace {
     }
     let m = mine.get(serviceId);
     if (!m) {
-      m = new MemberSession(session, serviceId);
+      m = new MemberSession(session, serviceId, () => this.dropLists());
       mine.set(serviceId, m);
     }
     return m;
   }
 
+  /** The services a user switched off for themselves: as their last request authenticated, else read. */
+  private async offFor(userId: number): Promise<ReadonlySet<number>> {
+    const hit = this.switchedOff.get(userId);
+    if (hit && Date.now() - hit.at < CACHE_MS) return hit.value;
+    const value = await this.deps.catalog.switchedOffBy(userId);
+    if (this.switchedOff.size > 10_000) this.switchedOff.clear();
+    this.switchedOff.set(userId, { at: Date.now(), value });
+    return value;
+  }
+
   /**
-   * Whether a member takes calls now. The seam for personal switches (issue 14): a member the user
-   * switched off is refused here, in every group, as it is on /proxy.
+   * Whether a member takes this user's calls now: enabled, and not switched off by the user for
+   * themselves (issue 14). A member the user switched off is hidden and refused in every group, for
+   * that user only, as it is on /proxy.
    */
-  private memberEnabled(_user: number, spec: ServiceSpec | undefined): spec is ServiceSpec {
-    return spec?.enabled === true;
+  private async memberState(userId: number, spec: ServiceSpec | undefined): Promise<'on' | 'disabled' | 'switched-off'> {
+    if (spec?.enabled !== true) return 'disabled';
+    return (await this.offFor(userId)).has(spec.id) ? 'switched-off' : 'on';
   }
 
   async initialize(session: DownstreamSession, stand: ServiceSpec, request: JSONRPCRequest, _locale: Locale = 'en') {
@@ -219,7 +276,7 @@ export class GroupFace {
     if (!group) throw new Error(`Group not found: ${stand.name}`);
     for (const member of group.members) {
       const spec = await this.spec(member.serviceId);
-      if (!this.memberEnabled(session.userId, spec)) continue;
+      if ((await this.memberState(session.userId, spec)) !== 'on' || !spec) continue;
       await this.deps.inner.attach(this.member(session, spec.id), spec).catch((err: unknown) => {
         this.deps.logger.debug({ err, group: group.name, service: spec.name }, 'group member not listening');
       });
@@ -295,7 +352,7 @@ export class GroupFace {
     }
     if (request.method === 'tools/call' || request.method === 'prompts/get') {
       const name = typeof params.name === 'string' ? params.name : '';
-      const routed = await this.byName(group, name, request.method === 'tools/call' ? 'tools' : 'prompts');
+      const routed = await this.byName(session.userId, group, name, request.method === 'tools/call' ? 'tools' : 'prompts');
       if ('refused' in routed) return fail(RpcCode.InvalidParams, routed.refused);
       return this.forward(session, routed.spec, { ...request, params: { ...params, name: routed.name } }, target, scope, bytes);
     }
@@ -340,6 +397,7 @@ export class GroupFace {
 
   /** `{service}{separator}{name}` back to the member and its own (possibly aliased) name. */
   private async byName(
+    userId: number,
     group: GroupSpec,
     name: string,
     kind: 'tools' | 'prompts',
@@ -352,7 +410,10 @@ export class GroupFace {
     for (const member of group.members) {
       const spec = await this.spec(member.serviceId);
       if (spec?.name !== serviceName) continue;
-      if (!this.memberEnabled(0, spec)) return { refused: `Service ${serviceName} is disabled` };
+      const state = await this.memberState(userId, spec);
+      if (state === 'disabled') return { refused: `Service ${serviceName} is disabled` };
+      // The same words as /proxy's refusal (rpc-errors.ts, switchedOffService).
+      if (state === 'switched-off') return { refused: failures.switchedOffService(serviceName).message };
       if (kind === 'tools' && member.tools && !member.tools.includes(await this.originalName(spec, inner))) return unknown;
       return { spec, name: inner };
     }
@@ -381,12 +442,22 @@ export class GroupFace {
     return undefined;
   }
 
-  /** Every member's list of a kind, merged; a member slower than the bound counts with its last known list. */
+  /**
+   * Every member's list of a kind, merged: from the cache when every member answered last time and
+   * nothing changed since; else a fan-out, where a member slower than the bound counts with its last
+   * known list (and the result is not cached, so the next list asks it again).
+   */
   private async merged(session: DownstreamSession, group: GroupSpec, kind: Kind, scope: CallScope): Promise<Item[]> {
+    const cacheKey = `${group.id}:${session.userId}:${kind}`;
+    const hit = this.lists.get(cacheKey);
+    if (hit && Date.now() - hit.at < LIST_CACHE_MS) return hit.items;
+    const started = Date.now();
+    const generation = this.generation;
+    let complete = true;
     const lists = await Promise.all(
       group.members.map(async (member) => {
         const spec = await this.spec(member.serviceId);
-        if (!this.memberEnabled(session.userId, spec)) return [];
+        if ((await this.memberState(session.userId, spec)) !== 'on' || !spec) return [];
         const key = `${spec.id}:${session.userId}:${kind}`;
         const fresh = this.list(session, spec, kind, scope).then(
           (items) => {
@@ -402,12 +473,19 @@ export class GroupFace {
         const bound = new Promise<undefined>((resolve) => {
           timer = setTimeout(() => resolve(undefined), MEMBER_LIST_BOUND_MS);
         });
-        const items = (await Promise.race([fresh, bound])) ?? this.lastKnown.get(key) ?? [];
+        const answered = await Promise.race([fresh, bound]);
         clearTimeout(timer);
-        return this.shape(group, member, spec, kind, items);
+        if (!answered) complete = false;
+        return this.shape(group, member, spec, kind, answered ?? this.lastKnown.get(key) ?? []);
       }),
     );
-    return lists.flat();
+    const items = lists.flat();
+    // Kept only when complete and nothing dropped the cache meanwhile (a change during the fan-out wins).
+    if (complete && generation === this.generation) {
+      if (this.lists.size >= MAX_CACHED_LISTS) this.lists.clear();
+      this.lists.set(cacheKey, { at: started, items });
+    }
+    return items;
   }
 
   private async shape(

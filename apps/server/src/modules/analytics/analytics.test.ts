@@ -245,6 +245,48 @@ describe.each(engines)('analytics on %s', (engine) => {
     expect(long.json().message).toBe('日期范围无效：一次最多查看 366 天');
   });
 
+  it('leaves a service out of every figure for a user without access to it (issue 17)', async () => {
+    const restrict = (user_ids: number[], restricted = true) =>
+      t.app.inject({
+        method: 'PUT',
+        url: `/api/mcp_services/${ids.alpha}`,
+        headers: admin.headers,
+        payload: { access: { restricted, user_ids } },
+      });
+    expect((await restrict([other.id])).statusCode).toBe(200);
+    try {
+      // The role-1 user without access: alpha is gone from the overview, the utilization and the history.
+      expect((await get('/api/analytics/system/overview')).json().data).toEqual({
+        enabled_services: 2,
+        healthy_services: 0,
+        unhealthy_services: 1,
+        today_total_requests: 10,
+        today_avg_response_time_ms: 50,
+      });
+      const services = (await get('/api/analytics/services/utilization')).json().data.map((s: { service_name: string }) => s.service_name);
+      expect(services).toEqual(['beta', 'gamma', 'delta']);
+      const history = (await get('/api/analytics/history')).json().data;
+      expect(history.days.at(-1)).toMatchObject({ day: today, requests: 10 });
+      expect(history.days.at(-2)).toMatchObject({ day: yesterday, requests: 0 });
+      expect(history.services.map((s: { service_name: string }) => s.service_name)).toEqual(['', 'beta']);
+      const one = await get(`/api/analytics/history?service_id=${ids.alpha}`);
+      expect(one.statusCode).toBe(403);
+      expect(one.json().message).toContain('alpha');
+      expect((await get(`/api/analytics/history?service_id=${ids.alpha}`, user, { 'accept-language': 'zh-CN' })).json().message).toMatch(
+        /[\u4e00-\u9fff]/,
+      );
+
+      // The user on the list and the admin still see it, with today's 50 requests.
+      expect(
+        (await get('/api/analytics/services/utilization', other)).json().data.map((s: { service_name: string }) => s.service_name),
+      ).toContain('alpha');
+      expect((await get('/api/analytics/system/overview', admin)).json().data.today_total_requests).toBe(50);
+    } finally {
+      expect((await restrict([], false)).statusCode).toBe(200);
+    }
+    expect((await get('/api/analytics/system/overview')).json().data.today_total_requests).toBe(50);
+  });
+
   it('needs a signed-in caller', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/analytics/system/overview' })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: '/api/analytics/history' })).statusCode).toBe(401);

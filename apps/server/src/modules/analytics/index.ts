@@ -3,14 +3,16 @@ import type { ZodApi } from '../../http/api.js';
 import type { OptionsService } from '../options/index.js';
 import { AnalyticsRepo } from './repo.js';
 import { analyticsRoutes } from './routes.js';
-import { AnalyticsService } from './service.js';
+import { type AnalyticsAccess, AnalyticsService } from './service.js';
 
-export type { AnalyticsService } from './service.js';
+export type { AnalyticsAccess, AnalyticsService } from './service.js';
 
 export interface AnalyticsDeps {
   db: Db;
   /** TimeZone decides which day "today" is. */
   options: Pick<OptionsService, 'get'>;
+  /** Access lists (issue 17): figures of services a user may not use are left out for them. */
+  access?: AnalyticsAccess;
 }
 
 export interface AnalyticsModule {
@@ -21,7 +23,7 @@ export interface AnalyticsModule {
 
 /** The dashboard's overview, utilization and usage history, read from the counters and rollups. */
 export function createAnalyticsModule(deps: AnalyticsDeps): AnalyticsModule {
-  const service = new AnalyticsService(new AnalyticsRepo(deps.db), deps.options);
+  const service = new AnalyticsService(new AnalyticsRepo(deps.db), deps.options, deps.access);
   return {
     service,
     routes: (api) => analyticsRoutes(api, service),

@@ -19,6 +19,8 @@ export interface HistoryFilter {
   to: string;
   serviceId?: number | undefined;
   userId?: number | undefined;
+  /** Services whose figures are left out: those the caller may not use (issue 17). */
+  hidden?: number[] | undefined;
 }
 
 const SUMMED = sql<number>`SUM(request_count)`.as('requests');
@@ -44,6 +46,7 @@ export class AnalyticsRepo {
       .where('day', '<=', f.to);
     if (f.userId !== undefined) q = q.where(sql.ref('user_id'), '=', f.userId);
     if (f.serviceId !== undefined) q = q.where('service_id', '=', f.serviceId);
+    if (f.hidden && f.hidden.length > 0) q = q.where('service_id', 'not in', f.hidden);
     return q;
   }
 
@@ -100,13 +103,13 @@ export class AnalyticsRepo {
    * writes before each admitted call goes on (decision 0021): the figures the limits are enforced on,
    * current to the call, where the rollups follow a second behind.
    */
-  async countersOf(day: string): Promise<Map<number, { requests: number; latencyMs: number }>> {
-    const rows = await this.db
+  async countersOf(day: string, hidden: number[] = []): Promise<Map<number, { requests: number; latencyMs: number }>> {
+    let q = this.db
       .selectFrom('daily_counters')
       .select(['service_id', sql<number>`SUM(request_count)`.as('requests'), sql<number>`SUM(total_latency_ms)`.as('latency')])
-      .where('day', '=', day)
-      .groupBy('service_id')
-      .execute();
+      .where('day', '=', day);
+    if (hidden.length > 0) q = q.where('service_id', 'not in', hidden);
+    const rows = await q.groupBy('service_id').execute();
     return new Map(rows.map((r) => [r.service_id, { requests: Number(r.requests ?? 0), latencyMs: Number(r.latency ?? 0) }]));
   }
 

@@ -6,9 +6,10 @@ import { ok } from '../../http/locale.js';
 import type { AnalyticsService } from './service.js';
 
 export async function analyticsRoutes(api: ZodApi, analytics: AnalyticsService): Promise<void> {
-  route(api, endpoints.analytics.overview, async (_req, reply) => ok(reply, await analytics.overview()));
+  // A user sees the figures of the services open to them only (issue 17); admins see all.
+  route(api, endpoints.analytics.overview, async (req, reply) => ok(reply, await analytics.overview(req.principal)));
 
-  route(api, endpoints.analytics.utilization, async (_req, reply) => ok(reply, await analytics.utilization()));
+  route(api, endpoints.analytics.utilization, async (req, reply) => ok(reply, await analytics.utilization(req.principal)));
 
   route(api, endpoints.analytics.history, async (req, reply) => {
     const q = req.query;
@@ -16,6 +17,6 @@ export async function analyticsRoutes(api: ZodApi, analytics: AnalyticsService):
     const userId = typeof q.user_id === 'number' ? q.user_id : undefined;
     if (userId !== undefined && userId !== me.id && !isAdminRole(me.role)) throw forbidden();
     const serviceId = typeof q.service_id === 'number' ? q.service_id : undefined;
-    return ok(reply, await analytics.history({ from: q.from, to: q.to, serviceId, userId }));
+    return ok(reply, await analytics.history({ from: q.from, to: q.to, serviceId, userId }, me));
   });
 }

@@ -6,11 +6,22 @@ import {
   type SystemOverview,
   type UsageHistory,
 } from '@toolport/contract';
-import { badRequest } from '../../http/errors.js';
+import { badRequest, forbidden } from '../../http/errors.js';
 import { dayIn } from '../../infra/day.js';
 import { addDays, daysBetween, isDay } from '../history/index.js';
 import type { OptionsService } from '../options/index.js';
 import { type AnalyticsRepo, noTotals, type Totals } from './repo.js';
+
+/** The caller of an analytics route, as far as access goes. */
+export interface Caller {
+  id: number;
+  role: number;
+}
+
+/** Which services a caller may not see (the groups module's access lists). */
+export interface AnalyticsAccess {
+  hiddenFrom(user: Caller, subject: 'service'): Promise<number[]>;
+}
 
 /** Average latency in ms with two decimals; 0 when nothing was counted. */
 const average = (t: Pick<Totals, 'requests' | 'latencyMs'> | undefined): number =>
@@ -37,22 +48,36 @@ export class AnalyticsService {
   constructor(
     private readonly repo: AnalyticsRepo,
     private readonly options: Pick<OptionsService, 'get'>,
+    /** Who may see which service (issue 17): without it every caller sees every service. */
+    private readonly access?: AnalyticsAccess,
   ) {}
+
+  /** The services the caller may not use: left out of every figure they are shown. */
+  private hiddenFrom(caller: Caller | undefined): Promise<number[]> {
+    return caller && this.access ? this.access.hiddenFrom(caller, 'service') : Promise.resolve([]);
+  }
+
+  /** The service rows the caller may see. */
+  private async visibleServices(hidden: number[]) {
+    const services = await this.repo.services();
+    return hidden.length === 0 ? services : services.filter((s) => !hidden.includes(s.id));
+  }
 
   private today(): string {
     return dayIn(this.options.get('TimeZone'));
   }
 
   /** Today's counts as the meter enforces them (daily_counters), not the rollups a second behind. */
-  private todayPerService(): Promise<Map<number, Pick<Totals, 'requests' | 'latencyMs'>>> {
-    return this.repo.countersOf(this.today());
+  private todayPerService(hidden: number[]): Promise<Map<number, Pick<Totals, 'requests' | 'latencyMs'>>> {
+    return this.repo.countersOf(this.today(), hidden);
   }
 
-  async overview(): Promise<SystemOverview> {
-    const [services, perService] = await Promise.all([this.repo.services(), this.todayPerService()]);
+  async overview(caller?: Caller): Promise<SystemOverview> {
+    const hidden = await this.hiddenFrom(caller);
+    const [services, perService] = await Promise.all([this.visibleServices(hidden), this.todayPerService(hidden)]);
     const enabled = services.filter((s) => s.enabled === 1);
     const status = (s: { health_status: string }) => s.health_status.toLowerCase();
-    // Every counted request of today, including those of services uninstalled since.
+    // Every counted request of today, including those of services uninstalled since (not those hidden from the caller).
     const total = [...perService.values()].reduce((a, t) => ({ requests: a.requests + t.requests, latencyMs: a.latencyMs + t.latencyMs }), {
       requests: 0,
       latencyMs: 0,
@@ -66,8 +91,9 @@ export class AnalyticsService {
     };
   }
 
-  async utilization(): Promise<ServiceUtilization[]> {
-    const [services, perService] = await Promise.all([this.repo.services(), this.todayPerService()]);
+  async utilization(caller?: Caller): Promise<ServiceUtilization[]> {
+    const hidden = await this.hiddenFrom(caller);
+    const [services, perService] = await Promise.all([this.visibleServices(hidden), this.todayPerService(hidden)]);
     return services.map((s) => {
       const t = perService.get(s.id);
       return {
@@ -86,7 +112,10 @@ export class AnalyticsService {
    * service and, for one service, per method and target. Bad dates are refused with a message
    * naming the field.
    */
-  async history(q: { from?: string | undefined; to?: string | undefined; serviceId?: number | undefined; userId?: number | undefined }) {
+  async history(
+    q: { from?: string | undefined; to?: string | undefined; serviceId?: number | undefined; userId?: number | undefined },
+    caller?: Caller,
+  ) {
     for (const [field, value] of [
       ['from', q.from],
       ['to', q.to],
@@ -99,9 +128,14 @@ export class AnalyticsService {
     if (span < 1) throw badRequest('analytics.invalid_range', { from, to }, 'invalid_range');
     if (span > HISTORY_MAX_DAYS) throw badRequest('analytics.range_too_long', { max: HISTORY_MAX_DAYS }, 'range_too_long');
 
-    const filter = { from, to, serviceId: q.serviceId, userId: q.userId };
+    const hidden = await this.hiddenFrom(caller);
+    if (q.serviceId !== undefined && hidden.includes(q.serviceId)) {
+      const name = (await this.repo.services()).find((s) => s.id === q.serviceId)?.name ?? String(q.serviceId);
+      throw forbidden('access.no_access_service', { name });
+    }
+    const filter = { from, to, serviceId: q.serviceId, userId: q.userId, hidden };
     const [services, perDay, perService, perTarget] = await Promise.all([
-      this.repo.services(),
+      this.visibleServices(hidden),
       this.repo.perDay(filter),
       this.repo.perService(filter),
       q.serviceId !== undefined ? this.repo.perTarget({ ...filter, serviceId: q.serviceId }, HISTORY_MAX_TARGETS) : Promise.resolve([]),

@@ -65,6 +65,17 @@ export class AccessLists {
     };
   }
 
+  /**
+   * The subjects of a kind the user may not use (none for admins): what analytics leave out. Usually
+   * empty, so the figures' queries stay as they were for everybody who sees everything.
+   */
+  async hiddenFrom(user: { id: number; role: number }, subject: Subject): Promise<number[]> {
+    if (isAdminRole(user.role)) return [];
+    const picture = await this.load();
+    const restricted = subject === 'service' ? picture.services : picture.groups;
+    return [...restricted.entries()].filter(([, users]) => !users.has(user.id)).map(([id]) => id);
+  }
+
   /** For the services list's "N of M tools enabled" (the overrides share this module's tables). */
   disabledTools(): Promise<Map<string, number>> {
     return this.repo.disabledCounts();

@@ -17,7 +17,8 @@ export function groupIdOf(text: string): number {
   return id;
 }
 
-function parseTools(json: string): string[] | undefined {
+/** A member's chosen tools as stored (JSON), or undefined for the whole service. */
+export function parseTools(json: string): string[] | undefined {
   if (!json) return undefined;
   try {
     const parsed: unknown = JSON.parse(json);

@@ -8,10 +8,12 @@ import { GroupsService, groupSpec } from './groups.js';
 import { HubRepo } from './repo.js';
 import { groupRoutes } from './routes.js';
 import { ServiceToolsService, toOverride, type UpstreamTools } from './tools.js';
+import { HubTransfer } from './transfer.js';
 
 export type { AccessLists } from './access.js';
 export type { GroupsService } from './groups.js';
 export type { ServiceToolsService } from './tools.js';
+export type { GroupOutcome, HubTransfer } from './transfer.js';
 
 /** What the gateway asks of this module, before the gateway exists: it reads only this module's tables. */
 export interface HubPortsDeps {
@@ -63,6 +65,8 @@ export interface GroupsModule {
   groups: GroupsService;
   tools: ServiceToolsService;
   access: AccessLists;
+  /** Overrides, access and groups in and out of export and batch import documents. */
+  transfer: HubTransfer;
   routes(api: ZodApi): Promise<void>;
   close(): Promise<void>;
 }
@@ -82,11 +86,18 @@ export function createGroupsModule(deps: GroupsDeps): GroupsModule {
   const stop = deps.events.on((e) => {
     if (e.type === 'service.removed') void repo.forgetService(e.serviceId).catch(() => undefined);
   });
+  const transfer = new HubTransfer({ repo, access, events: deps.events, groups });
   return {
     groups,
     tools,
     access,
+    transfer,
     routes: (api) => groupRoutes(api, { groups, tools, access }),
     close: async () => stop(),
   };
+}
+
+/** The export's and import's part without the gateway (the `toolport export` command): no groups. */
+export function createHubTransfer(deps: { ports: HubPorts; events: ConfigEvents }): HubTransfer {
+  return new HubTransfer({ repo: deps.ports.repo, access: deps.ports.access, events: deps.events });
 }

@@ -144,6 +144,18 @@ export class HubRepo {
     });
   }
 
+  /** Users by username (export and import name users portably). */
+  usersByName(names: string[]): Promise<{ id: number; username: string }[]> {
+    if (names.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('users').select(['id', 'username']).where('username', 'in', names).execute();
+  }
+
+  /** Usernames by id. */
+  usernames(ids: number[]): Promise<{ id: number; username: string }[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('users').select(['id', 'username']).where('id', 'in', ids).execute();
+  }
+
   existingUserIds(ids: number[]): Promise<{ id: number }[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.db.selectFrom('users').select('id').where('id', 'in', ids).execute();

@@ -11,10 +11,10 @@ import type { RedisHub } from '../../infra/redis.js';
 import type { Secrets } from '../../infra/secrets.js';
 import type { ServiceLog } from '../../infra/service-log.js';
 import type { HealthProbe, ServiceRows, ServicesModule } from '../services/index.js';
-import { BatchImporter } from './batch/importer.js';
+import { BatchImporter, type SettingsTransfer } from './batch/importer.js';
 import { ProgressStreams } from './batch/progress.js';
 import { batchRoutes } from './batch/routes.js';
-import { exportRoutes } from './export/routes.js';
+import { exportRoutes, type SettingsExport } from './export/routes.js';
 import type { InstallTimeouts } from './install/jobs.js';
 import { createInstallLifecycle, type InstallLifecycle } from './install/lifecycle.js';
 import { ReplicaInstalls } from './install/replica.js';
@@ -82,6 +82,8 @@ export interface MarketDeps {
   gateway: HealthProbe;
   /** Tests shorten them. */
   timeouts?: InstallTimeouts;
+  /** Overrides, access and groups in exports and batch imports (the groups module's HubTransfer). */
+  transfer?: SettingsTransfer & SettingsExport;
 }
 
 export interface MarketModule {
@@ -117,7 +119,7 @@ export function createMarketModule(deps: MarketDeps): MarketModule {
     replicaInstalls: deps.replicaInstalls,
     timeouts: deps.timeouts,
   });
-  const batch = new BatchImporter({ installs, rows: services.rows, logger });
+  const batch = new BatchImporter({ installs, rows: services.rows, logger, transfer: deps.transfer });
   const streams = new ProgressStreams({ tasks: installs.tasks, secrets: deps.secrets, principals: deps.principals, logger });
   return {
     search,
@@ -127,7 +129,7 @@ export function createMarketModule(deps: MarketDeps): MarketModule {
       await searchRoutes(api, search);
       await installRoutes(api, installs);
       await batchRoutes(api, { importer: batch, streams });
-      await exportRoutes(api, { rows: services.rows, secrets: deps.secrets, dataDir: config.dataDir });
+      await exportRoutes(api, { rows: services.rows, secrets: deps.secrets, dataDir: config.dataDir, settings: deps.transfer });
     },
     start: () => installs.start(),
     close: () => installs.close(),

@@ -83,9 +83,11 @@ describe('batch import dialog (docs/console.md §2.9, §4)', () => {
 
     stream.emit({ name: 'a', status: 'success', message: 'created' });
     expect(await within(dialog).findByText('a')).toBeInTheDocument();
-    stream.emit({ name: 'b', status: 'skipped', message: 'already exists' });
+    stream.emit({ name: 'b', status: 'skipped', message: 'already exists', warnings: ['b keeps its own tool overrides and access'] });
     stream.emit({ name: 'c', status: 'failed', message: 'bad command' });
     expect(within(dialog).getAllByTestId('batch-item')).toHaveLength(3);
+    // A warning of an item imported in part shows under its line.
+    expect(within(dialog).getByTestId('batch-item-warning')).toHaveTextContent('b keeps its own tool overrides and access');
 
     const listLoads = api.callsTo('GET', '/api/mcp_market/installed').length;
     stream.emit({ status: 'done', summary: { success: 1, skipped: 1, failed: 1 } });

@@ -5,7 +5,14 @@ describe('batch import events (docs/console.md §3)', () => {
   it('reads a progress item', () => {
     expect(parseBatchEvent('{"name":"a","status":"skipped","message":"exists"}')).toEqual({
       kind: 'item',
-      item: { name: 'a', status: 'skipped', message: 'exists' },
+      item: { name: 'a', status: 'skipped', message: 'exists', warnings: [] },
+    });
+  });
+
+  it('reads the warnings of an item imported in part', () => {
+    expect(parseBatchEvent('{"name":"team","kind":"group","status":"success","message":"ok","warnings":["bob left out"]}')).toEqual({
+      kind: 'item',
+      item: { name: 'team', status: 'success', message: 'ok', warnings: ['bob left out'] },
     });
   });
 
@@ -24,9 +31,9 @@ describe('batch import events (docs/console.md §3)', () => {
 
   it('counts the lines when the server sent no summary', () => {
     const items = [
-      { name: 'a', status: 'success', message: '' },
-      { name: 'b', status: 'failed', message: 'x' },
-      { name: 'c', status: 'success', message: '' },
+      { name: 'a', status: 'success', message: '', warnings: [] },
+      { name: 'b', status: 'failed', message: 'x', warnings: [] },
+      { name: 'c', status: 'success', message: '', warnings: [] },
     ] as const;
     expect(summarize(items, undefined)).toEqual({ success: 2, skipped: 0, failed: 1 });
     expect(summarize(items, { success: 9, skipped: 9, failed: 9 })).toEqual({ success: 9, skipped: 9, failed: 9 });

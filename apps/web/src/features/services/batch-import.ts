@@ -8,6 +8,8 @@ export interface BatchItem {
   name: string;
   status: BatchItemStatus;
   message: string;
+  /** What was imported only in part (users unknown here left out of an access list…), in the server's words. */
+  warnings: readonly string[];
 }
 
 export interface BatchSummary {
@@ -42,7 +44,12 @@ export function parseBatchEvent(data: string): BatchEvent {
   if (typeof event.status !== 'string' || !itemStatuses.includes(event.status)) return { kind: 'ignored' };
   return {
     kind: 'item',
-    item: { name: String(event.name ?? ''), status: event.status as BatchItemStatus, message: String(event.message ?? '') },
+    item: {
+      name: String(event.name ?? ''),
+      status: event.status as BatchItemStatus,
+      message: String(event.message ?? ''),
+      warnings: Array.isArray(event.warnings) ? event.warnings.map(String) : [],
+    },
   };
 }
 

@@ -22,6 +22,11 @@ export function BatchItemList({ items }: { items: readonly BatchItem[] }) {
             <span className="font-medium">{item.name}</span>
             <span className="sr-only"> ({t(`batch.itemStatus.${item.status}`)})</span>
             {item.message && <span className="break-words text-slate-600 dark:text-slate-400"> — {item.message}</span>}
+            {item.warnings.map((warning) => (
+              <span key={warning} data-testid="batch-item-warning" className="block break-words text-amber-700 dark:text-amber-400">
+                ⚠ {warning}
+              </span>
+            ))}
           </span>
         </li>
       ))}

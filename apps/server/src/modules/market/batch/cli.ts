@@ -14,12 +14,13 @@ import { resolveMasterSecret, Secrets } from '../../../infra/secrets.js';
 import { ServiceLog } from '../../../infra/service-log.js';
 import { openRuntime } from '../../../runtime.js';
 import { createRefreshTokens } from '../../auth/index.js';
+import { createHubPorts, createHubTransfer } from '../../groups/index.js';
 import { createOptionsModule } from '../../options/index.js';
 import { createServiceCatalog, createServiceRows, createServicesModule } from '../../services/index.js';
 import { createUsersModule } from '../../users/index.js';
 import { createMarketModule, createMarketSources } from '../index.js';
 import type { BatchSummary } from './importer.js';
-import { batchEntriesOf } from './routes.js';
+import { batchDocumentOf } from './routes.js';
 
 export interface MarketCommandIo {
   /** The environment the configuration is read from (tests pass their own). */
@@ -44,9 +45,9 @@ export async function runImportCommand(args: string[], io: MarketCommandIo = {})
   } catch (err) {
     throw new CliUsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  let entries: ReturnType<typeof batchEntriesOf>;
+  let entries: ReturnType<typeof batchDocumentOf>;
   try {
-    entries = batchEntriesOf(text);
+    entries = batchDocumentOf(text);
   } catch (err) {
     if (err instanceof AppError) throw new CliUsageError(`${file}: ${translate('en', err.key, err.params)}`);
     throw err;
@@ -70,7 +71,7 @@ export async function runImportCommand(args: string[], io: MarketCommandIo = {})
 async function importEntries(
   rt: Awaited<ReturnType<typeof openRuntime>>,
   file: string,
-  entries: ReturnType<typeof batchEntriesOf>,
+  { entries, settings }: ReturnType<typeof batchDocumentOf>,
   print: (line: string) => void,
 ): Promise<BatchSummary> {
   const { config, logger } = rt;
@@ -114,13 +115,23 @@ async function importEntries(
     sources: createMarketSources(config, logger),
     replicaInstalls: undefined,
     gateway: probe,
+    // Overrides and access travel; groups need the gateway's live tool lists, so this command skips them (and says so).
+    transfer: createHubTransfer({ ports: createHubPorts({ db, events }), events }),
   });
   try {
     const root = await db.selectFrom('users').selectAll().where('role', '>=', Role.SuperAdmin).orderBy('id').executeTakeFirstOrThrow();
     print(`Importing ${entries.length} servers from ${file}`);
-    const summary = await market.batch.importAll(toPrincipal(root), entries, 'en', (event) => {
-      if (event.status !== 'done') print(`${MARK[event.status]} ${event.name}: ${event.message}`);
-    });
+    const summary = await market.batch.importAll(
+      toPrincipal(root),
+      entries,
+      'en',
+      (event) => {
+        if (event.status === 'done') return;
+        print(`${MARK[event.status]} ${event.name}: ${event.message}`);
+        for (const warning of event.warnings ?? []) print(`  ! ${warning}`);
+      },
+      settings,
+    );
     print(`Done: ${summary.success} imported, ${summary.skipped} skipped, ${summary.failed} failed`);
     return summary;
   } finally {

@@ -1,5 +1,11 @@
 import path from 'node:path';
-import type { BatchProgressEvent, CustomServiceRequest } from '@toolport/contract';
+import type {
+  BatchProgressEvent,
+  CustomServiceRequest,
+  PortableGroup,
+  PortableServiceSettings,
+  ToolportSettings,
+} from '@toolport/contract';
 import type { Logger } from 'pino';
 import { AppError } from '../../../http/errors.js';
 import type { Principal } from '../../../http/principals.js';
@@ -14,6 +20,21 @@ import type { BatchEntry } from './config.js';
 
 export type BatchItem = Extract<BatchProgressEvent, { name: string }>;
 export type BatchSummary = { success: number; skipped: number; failed: number };
+type Translate = (key: MessageKey, params?: MessageParams) => string;
+
+/**
+ * Where a document's `toolport` block goes (the groups module's HubTransfer): a new service's tool
+ * overrides and access, and the groups. Each answer says what could not be matched on this instance.
+ */
+export interface SettingsTransfer {
+  applyService(service: { id: number; name: string }, settings: PortableServiceSettings, t: Translate): Promise<string[]>;
+  importGroup(
+    group: PortableGroup,
+    serviceIds: Map<string, number>,
+    caller: Principal,
+    t: Translate,
+  ): Promise<{ status: 'success' | 'skipped' | 'failed'; message: string; warnings: string[] }>;
+}
 
 /** Quotes a word for the custom-service command line (single quotes, taken literally). */
 const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
@@ -38,19 +59,22 @@ export class BatchImporter {
       installs: Pick<InstallLifecycle, 'tasks' | 'installer' | 'custom'>;
       rows: Pick<ServiceRows, 'byName' | 'update'>;
       logger: Logger;
+      /** Without it a document's groups are reported skipped (the `toolport import` command). */
+      transfer?: SettingsTransfer;
     },
   ) {}
 
   /** Creates the batch task and runs it in the background; progress goes to the task's log, one JSON event per line. */
-  async start(caller: Principal, entries: BatchEntry[], locale: Locale): Promise<string> {
+  async start(caller: Principal, entries: BatchEntry[], locale: Locale, settings?: ToolportSettings): Promise<string> {
+    const groups = settings?.groups ?? [];
     const taskId = await this.deps.installs.tasks.create({
       kind: 'batch',
       serviceId: null,
       createdBy: caller.id,
       status: 'installing',
-      payload: { total: entries.length, names: entries.map((e) => e.name) },
+      payload: { total: entries.length + groups.length, names: [...entries.map((e) => e.name), ...groups.map((g) => g.name)] },
     });
-    void this.run(taskId, caller, entries, locale).catch(async (err) => {
+    void this.run(taskId, caller, entries, locale, undefined, settings).catch(async (err) => {
       this.deps.logger.error({ err, taskId }, 'batch import failed');
       await this.deps.installs.tasks.finish(taskId, 'failed', errorText(err)).catch(() => undefined);
     });
@@ -63,9 +87,10 @@ export class BatchImporter {
     entries: BatchEntry[],
     locale: Locale,
     onEvent?: (e: BatchProgressEvent) => void,
+    settings?: ToolportSettings,
   ): Promise<BatchSummary> {
     const taskId = await this.deps.installs.tasks.create({ kind: 'batch', serviceId: null, createdBy: caller.id, status: 'installing' });
-    return this.run(taskId, caller, entries, locale, onEvent);
+    return this.run(taskId, caller, entries, locale, onEvent, settings);
   }
 
   /** Runs every entry; `onEvent` sees each event as it is stored. */
@@ -75,6 +100,7 @@ export class BatchImporter {
     entries: BatchEntry[],
     locale: Locale,
     onEvent?: (e: BatchProgressEvent) => void,
+    settings?: ToolportSettings,
   ): Promise<BatchSummary> {
     const t = (key: MessageKey, params?: MessageParams) => translate(locale, key, params);
     const summary: BatchSummary = { success: 0, skipped: 0, failed: 0 };
@@ -92,12 +118,64 @@ export class BatchImporter {
         item = { name: entry.name, status: 'failed', message: t('market.batch_item_failed', { reason: message }) };
       }
       seen.add(entry.name);
+      const own = settings?.services?.[entry.name];
+      if (own) item = await this.withSettings(item, own, t);
+      summary[item.status] += 1;
+      await emit(item);
+    }
+    for (const group of settings?.groups ?? []) {
+      const item = await this.importGroup(group, caller, t);
       summary[item.status] += 1;
       await emit(item);
     }
     await emit({ status: 'done', summary });
     await this.deps.installs.tasks.finish(taskId, 'completed', '', summary);
     return summary;
+  }
+
+  /**
+   * A service this import created gets the document's overrides and access; an existing one keeps
+   * its own, and the item says so.
+   */
+  private async withSettings(item: BatchItem, settings: PortableServiceSettings, t: Translate): Promise<BatchItem> {
+    if (item.status === 'failed') return item;
+    const row = item.status === 'success' ? await this.deps.rows.byName(item.name) : undefined;
+    if (!row || !this.deps.transfer) {
+      return { ...item, warnings: [...(item.warnings ?? []), t('market.batch_settings_not_applied', { name: item.name })] };
+    }
+    try {
+      const [summary, ...warnings] = await this.deps.transfer.applyService({ id: row.id, name: row.name }, settings, t);
+      return {
+        ...item,
+        message: `${item.message}. ${summary}`,
+        ...(warnings.length > 0 ? { warnings: [...(item.warnings ?? []), ...warnings] } : {}),
+      };
+    } catch (err) {
+      const reason = err instanceof AppError ? t(err.key, err.params) : errorText(err);
+      return { ...item, warnings: [...(item.warnings ?? []), t('market.batch_item_failed', { reason })] };
+    }
+  }
+
+  /** A group of the document, its members looked up by service name on this instance. */
+  private async importGroup(group: PortableGroup, caller: Principal, t: Translate): Promise<BatchItem> {
+    const base = { name: group.name, kind: 'group' as const };
+    if (!this.deps.transfer) return { ...base, status: 'skipped', message: t('market.batch_group_not_here') };
+    const ids = new Map<string, number>();
+    for (const m of group.members) {
+      const row = await this.deps.rows.byName(m.service);
+      if (row) ids.set(m.service, row.id);
+    }
+    try {
+      const outcome = await this.deps.transfer.importGroup(group, ids, caller, t);
+      return {
+        ...base,
+        status: outcome.status,
+        message: outcome.message,
+        ...(outcome.warnings.length > 0 ? { warnings: outcome.warnings } : {}),
+      };
+    } catch (err) {
+      return { ...base, status: 'failed', message: t('market.batch_item_failed', { reason: errorText(err) }) };
+    }
   }
 
   private async importOne(

@@ -1,4 +1,4 @@
-import { endpoints } from '@toolport/contract';
+import { endpoints, ToolportSettings } from '@toolport/contract';
 import type { ZodApi } from '../../../http/api.js';
 import { route } from '../../../http/endpoints.js';
 import { badRequest } from '../../../http/errors.js';
@@ -20,6 +20,14 @@ const FORMAT_ERRORS = {
  * its repeated keys to the JSON parser before it gets here.
  */
 export function batchEntriesOf(body: unknown): BatchEntry[] {
+  return batchDocumentOf(body).entries;
+}
+
+/**
+ * The entries of a batch document and its `toolport` block (overrides, access and groups), or the
+ * 400 that says what is wrong with either.
+ */
+export function batchDocumentOf(body: unknown): { entries: BatchEntry[]; settings: ToolportSettings | undefined } {
   let doc = body;
   let repeated: RepeatedKey[] = [];
   if (typeof body === 'string') {
@@ -30,12 +38,22 @@ export function batchEntriesOf(body: unknown): BatchEntry[] {
     }
     repeated = repeatedKeys(body);
   }
+  let entries: BatchEntry[];
   try {
-    return parseBatchConfig(doc, repeated);
+    entries = parseBatchConfig(doc, repeated);
   } catch (err) {
     if (err instanceof BatchFormatError) throw badRequest(FORMAT_ERRORS[err.reason], { max: 200, key: err.key });
     throw err;
   }
+  const block = (doc as { toolport?: unknown }).toolport;
+  if (block === undefined) return { entries, settings: undefined };
+  const parsed = ToolportSettings.safeParse(block);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = ['toolport', ...(issue?.path ?? [])].join('.');
+    throw badRequest('market.batch_settings_invalid', { where, reason: issue?.message ?? '' }, 'settings_invalid');
+  }
+  return { entries, settings: parsed.data };
 }
 
 /** Batch import of an `mcpServers` document, and its progress as an event stream. */
@@ -46,9 +64,10 @@ export async function batchRoutes(
   api.addHook('preClose', async () => streams.closeAll());
 
   route(api, endpoints.market.batchImport, async (req, reply) => {
-    const entries = batchEntriesOf(req.body);
-    const taskId = await importer.start(req.principal, entries, req.locale);
-    return ok(reply, { task_id: taskId, total: entries.length }, req.t('market.batch_started', { count: entries.length }));
+    const { entries, settings } = batchDocumentOf(req.body);
+    const taskId = await importer.start(req.principal, entries, req.locale, settings);
+    const total = entries.length + (settings?.groups?.length ?? 0);
+    return ok(reply, { task_id: taskId, total }, req.t('market.batch_started', { count: total }));
   });
 
   // The table marks it an event stream: the handler answers through the reply, and checks the admin's token itself.

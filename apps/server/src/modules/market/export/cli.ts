@@ -1,11 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { CliUsageError, parseCommand } from '../../../cli/args.js';
 import { migrateToLatest } from '../../../db/db.js';
+import { ConfigEvents } from '../../../infra/events.js';
 import { resolveMasterSecret, Secrets } from '../../../infra/secrets.js';
 import { openRuntime } from '../../../runtime.js';
+import { createHubPorts, createHubTransfer } from '../../groups/index.js';
 import { allServiceRows } from '../../services/index.js';
 import type { MarketCommandIo } from '../batch/cli.js';
-import { exportServices } from './document.js';
+import { exportDocument } from './routes.js';
 
 /**
  * `toolport export [--include-secrets] [file]`: the installed services as an `mcpServers` document, read
@@ -22,9 +24,15 @@ export async function runExportCommand(args: string[], io: MarketCommandIo = {})
   try {
     await migrateToLatest(rt.database.db);
     const secrets = new Secrets(resolveMasterSecret(rt.config.secretKey, rt.config.dataDir));
-    const doc = exportServices(await allServiceRows(rt.database.db), secrets, rt.config.dataDir, {
-      includeSecrets: values['include-secrets'] === true,
-    });
+    const events = new ConfigEvents();
+    const transfer = createHubTransfer({ ports: createHubPorts({ db: rt.database.db, events }), events });
+    const doc = await exportDocument(
+      await allServiceRows(rt.database.db),
+      secrets,
+      rt.config.dataDir,
+      { includeSecrets: values['include-secrets'] === true },
+      transfer,
+    );
     const text = JSON.stringify(doc, null, 2);
     if (!file) {
       print(text);

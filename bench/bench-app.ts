@@ -1,0 +1,104 @@
+/**
+ * The real app as the benchmarks run it (shared by gateway-target.ts and groups.bench.ts): buildApp on a
+ * fresh SQLite data directory, users with API keys and stdio services inserted straight into the
+ * database (no install step), listening on loopback.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Role, UserStatus } from '@toolport/contract';
+import { type AppParts, buildApp } from '../apps/server/src/app.js';
+import { loadConfig } from '../apps/server/src/config.js';
+import { openDatabase } from '../apps/server/src/db/db.js';
+import { createLogger } from '../apps/server/src/infra/logger.js';
+import { issueApiKey } from '../apps/server/src/modules/users/api-keys.js';
+
+export interface BenchApp {
+  app: Awaited<ReturnType<typeof buildApp>>['app'];
+  ctx: AppParts;
+  /** Adds a role-1 user and returns their API key. */
+  addUser(username: string): Promise<string>;
+  /** Adds an enabled, shared stdio service running `node args…` and announces it; returns its id. */
+  addStdioService(name: string, args: string[]): Promise<number>;
+  /** Listens on loopback (PORT or any free port) and returns the base URL. */
+  listen(port?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startBenchApp(opts: { prefix: string; logLevel?: string }): Promise<BenchApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), opts.prefix));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    ADMIN_PASSWORD: 'bench-admin-password',
+    SECRET_KEY: 'bench-secret-key-that-is-long-enough-0123456789',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? opts.logLevel ?? 'warn',
+  });
+  const database = openDatabase(config);
+  const { app, ctx } = await buildApp({ config, database, logger: createLogger(config.logLevel), print: () => undefined });
+  return {
+    app,
+    ctx,
+    async addUser(username) {
+      const key = issueApiKey(ctx.secrets);
+      const now = Date.now();
+      await ctx.usersRepo.insert({
+        username,
+        display_name: username,
+        email: '',
+        password_hash: null,
+        role: Role.User,
+        status: UserStatus.Enabled,
+        api_key_hash: key.hash,
+        api_key_enc: key.encrypted,
+        created_at: now,
+        updated_at: now,
+      });
+      return key.plain;
+    },
+    async addStdioService(name, args) {
+      const now = Date.now();
+      const row = await ctx.db
+        .insertInto('services')
+        .values({
+          name,
+          display_name: name,
+          description: '',
+          type: 'stdio',
+          source: 'custom',
+          package_name: '',
+          package_manager: '',
+          version: '',
+          command: process.execPath,
+          args_json: JSON.stringify(args),
+          env_enc: ctx.secrets.encryptJson({}),
+          headers_enc: ctx.secrets.encryptJson({}),
+          env_schema_json: '[]',
+          install_dir: '',
+          enabled: 1,
+          isolation: 'shared',
+          rpd_limit: 0,
+          health_status: 'unknown',
+          health_details: '',
+          last_health_check: null,
+          tool_count: 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      ctx.events.emit({ type: 'service.changed', serviceId: row.id });
+      return row.id;
+    },
+    async listen(port = 0) {
+      await app.listen({ host: '127.0.0.1', port });
+      const address = app.server.address();
+      if (!address || typeof address === 'string') throw new Error('not listening');
+      return `http://127.0.0.1:${address.port}`;
+    },
+    async close() {
+      await app.close();
+      await database.db.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
