@@ -126,7 +126,11 @@ const PURGE_MS = 60 * 60_000;
  */
 export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}): Promise<Gateway> {
   const pool = createUpstreamPool(deps);
-  const sessions = new SessionRegistry(pool, opts.limits ?? { ...DEFAULT_LIMITS, perUserCap: deps.config.abuse.sessionsPerUser });
+  const sessions = new SessionRegistry(
+    pool,
+    opts.limits ?? { ...DEFAULT_LIMITS, perUserCap: deps.config.abuse.sessionsPerUser },
+    deps.redis?.replicaId,
+  );
   const abuse = new AbuseGuard(deps.config.abuse, { metrics: deps.metrics, logger: deps.logger, redis: deps.redis });
   await abuse.start();
   const revocations = new Revocations(deps.db, deps.redis);
@@ -137,6 +141,11 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   );
   const legacyRelay = deps.redis ? new LegacyRelay(deps.redis, deps.catalog, deps.logger) : undefined;
   await legacyRelay?.start();
+  // A client's answer to a server-to-client request this replica sent, POSTed to another one.
+  legacyRelay?.serveAnswers(({ sessionKey, userId, serviceId, answer }) => {
+    const session = sessions.get(sessionKey);
+    if (session?.userId === userId && session.serviceId === serviceId) session.outgoing.answer(answer);
+  });
   const overrides = deps.tools ? new OverridesCache(deps.tools) : undefined;
   const work = new ProxyWork(() => pool.links().reduce((n, link) => n + link.inFlight, 0));
   const origins = new OriginPolicy(deps.options, deps.config.proxyAccess);
@@ -152,6 +161,10 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
       telemetry: new CallTelemetry(deps.metrics, deps.tracing),
       abuse,
       tools: overrides,
+      answers: legacyRelay && {
+        elsewhere: (session, answer) =>
+          legacyRelay.passAnswer({ sessionKey: session.key, userId: session.userId, serviceId: session.serviceId, answer }),
+      },
     }),
     secrets: deps.secrets,
     abuse,
@@ -171,8 +184,10 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     ...routeDeps,
     auth: { resolve: (req: Parameters<ProxyAuth['resolve']>[0], name: string) => routeDeps.auth.resolveGroup(req, name, face) },
     dispatcher: face,
-    // Legacy SSE POSTs of a group are not passed between replicas (docs/decisions/0026): the relay serves /proxy only.
-    legacyRelay: undefined,
+    // A legacy SSE POST of a group that lands on another replica is passed on like a service's
+    // (docs/decisions/0032); the replica holding the stream knows the group from its session's opening.
+    legacyRelay,
+    relayLookup: async (serviceId: number) => face.standInOf(serviceId),
     prefix: '/group' as const,
   };
   deps.metrics.countSessions(() => sessions.countByTransport());

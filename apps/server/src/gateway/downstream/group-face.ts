@@ -113,22 +113,16 @@ export class GroupFace {
     if (!group) return failures.unknownGroup(name);
     if (!(await this.deps.directory.mayUseGroup(user, group.id))) return failures.noAccess(name);
     this.standIns.set(group.id, group);
-    return {
-      id: groupStandInId(group.id),
-      name: group.name,
-      displayName: group.displayName,
-      type: 'stdio',
-      command: '',
-      args: [],
-      env: {},
-      headers: {},
-      secretEnvNames: [],
-      installDir: '',
-      enabled: true,
-      isolation: 'shared',
-      rpdLimit: 0,
-      updatedAt: 0,
-    };
+    return standInSpec(group);
+  }
+
+  /**
+   * The stand-in of a group this replica has served (a legacy session's stream was opened here): what a
+   * POST for that session forwarded by another replica, which checked the caller, is dispatched with.
+   */
+  standInOf(standInId: number): ServiceSpec | undefined {
+    const group = this.standIns.get(-standInId);
+    return group && standInSpec(group);
   }
 
   private async group(name: string): Promise<GroupSpec | undefined> {
@@ -420,6 +414,26 @@ export class GroupFace {
     }
     return items;
   }
+}
+
+/** What the proxy's transports and limits see of a group: a service of its own, under a negative id. */
+function standInSpec(group: GroupSpec): ServiceSpec {
+  return {
+    id: groupStandInId(group.id),
+    name: group.name,
+    displayName: group.displayName,
+    type: 'stdio',
+    command: '',
+    args: [],
+    env: {},
+    headers: {},
+    secretEnvNames: [],
+    installDir: '',
+    enabled: true,
+    isolation: 'shared',
+    rpdLimit: 0,
+    updatedAt: 0,
+  };
 }
 
 const NOWHERE: ReplyTarget = { notification() {}, response() {} };

@@ -108,7 +108,7 @@ export class DownstreamSession implements SessionPeer {
   }
 
   /** A server-to-client request tied to none of this client's requests: on the standalone stream. */
-  request(message: JSONRPCRequest, timeoutMs: number): Promise<JSONRPCResponse | JSONRPCError> {
+  request(message: JSONRPCRequest, timeoutMs: number, signal?: AbortSignal): Promise<JSONRPCResponse | JSONRPCError> {
     return this.outgoing.send(
       message,
       (json) => {
@@ -117,6 +117,7 @@ export class DownstreamSession implements SessionPeer {
         return true;
       },
       timeoutMs,
+      signal,
     );
   }
 
