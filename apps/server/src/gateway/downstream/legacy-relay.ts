@@ -138,7 +138,10 @@ export class LegacyRelay {
 
   private onMessage(raw: unknown): void {
     const m = raw as Record<string, unknown> | null;
-    if (m?.kind === 'client-answer') return this.onAnswer(m);
+    if (m?.kind === 'client-answer') {
+      this.onAnswer(m);
+      return;
+    }
     if (typeof m?.ref !== 'string') return;
     if (m.kind === 'answer') {
       this.settle(m.ref, m.accepted === true);
