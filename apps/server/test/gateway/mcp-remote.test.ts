@@ -95,15 +95,11 @@ describe('mcp-remote with a wrong key', () => {
     it(`reads the gateway's 401 and its OAuth metadata as JSON and offers the gateway's sign-in (${transport})`, async () => {
       const front = await recordingFront(gw.url);
       const endpoint = `${front.url}/proxy/everything/${transport === 'http-only' ? 'mcp' : 'sse'}`;
-      const child = spawn(
-        process.execPath,
-        [mcpRemote, endpoint, '--transport', transport, '--allow-http', '--header', AUTH_HEADER_ARG],
-        {
-          // As the console's snippet sets it; BROWSER=true: the sign-in page is "opened" by a no-op.
-          env: { ...process.env, AUTH_HEADER: 'Bearer not-a-valid-key', MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: 'true' },
-          stdio: ['pipe', 'pipe', 'pipe'],
-        },
-      );
+      const child = spawn(process.execPath, [mcpRemote, endpoint, '--transport', transport, '--allow-http', '--header', AUTH_HEADER_ARG], {
+        // As the console's snippet sets it; BROWSER=true: the sign-in page is "opened" by a no-op.
+        env: { ...process.env, AUTH_HEADER: 'Bearer not-a-valid-key', MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: 'true' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       children.push(child);
       let output = '';
       let exited: number | null | undefined;
