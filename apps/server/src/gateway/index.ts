@@ -16,6 +16,7 @@ import type { ServiceCatalog } from './catalog.js';
 import { AbuseGuard } from './downstream/abuse.js';
 import { CallScope } from './downstream/call-scope.js';
 import { CallTelemetry } from './downstream/call-telemetry.js';
+import type { DispatchDeps } from './downstream/dispatcher.js';
 import { GroupFace } from './downstream/group-face.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
 import { OriginPolicy } from './downstream/origin-policy.js';
@@ -144,8 +145,14 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   // A client's answer to a server-to-client request this replica sent, POSTed to another one.
   legacyRelay?.serveAnswers(({ sessionKey, userId, serviceId, answer }) => {
     const session = sessions.get(sessionKey);
-    if (session?.userId === userId && session.serviceId === serviceId) session.outgoing.answer(answer);
+    if (session?.userId !== userId || session.serviceId !== serviceId) return;
+    // A group session's requests are its members' (group-face.ts).
+    if (!session.outgoing.answer(answer) && serviceId < 0) face.takeAnswer(session, answer);
   });
+  const answers: DispatchDeps['answers'] = legacyRelay && {
+    elsewhere: (session, answer) =>
+      legacyRelay.passAnswer({ sessionKey: session.key, userId: session.userId, serviceId: session.serviceId, answer }),
+  };
   const overrides = deps.tools ? new OverridesCache(deps.tools) : undefined;
   const work = new ProxyWork(() => pool.links().reduce((n, link) => n + link.inFlight, 0));
   const origins = new OriginPolicy(deps.options, deps.config.proxyAccess);
@@ -161,10 +168,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
       telemetry: new CallTelemetry(deps.metrics, deps.tracing),
       abuse,
       tools: overrides,
-      answers: legacyRelay && {
-        elsewhere: (session, answer) =>
-          legacyRelay.passAnswer({ sessionKey: session.key, userId: session.userId, serviceId: session.serviceId, answer }),
-      },
+      answers,
     }),
     secrets: deps.secrets,
     abuse,
@@ -178,6 +182,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     tools: overrides,
     events: deps.events,
     logger: deps.logger,
+    answers,
   });
   // The group face: the proxy's transports, sessions, limits and authentication, with the group in place of a service.
   const groupDeps = {

@@ -51,7 +51,7 @@ interface CallSlot {
 
 export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
 export const isNotification = (m: JSONRPCMessage): m is JSONRPCNotification => 'method' in m && !('id' in m);
-const isResponse = (m: JSONRPCMessage): m is JSONRPCResponse | JSONRPCError => !('method' in m) && 'id' in m;
+export const isResponse = (m: JSONRPCMessage): m is JSONRPCResponse | JSONRPCError => !('method' in m) && 'id' in m;
 
 /** How long a call waits for the client to answer the URL elicitation before it gets its error. */
 const ELICITATION_WAIT_MS = 30_000;

@@ -15,7 +15,7 @@ import type { ConfigEvents } from '../../infra/events.js';
 import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { GroupDirectory, GroupSpec, ToolOverrides } from '../tool-policy.js';
 import type { CallScope } from './call-scope.js';
-import { type Dispatcher, isNotification, isRequest } from './dispatcher.js';
+import { type DispatchDeps, type Dispatcher, isNotification, isRequest, isResponse } from './dispatcher.js';
 import type { ReplyTarget } from './reply-target.js';
 import { failures, type ProxyFailure, RpcCode, rpcErrorJson } from './rpc-errors.js';
 import { DownstreamSession } from './session.js';
@@ -60,11 +60,28 @@ class MemberSession extends DownstreamSession {
       transport: group.transport,
       initParams: group.initParams,
       revocationCheckedAt: Date.now(),
+      // Each member numbers its own requests to the client: the member in the id keeps them apart.
+      requestPrefix: `toolport-${group.id.slice(0, 8)}-m${serviceId}`,
     });
+    this.outgoing.replica = group.outgoing.replica;
   }
 
   override notify(message: JSONRPCNotification): void {
     this.group.notify(message);
+  }
+
+  /** A member's request tied to no call in flight goes on the group session's own stream. */
+  override request(message: JSONRPCRequest, timeoutMs: number, signal?: AbortSignal): Promise<JSONRPCResponse | JSONRPCError> {
+    return this.outgoing.send(
+      message,
+      (json) => {
+        if (!this.group.stream?.open) return false;
+        this.group.stream.message(json);
+        return true;
+      },
+      timeoutMs,
+      signal,
+    );
   }
 }
 
@@ -94,6 +111,8 @@ export class GroupFace {
       tools?: { forService(service: ServiceSpec): Promise<ToolOverrides> };
       events: ConfigEvents;
       logger: Logger;
+      /** Several replicas: a client's answer to a request another replica sent (dispatcher.ts). */
+      answers?: DispatchDeps['answers'];
     },
   ) {
     deps.events.on((e) => {
@@ -217,6 +236,8 @@ export class GroupFace {
         target.response(rpcErrorJson(r.id, RpcCode.ServerError, `Group not found: ${stand.name}`));
       return;
     }
+    // The client's answers to the members' server-to-client requests: the member that asked takes it.
+    for (const answer of messages.filter(isResponse)) if (!this.takeAnswer(session, answer)) this.deps.answers?.elsewhere(session, answer);
     for (const n of messages.filter(isNotification)) await this.notification(session, group, n);
     const requests = messages.filter(isRequest);
     await Promise.all(
@@ -226,6 +247,12 @@ export class GroupFace {
           : this.request(session, group, r, target, scope, requests.length === 1 ? bodyBytes : undefined),
       ),
     );
+  }
+
+  /** A client's answer to a member's server-to-client request: true when a member of this session asked it. */
+  takeAnswer(session: DownstreamSession, answer: JSONRPCResponse | JSONRPCError): boolean {
+    for (const m of this.members.get(session)?.values() ?? []) if (m.outgoing.answer(answer)) return true;
+    return false;
   }
 
   /** Cancellations go to the member the request went to; initialized and the rest end here. */
@@ -286,7 +313,13 @@ export class GroupFace {
       m,
       spec,
       [request],
-      { notification: (json) => target.notification(json), response: done, locale: target.locale },
+      {
+        notification: (json) => target.notification(json),
+        response: done,
+        // A member's sampling, elicitation or roots request goes where the group call's answer goes.
+        serverRequest: target.serverRequest?.bind(target),
+        locale: target.locale,
+      },
       scope.child(m),
       bytes ?? Buffer.byteLength(JSON.stringify(request)),
     );

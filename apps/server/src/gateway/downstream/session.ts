@@ -31,6 +31,8 @@ export interface SessionInit {
   initParams: InitializeParams;
   /** When the revocation list was last read for this id (0: never). */
   revocationCheckedAt?: number;
+  /** The prefix of the ids of its server-to-client requests (default `toolport-<first 8 of peerId>`). */
+  requestPrefix?: string;
 }
 
 /**
@@ -86,7 +88,7 @@ export class DownstreamSession implements SessionPeer {
     this.protocolVersion = init.protocolVersion;
     this.initParams = init.initParams;
     this.revocationCheckedAt = init.revocationCheckedAt ?? 0;
-    this.outgoing = new ClientRequests(`toolport-${init.peerId.slice(0, 8)}`);
+    this.outgoing = new ClientRequests(init.requestPrefix ?? `toolport-${init.peerId.slice(0, 8)}`);
   }
 
   notify(message: JSONRPCNotification): void {
