@@ -161,8 +161,8 @@ describe('RedisHub', () => {
     expect(relayB.ownerOf('AAAAAAAAAAAAAAAAAAAAAA')).toBeUndefined();
     expect(relayB.ownerOf('nonce.not a replica')).toBeUndefined();
     // A forward to a replica nobody listens for is "not taken" at once.
-    expect(await relayB.forward('ZZZZZZZZZZZZ', { sessionId: 'x.ZZZZZZZZZZZZ', userId: 1, serviceId: 1, messages: [], bytes: 2 })).toBe(
-      false,
-    );
+    expect(
+      await relayB.forward('ZZZZZZZZZZZZ', '/proxy', { sessionId: 'x.ZZZZZZZZZZZZ', userId: 1, serviceId: 1, messages: [], bytes: 2 }),
+    ).toBe(false);
   });
 });

@@ -16,6 +16,7 @@ import type { ServiceCatalog } from './catalog.js';
 import { AbuseGuard } from './downstream/abuse.js';
 import { CallScope } from './downstream/call-scope.js';
 import { CallTelemetry } from './downstream/call-telemetry.js';
+import type { DispatchDeps } from './downstream/dispatcher.js';
 import { GroupFace } from './downstream/group-face.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
 import { OriginPolicy } from './downstream/origin-policy.js';
@@ -126,7 +127,11 @@ const PURGE_MS = 60 * 60_000;
  */
 export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}): Promise<Gateway> {
   const pool = createUpstreamPool(deps);
-  const sessions = new SessionRegistry(pool, opts.limits ?? { ...DEFAULT_LIMITS, perUserCap: deps.config.abuse.sessionsPerUser });
+  const sessions = new SessionRegistry(
+    pool,
+    opts.limits ?? { ...DEFAULT_LIMITS, perUserCap: deps.config.abuse.sessionsPerUser },
+    deps.redis?.replicaId,
+  );
   const abuse = new AbuseGuard(deps.config.abuse, { metrics: deps.metrics, logger: deps.logger, redis: deps.redis });
   await abuse.start();
   const revocations = new Revocations(deps.db, deps.redis);
@@ -137,6 +142,17 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   );
   const legacyRelay = deps.redis ? new LegacyRelay(deps.redis, deps.catalog, deps.logger) : undefined;
   await legacyRelay?.start();
+  // A client's answer to a server-to-client request this replica sent, POSTed to another one.
+  legacyRelay?.serveAnswers(({ sessionKey, userId, serviceId, answer }) => {
+    const session = sessions.get(sessionKey);
+    if (session?.userId !== userId || session.serviceId !== serviceId) return;
+    // A group session's requests are its members' (group-face.ts).
+    if (!session.outgoing.answer(answer) && serviceId < 0) face.takeAnswer(session, answer);
+  });
+  const answers: DispatchDeps['answers'] = legacyRelay && {
+    elsewhere: (session, answer) =>
+      legacyRelay.passAnswer({ sessionKey: session.key, userId: session.userId, serviceId: session.serviceId, answer }),
+  };
   const overrides = deps.tools ? new OverridesCache(deps.tools) : undefined;
   const work = new ProxyWork(() => pool.links().reduce((n, link) => n + link.inFlight, 0));
   const origins = new OriginPolicy(deps.options, deps.config.proxyAccess);
@@ -152,6 +168,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
       telemetry: new CallTelemetry(deps.metrics, deps.tracing),
       abuse,
       tools: overrides,
+      answers,
     }),
     secrets: deps.secrets,
     abuse,
@@ -165,14 +182,17 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     tools: overrides,
     events: deps.events,
     logger: deps.logger,
+    answers,
   });
   // The group face: the proxy's transports, sessions, limits and authentication, with the group in place of a service.
   const groupDeps = {
     ...routeDeps,
     auth: { resolve: (req: Parameters<ProxyAuth['resolve']>[0], name: string) => routeDeps.auth.resolveGroup(req, name, face) },
     dispatcher: face,
-    // Legacy SSE POSTs of a group are not passed between replicas (docs/decisions/0026): the relay serves /proxy only.
-    legacyRelay: undefined,
+    // A legacy SSE POST of a group that lands on another replica is passed on like a service's
+    // (docs/decisions/0032); the replica holding the stream knows the group from its session's opening.
+    legacyRelay,
+    relayLookup: async (serviceId: number) => face.standInOf(serviceId),
     prefix: '/group' as const,
   };
   deps.metrics.countSessions(() => sessions.countByTransport());

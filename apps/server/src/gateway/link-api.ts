@@ -33,8 +33,10 @@ export interface SessionPeer {
    * standalone stream (GET on streamable HTTP, the SSE stream on the legacy transport); resolves with
    * the client's answer (its id is ignored), rejects when it cannot be delivered or is not answered
    * within `timeoutMs`. Used when the request is tied to no request of the client's in flight.
+   * Aborting `signal` withdraws it (the upstream cancelled it): the client is sent
+   * `notifications/cancelled` under the id it knows, and the promise rejects.
    */
-  request?(message: JSONRPCRequest, timeoutMs: number): Promise<JSONRPCResponse | JSONRPCError>;
+  request?(message: JSONRPCRequest, timeoutMs: number, signal?: AbortSignal): Promise<JSONRPCResponse | JSONRPCError>;
   /**
    * Why this client cannot take a server-to-client request (it did not declare the capability in its
    * initialize), or undefined when it can (downstream/client-requests.ts).
@@ -51,9 +53,10 @@ export interface RequestSink {
   /**
    * A server-to-client request caused by this client request, delivered where the request's own
    * answer travels (its POST's event stream, or the legacy SSE stream); resolves with the client's
-   * answer. Absent for the gateway's own requests.
+   * answer. Absent for the gateway's own requests. `signal` as for `SessionPeer.request`; the request is
+   * also withdrawn when the client request that caused it ends first (answered, cancelled, its client gone).
    */
-  request?(message: JSONRPCRequest, timeoutMs: number): Promise<JSONRPCResponse | JSONRPCError>;
+  request?(message: JSONRPCRequest, timeoutMs: number, signal?: AbortSignal): Promise<JSONRPCResponse | JSONRPCError>;
 }
 
 export interface UpstreamLink {

@@ -2,6 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signAccessToken } from '../../src/http/access-tokens.js';
@@ -149,6 +153,36 @@ describe('the group face', () => {
     expect(names.some((n) => n.startsWith('dead__'))).toBe(false);
     await expect(client.callTool('dead__anything', {})).rejects.toThrow(/Upstream unavailable|Unknown tool/);
     expect(textOf(await client.callTool('everything__echo', { message: 'still here' }))).toBe('Echo: still here');
+  });
+
+  it("relays a member's sampling request to the group's client and its answer back, over streamable HTTP and SSE", async () => {
+    const sampler = await addUser(gw.ctx, 'group-sampler');
+    const headers = { authorization: `Bearer ${sampler.key}` };
+    for (const wire of ['http', 'sse'] as const) {
+      const client = new ClientV1({ name: `group-sampling-${wire}`, version: '1.0.0' }, { capabilities: { sampling: {} } });
+      let asked = 0;
+      client.setRequestHandler(CreateMessageRequestSchema, async () => {
+        asked += 1;
+        return { role: 'assistant', content: { type: 'text', text: `sampled for the group over ${wire}` }, model: 'test-model' };
+      });
+      const url = new URL(`${gw.url}/group/team/${wire === 'http' ? 'mcp' : 'sse'}`);
+      await client.connect(
+        wire === 'http'
+          ? new StreamableHTTPClientTransport(url, { requestInit: { headers } })
+          : new SSEClientTransport(url, {
+              requestInit: { headers },
+              eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...init?.headers, ...headers } }) },
+            }),
+      );
+      try {
+        const result = await client.callTool({ name: 'everything__trigger-sampling-request', arguments: { prompt: 'hi', maxTokens: 5 } });
+        expect(result.isError ?? false).toBe(false);
+        expect(JSON.stringify(result.content)).toContain(`sampled for the group over ${wire}`);
+        expect(asked).toBe(1);
+      } finally {
+        await client.close();
+      }
+    }
   });
 
   it('refuses users without access with 403 and unknown groups with 404', async () => {

@@ -4,7 +4,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type CallToolResult, CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, bearer, createPgDatabase, createTestApp, type TestApp } from '../harness.js';
 import { textOf, until } from './clients.js';
@@ -184,6 +185,120 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
     await until(() => a.t.ctx.gateway.sessions.countByTransport().legacy === 0, 'replica A to end the legacy session');
     const late = await post(last, user.key, { jsonrpc: '2.0', id: 9, method: 'ping' });
     expect(late.status).toBe(404);
+  });
+
+  /**
+   * A balancer for one SDK v1 client: every request goes to A, except the POSTs `toB` picks, which go
+   * to B (and are recorded with B's answer status).
+   */
+  const balancerTo = (toB: (url: URL, body: unknown) => boolean, sentToB: { url: string; status: number; body: unknown }[]) => {
+    const bPort = new URL(b.url).port;
+    return async (input: string | URL, init?: RequestInit): Promise<Response> => {
+      const url = new URL(input);
+      const body = init?.method === 'POST' && typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
+      if (init?.method !== 'POST' || !toB(url, body)) return fetch(url, init);
+      url.port = bPort;
+      const res = await fetch(url, init);
+      sentToB.push({ url: url.toString(), status: res.status, body });
+      return res;
+    };
+  };
+  const isAnswer = (body: unknown) => typeof body === 'object' && body !== null && !('method' in body) && 'id' in body;
+  const sampled = {
+    role: 'assistant' as const,
+    content: { type: 'text' as const, text: 'sampled on the other replica' },
+    model: 'test-model',
+  };
+
+  it('completes a sampling request held by one replica when the client answers it through the other (streamable HTTP)', async () => {
+    await addService(a.t.ctx, { name: 'sampling' });
+    const user = await addUser(a.t.ctx, 'sampling-user');
+    const sentToB: { url: string; status: number; body: unknown }[] = [];
+    const client = new Client({ name: 'answers-across-replicas', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    let asked = 0;
+    client.setRequestHandler(CreateMessageRequestSchema, async () => {
+      asked += 1;
+      return sampled;
+    });
+    // The call goes to A (which relays the upstream's sampling request on the call's stream); the answer to B.
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${a.url}/proxy/sampling/mcp`), {
+        requestInit: { headers: bearer(user.key) },
+        fetch: balancerTo((_url, body) => isAnswer(body), sentToB),
+      }),
+    );
+    try {
+      const result = (await client.callTool({
+        name: 'trigger-sampling-request',
+        arguments: { prompt: 'hello', maxTokens: 10 },
+      })) as CallToolResult;
+      expect(JSON.stringify(result.content)).toContain('sampled on the other replica');
+      expect(asked).toBe(1);
+      // The answer went to B, which took it (202) and passed it to A under the id naming A.
+      expect(sentToB).toHaveLength(1);
+      expect(sentToB[0]?.status).toBe(202);
+      expect(String((sentToB[0]?.body as { id?: unknown } | undefined)?.id)).toMatch(/@[A-Za-z0-9_-]{12}$/);
+      expect(a.t.ctx.gateway.sessions.where((s) => s.userId === user.id).reduce((n, s) => n + s.outgoing.size, 0)).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('completes a sampling request of a legacy SSE session whose answer lands on the other replica', async () => {
+    await addService(a.t.ctx, { name: 'legacy-sampling' });
+    const user = await addUser(a.t.ctx, 'legacy-sampling-user');
+    const sentToB: { url: string; status: number; body: unknown }[] = [];
+    const client = new Client({ name: 'legacy-answers-across-replicas', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    client.setRequestHandler(CreateMessageRequestSchema, async () => sampled);
+    // The stream on A; every message POST, the answer among them, to B.
+    await client.connect(
+      new SSEClientTransport(new URL(`${a.url}/proxy/legacy-sampling/sse`), {
+        requestInit: { headers: bearer(user.key) },
+        fetch: balancerTo((url) => url.pathname.endsWith('/message'), sentToB),
+      }),
+    );
+    try {
+      const result = (await client.callTool({
+        name: 'trigger-sampling-request',
+        arguments: { prompt: 'hello', maxTokens: 10 },
+      })) as CallToolResult;
+      expect(JSON.stringify(result.content)).toContain('sampled on the other replica');
+      expect(sentToB.filter((p) => isAnswer(p.body)).map((p) => p.status)).toEqual([202]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("serves a group's legacy SSE client whose stream is on one replica and whose POSTs land on the other", async () => {
+    const member = await addService(a.t.ctx, { name: 'group-member' });
+    const user = await addUser(a.t.ctx, 'group-user');
+    const created = await a.t.app.inject({
+      method: 'POST',
+      url: '/api/groups',
+      headers: bearer(await a.t.rootToken()),
+      payload: { name: 'across', members: [{ service_id: member }] },
+    });
+    expect(created.statusCode).toBe(201);
+    const sentToB: { url: string; status: number; body: unknown }[] = [];
+    const client = new Client({ name: 'group-legacy-across-replicas', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(
+      new SSEClientTransport(new URL(`${a.url}/group/across/sse`), {
+        requestInit: { headers: bearer(user.key) },
+        fetch: balancerTo((url) => url.pathname.endsWith('/message'), sentToB),
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('group-member__echo');
+      const result = (await client.callTool({ name: 'group-member__echo', arguments: { message: 'grouped' } })) as CallToolResult;
+      expect(textOf(result)).toBe('Echo: grouped');
+      expect(a.t.ctx.gateway.sessions.countByTransport().legacy).toBe(1);
+      expect(b.t.ctx.gateway.sessions.countByTransport().legacy).toBe(0);
+    } finally {
+      await client.close();
+    }
+    // initialize, notifications/initialized, tools/list, tools/call: all taken by B and answered on A's stream.
+    expect(sentToB.length).toBeGreaterThanOrEqual(4);
+    expect(sentToB.every((p) => p.status === 202)).toBe(true);
   });
 
   it('ends a legacy stream held by one replica when the user is disabled through the other', async () => {

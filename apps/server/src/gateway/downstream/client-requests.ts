@@ -6,7 +6,24 @@ interface Waiting {
   resolve(answer: Answer): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
+  /** Stops listening for the request's withdrawal. */
+  unlisten(): void;
 }
+
+/** The shape of a client-facing id of a clustered replica: `…@<replica id>`. */
+const OWNER = /@([A-Za-z0-9_-]{12})$/;
+
+/**
+ * The replica that sent a server-to-client request, as its client-facing id names it (undefined on a
+ * single instance, or for ids not of this gateway's making).
+ */
+export function replicaOfRequestId(id: unknown): string | undefined {
+  return typeof id === 'string' && id.startsWith('toolport-') ? OWNER.exec(id)?.[1] : undefined;
+}
+
+/** The text of an abort reason. */
+const reasonOf = (reason: unknown): string =>
+  typeof reason === 'string' ? reason : reason instanceof Error ? reason.message : 'cancelled';
 
 /**
  * Why a client cannot take this server-to-client request, or undefined when it declared what it
@@ -44,6 +61,11 @@ export function refusalFor(capabilities: ClientCapabilities | undefined, message
 export class ClientRequests {
   private next = 0;
   private readonly waiting = new Map<string, Waiting>();
+  /**
+   * Several replicas: this replica's id, written into each client-facing id (`<prefix>-<n>@<replica>`),
+   * so that an answer POSTed to another replica can be passed back here (legacy-relay.ts).
+   */
+  replica: string | undefined;
 
   constructor(private readonly prefix: string) {}
 
@@ -53,43 +75,57 @@ export class ClientRequests {
 
   /**
    * Writes `message` under a fresh id with `write` (false: nowhere to write it) and waits for the
-   * client's answer, at most `timeoutMs`.
+   * client's answer, at most `timeoutMs`. Aborting `signal` withdraws the request: the client is told
+   * with `notifications/cancelled` under the id it knows (written with `write`, best effort) and the
+   * promise rejects with the abort's reason.
    */
-  send(message: JSONRPCRequest, write: (json: string) => boolean, timeoutMs: number): Promise<Answer> {
+  send(message: JSONRPCRequest, write: (json: string) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<Answer> {
     this.next += 1;
-    const id = `${this.prefix}-${this.next}`;
+    const id = this.replica ? `${this.prefix}-${this.next}@${this.replica}` : `${this.prefix}-${this.next}`;
     return new Promise<Answer>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(new Error(reasonOf(signal.reason)));
+        return;
+      }
+      const withdraw = () => {
+        if (!this.settle(id)) return;
+        const reason = reasonOf(signal?.reason);
+        write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }));
+        reject(new Error(reason));
+      };
       const timer = setTimeout(() => {
-        this.waiting.delete(id);
-        reject(new Error(`the client did not answer ${message.method} within ${Math.round(timeoutMs / 1000)} s`));
+        if (this.settle(id)) reject(new Error(`the client did not answer ${message.method} within ${Math.round(timeoutMs / 1000)} s`));
       }, timeoutMs);
       timer.unref();
-      this.waiting.set(id, { resolve, reject, timer });
+      signal?.addEventListener('abort', withdraw, { once: true });
+      this.waiting.set(id, { resolve, reject, timer, unlisten: () => signal?.removeEventListener('abort', withdraw) });
       if (!write(JSON.stringify({ ...message, id }))) {
-        clearTimeout(timer);
-        this.waiting.delete(id);
+        this.settle(id);
         reject(new Error('the client has no open stream to receive it'));
       }
     });
   }
 
-  /** A response the client POSTed: true when it answered one of ours. */
-  answer(message: { id?: RequestId | null }): boolean {
-    const id = typeof message.id === 'string' ? message.id : undefined;
-    const waiting = id === undefined ? undefined : this.waiting.get(id);
-    if (!waiting || id === undefined) return false;
+  /** Forgets a waiting request (answered, timed out, withdrawn); undefined when it was not waiting. */
+  private settle(id: string): Waiting | undefined {
+    const waiting = this.waiting.get(id);
+    if (!waiting) return undefined;
     this.waiting.delete(id);
     clearTimeout(waiting.timer);
+    waiting.unlisten();
+    return waiting;
+  }
+
+  /** A response the client POSTed: true when it answered one of ours. */
+  answer(message: { id?: RequestId | null }): boolean {
+    const waiting = typeof message.id === 'string' ? this.settle(message.id) : undefined;
+    if (!waiting) return false;
     waiting.resolve(message as Answer);
     return true;
   }
 
   /** The session ended: nobody will answer. */
   rejectAll(reason: string): void {
-    for (const [id, waiting] of this.waiting) {
-      clearTimeout(waiting.timer);
-      this.waiting.delete(id);
-      waiting.reject(new Error(reason));
-    }
+    for (const id of [...this.waiting.keys()]) this.settle(id)?.reject(new Error(reason));
   }
 }

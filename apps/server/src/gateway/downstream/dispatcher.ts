@@ -33,6 +33,11 @@ export interface DispatchDeps {
   abuse?: AbuseGuard;
   /** Tool overrides of a service (issue 17), applied to tools/list answers and tools/call names. */
   tools?: { forService(service: ServiceSpec): Promise<ToolOverrides> };
+  /**
+   * Several replicas: a client's answer to a server-to-client request that another replica sent (its id
+   * names that replica) is passed on to it (legacy-relay.ts).
+   */
+  answers?: { elsewhere(session: DownstreamSession, answer: JSONRPCResponse | JSONRPCError): void };
 }
 
 /** Rewrites an upstream answer before the client sees it (a tools/list under overrides). */
@@ -46,7 +51,7 @@ interface CallSlot {
 
 export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
 export const isNotification = (m: JSONRPCMessage): m is JSONRPCNotification => 'method' in m && !('id' in m);
-const isResponse = (m: JSONRPCMessage): m is JSONRPCResponse | JSONRPCError => !('method' in m) && 'id' in m;
+export const isResponse = (m: JSONRPCMessage): m is JSONRPCResponse | JSONRPCError => !('method' in m) && 'id' in m;
 
 /** How long a call waits for the client to answer the URL elicitation before it gets its error. */
 const ELICITATION_WAIT_MS = 30_000;
@@ -83,7 +88,7 @@ export class Dispatcher {
     const only = messages.length === 1 ? messages[0] : undefined;
     // The common case, one request per POST, without the batch bookkeeping.
     if (only && isRequest(only)) return this.request(session, service, only, target, scope, bodyBytes);
-    for (const m of messages) if (isResponse(m)) session.outgoing.answer(m);
+    for (const m of messages) if (isResponse(m) && !session.outgoing.answer(m)) this.deps.answers?.elsewhere(session, m);
     const notifications = messages.filter(isNotification);
     if (notifications.length > 0) await this.notify(session, service, notifications);
     await Promise.all(messages.filter(isRequest).map((r) => this.request(session, service, r, target, scope, undefined)));
@@ -300,8 +305,11 @@ export class Dispatcher {
     rewrite?: Rewrite,
   ): void {
     let finished = false;
+    /** Withdraws the server-to-client requests this request caused that are still unanswered when it ends. */
+    let relays: AbortController | undefined;
     const finish = () => {
       finished = true;
+      relays?.abort('the client request that caused it has ended');
       release?.();
       session.inflight -= 1;
       session.untrackRequest(end);
@@ -314,11 +322,12 @@ export class Dispatcher {
       },
       // Sampling, elicitation or roots caused by this request: on the request's own stream when it still
       // has one, else on the session's standalone stream.
-      request: (message, timeoutMs) => {
+      request: (message, timeoutMs, signal) => {
         if (target.ask && !finished) return target.ask(message, timeoutMs);
         const write = target.serverRequest?.bind(target);
-        if (finished || !write) return session.request(message, timeoutMs);
-        return session.outgoing.send(message, write, timeoutMs);
+        if (finished || !write) return session.request(message, timeoutMs, signal);
+        relays ??= new AbortController();
+        return session.outgoing.send(message, write, timeoutMs, signal ? AbortSignal.any([signal, relays.signal]) : relays.signal);
       },
       response: (answer: JSONRPCResponse | JSONRPCError) => {
         if (finished) return;

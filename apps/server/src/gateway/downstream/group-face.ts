@@ -15,7 +15,7 @@ import type { ConfigEvents } from '../../infra/events.js';
 import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { GroupDirectory, GroupSpec, ToolOverrides } from '../tool-policy.js';
 import type { CallScope } from './call-scope.js';
-import { type Dispatcher, isNotification, isRequest } from './dispatcher.js';
+import { type DispatchDeps, type Dispatcher, isNotification, isRequest, isResponse } from './dispatcher.js';
 import { CALL_TOOL, DiscoverySearch, discoveryTools, SEARCH_TOOLS, searchRequest, unwrapCallTool } from './group-discovery.js';
 import type { ReplyTarget } from './reply-target.js';
 import { failures, type ProxyFailure, RpcCode, rpcErrorJson } from './rpc-errors.js';
@@ -70,12 +70,29 @@ class MemberSession extends DownstreamSession {
       transport: group.transport,
       initParams: group.initParams,
       revocationCheckedAt: Date.now(),
+      // Each member numbers its own requests to the client: the member in the id keeps them apart.
+      requestPrefix: `toolport-${group.id.slice(0, 8)}-m${serviceId}`,
     });
+    this.outgoing.replica = group.outgoing.replica;
   }
 
   override notify(message: JSONRPCNotification): void {
     if (message.method.endsWith('/list_changed')) this.listChanged(this.serviceId);
     this.group.notify(message);
+  }
+
+  /** A member's request tied to no call in flight goes on the group session's own stream. */
+  override request(message: JSONRPCRequest, timeoutMs: number, signal?: AbortSignal): Promise<JSONRPCResponse | JSONRPCError> {
+    return this.outgoing.send(
+      message,
+      (json) => {
+        if (!this.group.stream?.open) return false;
+        this.group.stream.message(json);
+        return true;
+      },
+      timeoutMs,
+      signal,
+    );
   }
 }
 
@@ -118,6 +135,8 @@ export class GroupFace {
       tools?: { forService(service: ServiceSpec): Promise<ToolOverrides> };
       events: ConfigEvents;
       logger: Logger;
+      /** Several replicas: a client's answer to a request another replica sent (dispatcher.ts). */
+      answers?: DispatchDeps['answers'];
     },
   ) {
     deps.events.on((e) => {
@@ -163,22 +182,16 @@ export class GroupFace {
     this.standIns.set(group.id, group);
     // The switches as this request's authentication read them: fresh after every 'user.changed'.
     this.switchedOff.set(user.id, { at: Date.now(), value: user.switchedOff });
-    return {
-      id: groupStandInId(group.id),
-      name: group.name,
-      displayName: group.displayName,
-      type: 'stdio',
-      command: '',
-      args: [],
-      env: {},
-      headers: {},
-      secretEnvNames: [],
-      installDir: '',
-      enabled: true,
-      isolation: 'shared',
-      rpdLimit: 0,
-      updatedAt: 0,
-    };
+    return standInSpec(group);
+  }
+
+  /**
+   * The stand-in of a group this replica has served (a legacy session's stream was opened here): what a
+   * POST for that session forwarded by another replica, which checked the caller, is dispatched with.
+   */
+  standInOf(standInId: number): ServiceSpec | undefined {
+    const group = this.standIns.get(-standInId);
+    return group && standInSpec(group);
   }
 
   private async group(name: string): Promise<GroupSpec | undefined> {
@@ -298,6 +311,8 @@ export class GroupFace {
         target.response(rpcErrorJson(r.id, RpcCode.ServerError, `Group not found: ${stand.name}`));
       return;
     }
+    // The client's answers to the members' server-to-client requests: the member that asked takes it.
+    for (const answer of messages.filter(isResponse)) if (!this.takeAnswer(session, answer)) this.deps.answers?.elsewhere(session, answer);
     for (const n of messages.filter(isNotification)) await this.notification(session, group, n);
     const requests = messages.filter(isRequest);
     await Promise.all(
@@ -307,6 +322,12 @@ export class GroupFace {
           : this.request(session, group, r, target, scope, requests.length === 1 ? bodyBytes : undefined),
       ),
     );
+  }
+
+  /** A client's answer to a member's server-to-client request: true when a member of this session asked it. */
+  takeAnswer(session: DownstreamSession, answer: JSONRPCResponse | JSONRPCError): boolean {
+    for (const m of this.members.get(session)?.values() ?? []) if (m.outgoing.answer(answer)) return true;
+    return false;
   }
 
   /** Cancellations go to the member the request went to; initialized and the rest end here. */
@@ -386,6 +407,8 @@ export class GroupFace {
       {
         notification: (json) => target.notification(json),
         response: done,
+        // A member's sampling, elicitation or roots request goes where the group call's answer goes.
+        serverRequest: target.serverRequest?.bind(target),
         locale: target.locale,
         // The 2026-07-28 era answers a member's server-to-client request through the group's client (modern.ts).
         ...(target.ask ? { ask: target.ask.bind(target) } : {}),
@@ -538,6 +561,26 @@ export class GroupFace {
     }
     return items;
   }
+}
+
+/** What the proxy's transports and limits see of a group: a service of its own, under a negative id. */
+function standInSpec(group: GroupSpec): ServiceSpec {
+  return {
+    id: groupStandInId(group.id),
+    name: group.name,
+    displayName: group.displayName,
+    type: 'stdio',
+    command: '',
+    args: [],
+    env: {},
+    headers: {},
+    secretEnvNames: [],
+    installDir: '',
+    enabled: true,
+    isolation: 'shared',
+    rpdLimit: 0,
+    updatedAt: 0,
+  };
 }
 
 const NOWHERE: ReplyTarget = { notification() {}, response() {} };

@@ -17,11 +17,15 @@ const LEGACY_VERSION = '2024-11-05';
 export class LegacySse {
   constructor(private readonly deps: ProxyDeps) {
     // Several replicas: POSTs that reached another replica are passed on to the one holding the stream.
-    deps.legacyRelay?.serve((post, service) => {
-      const session = this.deps.sessions.get(post.sessionId);
-      if (session?.transport !== 'legacy' || session.userId !== post.userId || session.serviceId !== post.serviceId) return undefined;
-      return this.deps.dispatcher.dispatch(session, service, post.messages, new StreamReply(session), session.calls, post.bytes);
-    });
+    deps.legacyRelay?.serve(
+      deps.prefix ?? '/proxy',
+      (post, service) => {
+        const session = this.deps.sessions.get(post.sessionId);
+        if (session?.transport !== 'legacy' || session.userId !== post.userId || session.serviceId !== post.serviceId) return undefined;
+        return this.deps.dispatcher.dispatch(session, service, post.messages, new StreamReply(session), session.calls, post.bytes);
+      },
+      deps.relayLookup,
+    );
   }
 
   async open(req: ProxyRequest, res: ServerResponse): Promise<void> {
@@ -81,7 +85,11 @@ export class LegacySse {
   ): Promise<void> {
     const post = await this.deps.abuse.readMessages(req.raw, req.ip);
     if ('status' in post) return sendFailure(res, post);
-    const taken = await this.deps.legacyRelay?.forward(owner, { ...to, messages: post.messages, bytes: post.bytes });
+    const taken = await this.deps.legacyRelay?.forward(owner, this.deps.prefix ?? '/proxy', {
+      ...to,
+      messages: post.messages,
+      bytes: post.bytes,
+    });
     if (!taken) return sendFailure(res, failures.sessionNotFound());
     res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
   }

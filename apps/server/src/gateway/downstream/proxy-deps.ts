@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Secrets } from '../../infra/secrets.js';
+import type { ServiceSpec } from '../catalog.js';
 import type { AbuseGuard } from './abuse.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { LegacyRelay } from './legacy-relay.js';
@@ -21,6 +22,8 @@ export interface ProxyDeps {
   abuse: AbuseGuard;
   /** Several replicas (REDIS_URL): legacy SSE POSTs forwarded to the replica holding the stream. */
   legacyRelay?: LegacyRelay;
+  /** How the replica holding a legacy stream finds what a forwarded POST is for (default: the service by id). */
+  relayLookup?: (serviceId: number) => Promise<ServiceSpec | undefined>;
   /** Where the routes are mounted: `/proxy` (default) or `/group` (the legacy transport's message URL). */
   prefix?: '/proxy' | '/group';
 }

@@ -31,6 +31,8 @@ export class SessionRegistry {
   constructor(
     private readonly pool: UpstreamPool,
     limits: SessionLimits = DEFAULT_LIMITS,
+    /** Several replicas: this one's id, named in the ids of the server-to-client requests its sessions send. */
+    private readonly replicaId?: string,
   ) {
     this.limits = { ...limits };
     this.timer = setInterval(() => this.sweep(), limits.sweepMs);
@@ -54,6 +56,7 @@ export class SessionRegistry {
 
   add(session: DownstreamSession): void {
     this.sessions.set(session.key, session);
+    if (this.replicaId) session.outgoing.replica = this.replicaId;
     let mine = this.byUser.get(session.userId);
     if (!mine) {
       mine = new Set();

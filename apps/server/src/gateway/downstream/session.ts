@@ -32,6 +32,8 @@ export interface SessionInit {
   initParams: InitializeParams;
   /** When the revocation list was last read for this id (0: never). */
   revocationCheckedAt?: number;
+  /** The prefix of the ids of its server-to-client requests (default `toolport-<first 8 of peerId>`). */
+  requestPrefix?: string;
 }
 
 /**
@@ -87,7 +89,7 @@ export class DownstreamSession implements SessionPeer {
     this.protocolVersion = init.protocolVersion;
     this.initParams = init.initParams;
     this.revocationCheckedAt = init.revocationCheckedAt ?? 0;
-    this.outgoing = new ClientRequests(`toolport-${init.peerId.slice(0, 8)}`);
+    this.outgoing = new ClientRequests(init.requestPrefix ?? `toolport-${init.peerId.slice(0, 8)}`);
   }
 
   notify(message: JSONRPCNotification): void {
@@ -109,7 +111,7 @@ export class DownstreamSession implements SessionPeer {
   }
 
   /** A server-to-client request tied to none of this client's requests: on the standalone stream. */
-  request(message: JSONRPCRequest, timeoutMs: number): Promise<JSONRPCResponse | JSONRPCError> {
+  request(message: JSONRPCRequest, timeoutMs: number, signal?: AbortSignal): Promise<JSONRPCResponse | JSONRPCError> {
     return this.outgoing.send(
       message,
       (json) => {
@@ -118,6 +120,7 @@ export class DownstreamSession implements SessionPeer {
         return true;
       },
       timeoutMs,
+      signal,
     );
   }
 

@@ -4,6 +4,7 @@ import type {
   JSONRPCMessage,
   JSONRPCNotification,
   JSONRPCRequest,
+  RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { HealthStatus, RequestSink, SessionPeer, UpstreamLink } from '../link-api.js';
@@ -56,6 +57,8 @@ export class Link implements UpstreamLink {
   private clientParams: InitializeRequest['params'] | undefined;
   private readonly mux: Multiplexer;
   private readonly unrouted: LineLimiter;
+  /** The upstream's requests relayed to a client and not answered yet, by the upstream's id: how to withdraw each. */
+  private readonly relayed = new Map<RequestId, AbortController>();
 
   constructor(private readonly opts: LinkOptions) {
     this.spec = opts.spec;
@@ -67,6 +70,7 @@ export class Link implements UpstreamLink {
       transmit: (pending) => this.transmit(pending),
       post: (message) => this.post(message),
       serverRequest: (request, origin) => this.serverRequest(request, origin),
+      serverCancelled: (id, reason) => this.relayed.get(id)?.abort(reason ?? 'cancelled by the tool server'),
       callTimeoutMs: () => (opts.deps.options.int('UpstreamCallTimeoutSeconds') || 300) * 1000,
       logUnrouted: (message) => this.unrouted.offer(`${message.method}: ${JSON.stringify(message.params ?? {})}`),
       touch: () => {
@@ -304,6 +308,7 @@ export class Link implements UpstreamLink {
     void channel?.close();
     this.lastError = reason;
     this.mux.failAll(`upstream unavailable: ${reason}`);
+    this.withdrawRelayed(`the tool server is gone: ${reason}`);
     if (this.wanted()) {
       const delay = this.backoff.failed();
       this.restartAt = Date.now() + delay;
@@ -332,6 +337,7 @@ export class Link implements UpstreamLink {
     this.channel = undefined;
     this.setState(next);
     this.mux.failAll(`upstream unavailable: ${reason}`);
+    this.withdrawRelayed(`the tool server stopped: ${reason}`);
     await channel?.close();
   }
 
@@ -461,13 +467,38 @@ export class Link implements UpstreamLink {
       refuse(GatewayErrorCode.MethodNotFound, `${request.method} is not available: the client cannot receive requests`);
       return;
     }
-    relay(request, timeoutMs).then(
-      (answer) => this.post({ ...answer, id: request.id } as JSONRPCMessage),
+    // The upstream may withdraw it (notifications/cancelled), and a connection that ends takes it along.
+    const withdrawal = new AbortController();
+    this.relayed.get(request.id)?.abort('the tool server sent another request under the same id');
+    this.relayed.set(request.id, withdrawal);
+    const settled = () => {
+      if (this.relayed.get(request.id) === withdrawal) this.relayed.delete(request.id);
+    };
+    relay(request, timeoutMs, withdrawal.signal).then(
+      (answer) => {
+        settled();
+        this.post({ ...answer, id: request.id } as JSONRPCMessage);
+      },
       (err) => {
+        settled();
+        // Withdrawn: a cancelled request gets no answer (MCP cancellation).
+        if (withdrawal.signal.aborted) return;
         if (request.method === 'ping') this.post({ jsonrpc: '2.0', id: request.id, result: {} });
         else refuse(GatewayErrorCode.NotRelayed, `${request.method} could not be relayed to the client: ${errorText(err)}`);
       },
     );
+  }
+
+  /** Requests of an upstream connection that is gone: their clients are told they are withdrawn. */
+  private withdrawRelayed(reason: string): void {
+    const all = [...this.relayed.values()];
+    this.relayed.clear();
+    for (const each of all) each.abort(reason);
+  }
+
+  /** Server-to-client requests of this link still waiting for their client (tests: nothing leaks). */
+  get relayedCount(): number {
+    return this.relayed.size;
   }
 
   private log(level: 'info' | 'warn' | 'error', message: string): void {

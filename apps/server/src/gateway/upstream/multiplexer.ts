@@ -68,6 +68,8 @@ export interface MultiplexerHost {
    * request that caused it when that is certain (`origin`; see Multiplexer.originOf).
    */
   serverRequest(request: JSONRPCRequest, origin: Pending | undefined): void;
+  /** The upstream withdrew one of its own requests (`notifications/cancelled` naming its id). */
+  serverCancelled(requestId: RequestId, reason: string | undefined): void;
   callTimeoutMs(): number;
   /** A message nobody may receive: kept in the service log instead. */
   logUnrouted(message: JSONRPCNotification): void;
@@ -390,7 +392,13 @@ export class Multiplexer {
       for (const id of this.subscriptions.subscribers(uri)) this.sessions.get(id)?.notify(message);
       return;
     }
-    if (method === 'notifications/cancelled') return;
+    if (method === 'notifications/cancelled') {
+      // Only the upstream's own requests are its to cancel: those relayed to a client (link.ts).
+      const id = message.params?.requestId;
+      const reason = message.params?.reason;
+      if (typeof id === 'string' || typeof id === 'number') this.host.serverCancelled(id, typeof reason === 'string' ? reason : undefined);
+      return;
+    }
     this.routeUnattributed(message);
   }
 
