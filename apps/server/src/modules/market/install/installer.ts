@@ -27,6 +27,8 @@ export interface InstallTarget {
   marketSource: MarketSourceName;
   plan: InstallPlan;
   envVars: EnvVarDeclaration[];
+  /** One process for every client session (the default), or one per session (batch import). */
+  isolation?: 'shared' | 'session';
 }
 
 const isUniqueViolation = (err: unknown): boolean => {
@@ -203,7 +205,7 @@ export class MarketInstaller {
       install_dir: remote ? '' : storedInstallDir(dataDir, packageDirOf(dataDir, target.plan.kind as 'npm' | 'pypi', name)),
       // Nothing runs it until the install has completed its handshake.
       enabled: 0,
-      isolation: 'shared',
+      isolation: target.isolation ?? 'shared',
       rpd_limit: 0,
       health_status: 'installing',
       health_details: '',
