@@ -32,6 +32,8 @@ export async function startBenchApp(opts: { prefix: string; logLevel?: string })
     ADMIN_PASSWORD: 'bench-admin-password',
     SECRET_KEY: 'bench-secret-key-that-is-long-enough-0123456789',
     LOG_LEVEL: process.env.LOG_LEVEL ?? opts.logLevel ?? 'warn',
+    // metering.bench.ts runs the deferred count writes beside the durable ones (the default).
+    ...(process.env.METER_COUNT_WRITES ? { METER_COUNT_WRITES: process.env.METER_COUNT_WRITES } : {}),
   });
   const database = openDatabase(config);
   const { app, ctx } = await buildApp({ config, database, logger: createLogger(config.logLevel), print: () => undefined });

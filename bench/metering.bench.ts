@@ -2,20 +2,24 @@
  * Cost of crash-durable metering (issue 14, item 3; decision 0021); not part of `npm test`. From the
  * repository root:
  *
- *   npx tsx bench/metering.bench.ts                       # before = the tree at BENCH_BEFORE (default 7a1c9d4)
- *   BENCH_BEFORE=<commit> BENCH_ROUNDS=3 npx tsx bench/metering.bench.ts
+ *   npx tsx bench/metering.bench.ts                       # deferred vs durable count writes, this tree
+ *   BENCH_ROUNDS=5 BENCH_SECONDS=10 npx tsx bench/metering.bench.ts
+ *   BENCH_BEFORE=<commit> npx tsx bench/metering.bench.ts # this tree against the gateway at <commit>
  *
- * Extracts the gateway at the `before` commit into the temporary directory (`git archive`; it
- * resolves its dependencies through a link to this checkout's node_modules), then, alternating before and after in
- * the same run so that both meet the same machine load, measures each gateway (the real app on
- * SQLite, server-everything over stdio, every call metered, bench/gateway-target.ts): sequential
- * `tools/call echo` p50 over one keep-alive socket, and calls per second at 10 and 50 sessions. The
- * report gives the median over the rounds and the after/before ratio.
+ * By default both sides are this tree's gateway (the real app on SQLite, server-everything over stdio,
+ * every call metered, bench/gateway-target.ts): `before` with METER_COUNT_WRITES=deferred (counts written
+ * by the once-a-second flush, as before decision 0021), `after` with the default durable writes (each
+ * event-loop turn's counts in one transaction before the calls go upstream). With BENCH_BEFORE the
+ * `before` side is the gateway at that commit instead, extracted into the temporary directory (`git
+ * archive`; it resolves its dependencies through a link to this checkout's node_modules). Before and after
+ * alternate in the same run so that both meet the same machine load: sequential `tools/call echo` p50 over
+ * one keep-alive socket, and calls per second at 10 and 50 sessions. The report gives the median over the
+ * rounds, the after/before ratio, and the load average at the start and the end.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type LeanSession, openLeanSession } from './lean-client.js';
@@ -23,7 +27,8 @@ import { pinSelf, startGateway } from './targets.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
-const BEFORE = process.env.BENCH_BEFORE ?? '7a1c9d4';
+/** A commit to compare with; unset: this tree with deferred count writes. */
+const BEFORE = process.env.BENCH_BEFORE ?? '';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SEQUENTIAL_CALLS = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
@@ -95,8 +100,8 @@ interface Figures {
   c50: number;
 }
 
-async function measure(script: string | undefined): Promise<Figures> {
-  const gateway = await startGateway(script);
+async function measure(script: string | undefined, env: Record<string, string> = {}): Promise<Figures> {
+  const gateway = await startGateway(script, env);
   try {
     const endpoint = `${gateway.url}/proxy/everything/mcp`;
     const p50 = await sequentialP50(endpoint, gateway.keys[0] as string);
@@ -112,11 +117,17 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 async function main(): Promise<void> {
   pinSelf();
-  const beforeScript = beforeTree();
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ');
+  const loadAtStart = load();
+  const beforeScript = BEFORE ? beforeTree() : undefined;
+  const beforeEnv: Record<string, string> = BEFORE ? {} : { METER_COUNT_WRITES: 'deferred' };
   const runs: { before: Figures[]; after: Figures[] } = { before: [], after: [] };
   for (let round = 1; round <= ROUNDS; round += 1) {
-    runs.before.push(await measure(beforeScript));
-    runs.after.push(await measure(undefined));
+    runs.before.push(await measure(beforeScript, beforeEnv));
+    runs.after.push(await measure(undefined, { METER_COUNT_WRITES: 'durable' }));
     process.stderr.write(`round ${round}: before ${JSON.stringify(runs.before.at(-1))} after ${JSON.stringify(runs.after.at(-1))}\n`);
   }
   const pick = (k: keyof Figures) => ({ before: median(runs.before.map((f) => f[k])), after: median(runs.after.map((f) => f[k])) });
@@ -126,7 +137,7 @@ async function main(): Promise<void> {
     ['calls/s, 50 sessions', pick('c50'), 0],
   ] as const;
   const lines = [
-    `Metering before (${BEFORE}) and after, median of ${ROUNDS} alternating rounds, ${SECONDS} s per load step:`,
+    `Metering before (${BEFORE || 'deferred count writes'}) and after (durable count writes), median of ${ROUNDS} alternating rounds, ${SECONDS} s per load step; load average ${loadAtStart} at the start, ${load()} at the end:`,
     '',
     '| measure | before | after | after / before |',
     '| --- | ---: | ---: | ---: |',

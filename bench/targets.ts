@@ -56,14 +56,20 @@ export interface GatewayTarget {
 
 /** Toolport's gateway in its own process, pinned to the target core (its stdio upstream inherits the pinning). */
 /** `script`: another copy of gateway-target.ts (metering.bench.ts runs the previous meter's tree side by side). */
-export async function startGateway(script = path.join(here, 'gateway-target.ts')): Promise<GatewayTarget> {
+/** `env`: variables added to the gateway process's environment (METER_COUNT_WRITES, say). */
+export async function startGateway(
+  script = path.join(here, 'gateway-target.ts'),
+  env: Record<string, string> = {},
+): Promise<GatewayTarget> {
   const [command, args] = pinned(process.execPath, ['--expose-gc', '--import', 'tsx', script]);
+  const childEnv = { ...process.env, ...env };
   // fork() needs a Node script; with taskset in front, spawn with an IPC channel instead.
   const child: ChildProcess = hasTaskset
-    ? spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: path.join(here, '..') })
+    ? spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: path.join(here, '..'), env: childEnv })
     : fork(script, [], {
         execArgv: ['--expose-gc', '--import', 'tsx'],
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        env: childEnv,
       });
   const ready = await new Promise<{ url: string; keys: string[] }>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`gateway exited early (${code})`)));

@@ -90,6 +90,8 @@ const EnvSchema = z.object({
   OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).default('toolport'),
   WEB_DIST_DIR: z.string().optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** For benchmarks only: `deferred` writes counts once a second as before decision 0021 (not crash-durable). */
+  METER_COUNT_WRITES: z.enum(['durable', 'deferred']).default('durable'),
   // Abuse limits (docs/operations.md, "Abuse limits").
   PROXY_MAX_CALLS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(32),
   PROXY_MAX_SESSIONS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(100),
@@ -163,6 +165,11 @@ export type Config = {
   webDistDir: string | undefined;
   /** How long SIGTERM/SIGINT wait for proxied calls in flight before ending them (server.ts). */
   shutdownGraceMs: number;
+  /**
+   * METER_COUNT_WRITES: `durable` (default) writes each event-loop turn's counts before the calls go upstream;
+   * `deferred` only with the once-a-second flush, as before, so that a benchmark can compare both in one run.
+   */
+  meterCountWrites: 'durable' | 'deferred';
   /** Abuse limits of the proxy and the HTTP server (docs/operations.md, "Abuse limits"). */
   abuse: AbuseLimits;
   /** Host names and browser origins the MCP endpoints accept besides the defaults (origin-policy.ts). */
@@ -269,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tracing: { otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
     webDistDir: e.WEB_DIST_DIR,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    meterCountWrites: e.METER_COUNT_WRITES,
     abuse: {
       callsInFlight: e.PROXY_MAX_CALLS_IN_FLIGHT,
       sessionsPerUser: e.PROXY_MAX_SESSIONS_PER_USER,

@@ -215,7 +215,7 @@ describe.each(engines)('Prometheus metrics at /metrics on %s', (engine) => {
         serviceId,
         serviceName: name,
         taskId,
-        plan: { kind: 'remote', transport: 'streamableHttp', url, headers: {} },
+        plan: { kind: 'remote', transport: 'streamableHttp', url, headers: {}, variables: [] },
         secretValues: [],
       };
     };

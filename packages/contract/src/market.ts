@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GroupMode } from './groups.js';
-import { EnvVarDeclaration, TaskId } from './services.js';
+import { EnvVarDeclaration, Isolation, TaskId } from './services.js';
 
 /** Where a marketplace package comes from; also the `package_manager` of a result. */
 export const marketSources = ['npm', 'pypi', 'mcp_registry'] as const;
@@ -87,6 +87,8 @@ export const McpServerEntry = z.object({
   type: z.enum(['stdio', 'sse', 'http', 'streamableHttp']).optional(),
   url: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  /** Toolport's own key (other clients ignore it): `session` gives each client session a process of its own. */
+  isolation: Isolation.optional(),
 });
 export type McpServerEntry = z.infer<typeof McpServerEntry>;
 

@@ -5,6 +5,19 @@ import { AccessList } from './groups.js';
 /** Multi-line `KEY=VALUE` text as the console sends it, or the same as a JSON object. */
 const KeyValueInput = z.union([z.string().max(65_536), z.record(z.string(), z.unknown())]);
 
+/**
+ * How a service's processes are shared: one for every client session, or one per client session
+ * (for servers that keep per-client state), capped per user and service.
+ */
+export const Isolation = z.enum(['shared', 'session']);
+export type Isolation = z.infer<typeof Isolation>;
+
+/**
+ * Isolated ('session') processes one user may hold on one service at once. At the cap the user's link idle
+ * longest makes room; the console shows the number where isolation is chosen.
+ */
+export const ISOLATED_SESSIONS_PER_USER = 10;
+
 /** `POST /mcp_market/custom_service` (docs/console.md §2.7, §5). Deeper rules are checked by the server. */
 export const CustomServiceRequest = z.object({
   name: z.string().max(256).default(''),
@@ -14,6 +27,8 @@ export const CustomServiceRequest = z.object({
   url: z.string().max(4096).optional().default(''),
   headers: KeyValueInput.optional(),
   description: z.string().max(2000).optional().default(''),
+  /** Absent: shared. */
+  isolation: Isolation.optional(),
 });
 export type CustomServiceRequest = z.infer<typeof CustomServiceRequest>;
 
@@ -43,7 +58,7 @@ export const UpdateServiceRequest = z.object({
   /** Who may use the service (issue 17); absent keeps it. */
   access: AccessList.optional(),
   /** stdio: one process shared by every client session, or one per client session (capped per user). */
-  isolation: z.enum(['shared', 'session']).optional(),
+  isolation: Isolation.optional(),
 });
 export type UpdateServiceRequest = z.infer<typeof UpdateServiceRequest>;
 
@@ -86,7 +101,7 @@ export const InstalledService = z.object({
   switched_off_by_me: z.boolean(),
   /** Admins only (empty for others): usernames of the users who switched the service off for themselves. */
   switched_off_by: z.array(z.string()),
-  isolation: z.enum(['shared', 'session']),
+  isolation: Isolation,
   health_status: z.string(),
   health_details: z.string(),
   /** Unix milliseconds of the last health check, null before the first. */

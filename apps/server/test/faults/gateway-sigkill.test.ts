@@ -1,11 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, ensureBuiltCli, exitOf, freePort, runCli, waitUntilReady } from '../built-cli.js';
+import { type CliRun, exitOf } from '../built-cli.js';
 import { FIXTURE_SERVER } from '../fixtures/upstream-kit.js';
 import { connect, type McpClient, textOf, until } from '../gateway/clients.js';
+import { killedServerKit } from './killed-server-kit.js';
 
 const ADMIN_PASSWORD = 'sigkill-test-password';
 const SECRET_KEY = 'sigkill-test-secret-key-0123456789abcdef';
@@ -53,76 +51,39 @@ interface Snapshot {
  * and every count, install, request record and log line committed before the kill is still there.
  */
 describe('SIGKILL of the gateway under load', () => {
-  let root: string;
-  let dataDir: string;
+  const kit = killedServerKit('sigkill', { adminPassword: ADMIN_PASSWORD, secretKey: SECRET_KEY });
+  const { api } = kit;
   const clients: McpClient[] = [];
 
-  const start = async () => {
-    const port = await freePort();
-    const run = runCli(['start'], { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), ADMIN_PASSWORD, SECRET_KEY });
-    await waitUntilReady(run, port);
-    return { run, port, url: `http://127.0.0.1:${port}` };
-  };
-  const api = async (url: string, method: string, route: string, token?: string, body?: unknown) => {
-    const res = await fetch(`${url}${route}`, {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    const json = (await res.json()) as { data?: unknown; message?: string };
-    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${json.message}`);
-    return json.data;
-  };
   /** What is committed, read through a separate read-only connection. */
-  const snapshot = (): Snapshot => {
-    const db = new SQLite(path.join(dataDir, 'toolport.db'), { readonly: true });
-    try {
-      return {
-        integrity: db.prepare('pragma integrity_check').pluck().get() as string,
-        counted: Number(db.prepare('select coalesce(sum(request_count), 0) from daily_counters').pluck().get()),
-        records: db.prepare('select id, service_id, user_id, target, outcome from request_records order by id').all(),
-        logs: db.prepare('select id, service_id, level, message from service_logs order by id').all(),
-        services: db.prepare('select id, name, command, args_json, enabled from services order by id').all(),
-      };
-    } finally {
-      db.close();
-    }
-  };
+  const snapshot = (): Snapshot =>
+    kit.committed((db) => ({
+      integrity: db.prepare('pragma integrity_check').pluck().get() as string,
+      counted: Number(db.prepare('select coalesce(sum(request_count), 0) from daily_counters').pluck().get()),
+      records: db.prepare('select id, service_id, user_id, target, outcome from request_records order by id').all(),
+      logs: db.prepare('select id, service_id, level, message from service_logs order by id').all(),
+      services: db.prepare('select id, name, command, args_json, enabled from services order by id').all(),
+    }));
 
-  beforeAll(async () => {
-    await ensureBuiltCli();
-    root = mkdtempSync(path.join(tmpdir(), 'toolport-sigkill-'));
-    dataDir = path.join(root, 'data');
-  });
+  beforeAll(() => kit.prepare());
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-    rmSync(root, { recursive: true, force: true });
+    kit.cleanUp();
   });
 
   it('leaves nothing running after the next start and loses nothing committed', { timeout: 90_000 }, async () => {
     let run: CliRun | undefined;
-    const first = await start();
+    const first = await kit.start();
     run = first.run;
     try {
-      const token = (
-        (await api(first.url, 'POST', '/api/auth/login', undefined, { username: 'root', password: ADMIN_PASSWORD })) as {
-          access_token: string;
-        }
-      ).access_token;
-      const created = (await api(first.url, 'POST', '/api/mcp_market/custom_service', token, {
-        name: 'fixture',
-        type: 'stdio',
-        // A shell as leader; the server starts a child of its own that ignores SIGTERM and stdin's end.
-        command: `/bin/sh -c 'FIXTURE_MODE=fork-child ${process.execPath} ${FIXTURE_SERVER}; exit'`,
-      })) as { service_id: number; task_id?: string };
-      if (created.task_id) {
-        await until(
-          async () =>
-            ((await api(first.url, 'GET', `/api/mcp_market/install_status/${created.task_id}`, token)) as { status: string }).status ===
-            'completed',
-          'the service to be installed',
-        );
-      }
+      const token = await kit.login(first.url);
+      // A shell as leader; the server starts a child of its own that ignores SIGTERM and stdin's end.
+      await kit.addStdioService(
+        first.url,
+        token,
+        'fixture',
+        `/bin/sh -c 'FIXTURE_MODE=fork-child ${process.execPath} ${FIXTURE_SERVER}; exit'`,
+      );
       const key = (await api(first.url, 'GET', '/api/user/token', token)) as string;
       for (let i = 0; i < 3; i++) clients.push(await connect(first.url, 'fixture', key, { sdk: i === 2 ? 'v2' : 'v1', wire: 'http' }));
 
@@ -157,7 +118,7 @@ describe('SIGKILL of the gateway under load', () => {
       await new Promise((r) => setTimeout(r, 500));
       expect(alive(childPid)).toBe(true);
 
-      const second = await start();
+      const second = await kit.start();
       run = second.run;
       // The next start on the same DATA_DIR killed the previous run's processes.
       await until(() => upstream.filter(alive).length === 0, 'the leftovers to be killed', 5_000);

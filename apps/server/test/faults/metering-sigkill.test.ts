@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, ensureBuiltCli, exitOf, freePort, runCli, waitUntilReady } from '../built-cli.js';
+import { type CliRun, exitOf } from '../built-cli.js';
 import { FIXTURE_SERVER } from '../fixtures/upstream-kit.js';
-import { connect, type McpClient, textOf, until } from '../gateway/clients.js';
+import { connect, type McpClient, textOf } from '../gateway/clients.js';
+import { killedServerKit } from './killed-server-kit.js';
 
 const ADMIN_PASSWORD = 'metering-kill-password';
 const SECRET_KEY = 'metering-kill-secret-key-0123456789abcdef';
@@ -21,79 +18,33 @@ const CLIENTS = 8;
  * the count: the user gets exactly `rpd_limit` calls that day, not `rpd_limit` more.
  */
 describe('SIGKILL right after answered calls: counts and the daily limit survive', () => {
-  let root: string;
-  let dataDir: string;
+  const kit = killedServerKit('metering-kill', { adminPassword: ADMIN_PASSWORD, secretKey: SECRET_KEY });
+  const { api } = kit;
   const clients: McpClient[] = [];
 
-  const start = async () => {
-    const port = await freePort();
-    const run = runCli(['start'], { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), ADMIN_PASSWORD, SECRET_KEY });
-    await waitUntilReady(run, port);
-    return { run, url: `http://127.0.0.1:${port}` };
-  };
-  const api = async (url: string, method: string, route: string, token?: string, body?: unknown) => {
-    const res = await fetch(`${url}${route}`, {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    const json = (await res.json()) as { data?: unknown; message?: string };
-    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${json.message}`);
-    return json.data;
-  };
-  const login = async (url: string) =>
-    ((await api(url, 'POST', '/api/auth/login', undefined, { username: 'root', password: ADMIN_PASSWORD })) as { access_token: string })
-      .access_token;
   /** What is committed, read through a separate read-only connection. */
-  const committed = (serviceId: number) => {
-    const db = new SQLite(path.join(dataDir, 'toolport.db'), { readonly: true });
-    try {
-      return {
-        counted: Number(
-          db.prepare('select coalesce(sum(request_count), 0) from daily_counters where service_id = ?').pluck().get(serviceId),
-        ),
-        okRecords: Number(
-          db.prepare("select count(*) from request_records where service_id = ? and outcome = 'ok'").pluck().get(serviceId),
-        ),
-        rollup: Number(
-          db.prepare('select coalesce(sum(request_count), 0) from service_day_rollups where service_id = ?').pluck().get(serviceId),
-        ),
-      };
-    } finally {
-      db.close();
-    }
-  };
+  const committed = (serviceId: number) =>
+    kit.committed((db) => ({
+      counted: Number(db.prepare('select coalesce(sum(request_count), 0) from daily_counters where service_id = ?').pluck().get(serviceId)),
+      okRecords: Number(db.prepare("select count(*) from request_records where service_id = ? and outcome = 'ok'").pluck().get(serviceId)),
+      rollup: Number(
+        db.prepare('select coalesce(sum(request_count), 0) from service_day_rollups where service_id = ?').pluck().get(serviceId),
+      ),
+    }));
 
-  beforeAll(async () => {
-    await ensureBuiltCli();
-    root = mkdtempSync(path.join(tmpdir(), 'toolport-metering-kill-'));
-    dataDir = path.join(root, 'data');
-  });
+  beforeAll(() => kit.prepare());
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-    rmSync(root, { recursive: true, force: true });
+    kit.cleanUp();
   });
 
   it('keeps every answered call and the limit across a SIGKILL and restart', { timeout: 90_000 }, async () => {
     let run: CliRun | undefined;
-    const first = await start();
+    const first = await kit.start();
     run = first.run;
     try {
-      const token = await login(first.url);
-      const created = (await api(first.url, 'POST', '/api/mcp_market/custom_service', token, {
-        name: 'counted',
-        type: 'stdio',
-        command: `${process.execPath} ${FIXTURE_SERVER}`,
-      })) as { service_id: number; task_id?: string };
-      if (created.task_id) {
-        await until(
-          async () =>
-            ((await api(first.url, 'GET', `/api/mcp_market/install_status/${created.task_id}`, token)) as { status: string }).status ===
-            'completed',
-          'the service to be installed',
-        );
-      }
-      const serviceId = created.service_id;
+      const token = await kit.login(first.url);
+      const serviceId = await kit.addStdioService(first.url, token, 'counted', `${process.execPath} ${FIXTURE_SERVER}`);
       await api(first.url, 'PUT', `/api/mcp_services/${serviceId}`, token, { rpd_limit: LIMIT });
       const key = (await api(first.url, 'GET', '/api/user/token', token)) as string;
       for (let i = 0; i < CLIENTS; i++) clients.push(await connect(first.url, 'counted', key, { sdk: i % 2 ? 'v2' : 'v1', wire: 'http' }));
@@ -133,7 +84,7 @@ describe('SIGKILL right after answered calls: counts and the daily limit survive
       expect(afterKill.rollup).toBe(afterKill.okRecords);
 
       // Restarted on the same DATA_DIR: the day's limit carries on from the committed count.
-      const second = await start();
+      const second = await kit.start();
       run = second.run;
       const again = await connect(second.url, 'counted', key, { sdk: 'v1', wire: 'http' });
       clients.push(again);
@@ -150,7 +101,7 @@ describe('SIGKILL right after answered calls: counts and the daily limit survive
       expect(refusal).toMatch(/daily request limit exceeded: 300\/300/);
       expect(more).toBe(LIMIT - afterKill.counted);
       // The installed list, read right after the refusal, shows the limit enforced.
-      const token2 = await login(second.url);
+      const token2 = await kit.login(second.url);
       const installed = (await api(second.url, 'GET', '/api/mcp_market/installed', token2)) as {
         id: number;
         user_daily_request_count: number;

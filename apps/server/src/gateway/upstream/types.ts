@@ -1,4 +1,4 @@
-import type { OptionKey } from '@toolport/contract';
+import { ISOLATED_SESSIONS_PER_USER, type OptionKey } from '@toolport/contract';
 import type { Logger } from 'pino';
 import type { UpstreamMetrics } from '../../infra/metrics.js';
 import type { ServiceLog } from '../../infra/service-log.js';
@@ -48,7 +48,7 @@ export const defaultTuning: UpstreamTuning = {
   stableMs: 60_000,
   idleScanMs: 30_000,
   idleTimeoutMs: undefined,
-  perUserSessionLinks: 10,
+  perUserSessionLinks: ISOLATED_SESSIONS_PER_USER,
   stderrLinesPerSecond: 20,
   maxRestartWaitMs: 5_000,
 };

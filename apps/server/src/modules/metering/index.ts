@@ -10,7 +10,7 @@ export interface MeteringDeps {
   db: Db;
   logger: Logger;
   /** With REDIS_URL the daily limits are counted in Redis, so that every replica sees the same count. */
-  config: Pick<Config, 'redisUrl' | 'redisPrefix'>;
+  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'meterCountWrites'>;
   /** The TimeZone preference, read on every call so that a change applies at once. */
   timeZone: () => string;
 }
@@ -26,7 +26,13 @@ export interface MeteringModule {
 export async function createMeteringModule(deps: MeteringDeps): Promise<MeteringModule> {
   const { redisUrl, redisPrefix } = deps.config;
   const redis = redisUrl ? await RedisAdmission.connect(redisUrl, `${redisPrefix}rpd:`) : undefined;
-  const meter = new DbMeter({ db: deps.db, logger: deps.logger, timeZone: deps.timeZone, redis });
+  const meter = new DbMeter({
+    db: deps.db,
+    logger: deps.logger,
+    timeZone: deps.timeZone,
+    redis,
+    deferCountWrites: deps.config.meterCountWrites === 'deferred',
+  });
   return {
     meter,
     async close() {

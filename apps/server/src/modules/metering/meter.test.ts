@@ -115,6 +115,17 @@ describe.each(engines)('metering on %s', (engine) => {
     expect(await admitMany(meter, service, 8, 40)).toBe(37);
   });
 
+  it('writes a count before admit returns; the bench-only deferred mode leaves it to the flush', async () => {
+    const service = serviceWith(0);
+    await meterOf().admit(service, 21);
+    expect((await stored(service.id, 21))?.request_count).toBe(1);
+    const deferred = new DbMeter({ db: t.ctx.db, logger: t.ctx.logger, timeZone: () => 'UTC', deferCountWrites: true });
+    await deferred.admit(service, 22);
+    expect(await stored(service.id, 22)).toBeUndefined();
+    await deferred.flush();
+    expect((await stored(service.id, 22))?.request_count).toBe(1);
+  });
+
   it('counts a batch once when the answer to its commit is lost, and again when it never committed', async () => {
     // What a connection cut does to a write: PostgreSQL may have committed it (the answer never came
     // back) or not (the commit never arrived). Both throw the same error at the meter.

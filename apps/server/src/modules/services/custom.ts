@@ -28,6 +28,8 @@ export interface CustomDraft {
   packageManager: string;
   env: Record<string, string>;
   headers: Record<string, string>;
+  /** One process for every client session, or one per session. */
+  isolation: 'shared' | 'session';
 }
 
 const commandErrors: Record<CommandLineError['reason'], MessageKey> = {
@@ -113,7 +115,13 @@ export function draftCustomService(req: CustomServiceRequest): CustomDraft {
   const given = req.name.trim();
   if (!given) throw new AppError(400, 'service.name_required');
   const displayName = checkedDisplayName(given);
-  const common = { displayName, description: req.description.trim(), type: req.type, name: SERVICE_NAME.test(given) ? given : undefined };
+  const common = {
+    displayName,
+    description: req.description.trim(),
+    type: req.type,
+    name: SERVICE_NAME.test(given) ? given : undefined,
+    isolation: req.isolation ?? 'shared',
+  };
 
   if (req.type === 'stdio') {
     const cmd = stdioPart(req.command);

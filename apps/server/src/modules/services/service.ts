@@ -170,7 +170,7 @@ export class ServicesService {
         env_schema_json: '[]',
         install_dir: '',
         enabled: 1,
-        isolation: 'shared',
+        isolation: draft.isolation,
         rpd_limit: 0,
         health_status: 'unknown',
         health_details: '',

@@ -140,6 +140,53 @@ describe('install and uninstall from the detail view (docs/console.md §2.10, §
     await waitFor(() => expect(api.callsTo('GET', '/api/mcp_market/package_details').length).toBeGreaterThan(loads));
   });
 
+  it('asks for the URL variables of an MCP Registry remote like environment variables: described, required ones enforced', async () => {
+    const name = 'io.github.acme/tenant-remote';
+    const { api } = await renderMarket(`/market/mcp_registry/${name}`, {
+      [DETAILS]: () =>
+        ok(
+          packageDetails(
+            { name, package_manager: 'mcp_registry' },
+            {
+              env_vars: [
+                envVar({ name: 'tenant', description: 'Your tenant identifier', is_secret: false }),
+                envVar({
+                  name: 'region',
+                  description: 'Deployment region (eu, us)',
+                  is_secret: false,
+                  optional: true,
+                  default_value: 'eu',
+                }),
+              ],
+            },
+          ),
+        ),
+      [INSTALL]: () => installStarted(),
+      'GET /api/mcp_market/install_status/t1': () => ok(installStatus({ status: 'completed', logs: ['ready'] })),
+    });
+    const user = userEvent.setup();
+    await screen.findByRole('heading', { level: 1, name });
+    await user.click(screen.getByRole('button', { name: 'Install' }));
+    const modal = await screen.findByRole('dialog', { name: 'Environment variables required' });
+    const tenant = within(modal).getByLabelText('tenant');
+    expect(tenant).toHaveAccessibleDescription('Your tenant identifier');
+    expect(tenant).toHaveAttribute('type', 'text');
+    // The one with a default is not asked for: the server fills it in.
+    expect(within(modal).queryByLabelText('region')).not.toBeInTheDocument();
+
+    await user.click(within(modal).getByRole('button', { name: 'Install' }));
+    expect(await within(modal).findByRole('alert')).toHaveTextContent('Please enter a value for tenant.');
+    expect(api.callsTo('POST', '/api/mcp_market/install_or_add_service')).toHaveLength(0);
+
+    await user.type(tenant, ' acme co {Enter}');
+    expect(await screen.findByRole('dialog', { name: 'Installation Complete' })).toBeInTheDocument();
+    expect(api.callsTo('POST', '/api/mcp_market/install_or_add_service')[0]?.body).toMatchObject({
+      package_name: name,
+      package_manager: 'mcp_registry',
+      user_provided_env_vars: { tenant: 'acme co' },
+    });
+  });
+
   it('keeps blocking while the value is a placeholder, and installs at once when nothing required is missing', async () => {
     const replies = [
       ok(packageDetails({}, { env_vars: [envVar()] })),

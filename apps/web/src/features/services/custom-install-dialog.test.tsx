@@ -164,6 +164,32 @@ describe('custom install dialog (docs/console.md §2.7, §5)', () => {
     const again = await open();
     expect(within(again).getByLabelText('Name')).toHaveValue('');
   });
+
+  it('offers isolation for stdio with the per-user cap beside it, and sends a process per session when chosen', async () => {
+    const { dialog, user, api } = await openCustomInstall({
+      'POST /api/mcp_market/custom_service': () =>
+        ok({ service_id: 7, name: 'everything', display_name: 'everything', status: 'installing', task_id: 'task-7' }, 'started'),
+      'GET /api/mcp_market/install_status/task-7': () =>
+        ok({ task_id: 'task-7', kind: 'custom', status: 'installing', logs: [], error_message: '' }),
+    });
+    // Remote types share one connection: no choice there.
+    expect(within(dialog).queryByLabelText('Isolation')).not.toBeInTheDocument();
+    await fillStdio(user, dialog);
+    const isolation = within(dialog).getByLabelText('Isolation');
+    expect(isolation).toHaveValue('shared');
+    expect(isolation).toHaveAccessibleDescription(/each user may run at most 10 such processes per service/);
+    await user.selectOptions(isolation, 'One process per client session');
+    await submit(user, dialog);
+    await advance(VALIDATION_SUCCESS_PAUSE_MS);
+    await waitFor(() => expect(api.callsTo('POST', '/api/mcp_market/custom_service')).toHaveLength(1));
+    expect(api.callsTo('POST', '/api/mcp_market/custom_service')[0]?.body).toEqual({
+      name: 'everything',
+      type: 'stdio',
+      command: 'npx -y @modelcontextprotocol/server-everything',
+      environments: {},
+      isolation: 'session',
+    });
+  });
 });
 
 describe('stdio custom install polling (docs/console.md §4)', () => {

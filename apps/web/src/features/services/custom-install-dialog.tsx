@@ -12,6 +12,7 @@ import { notify } from '../../lib/notify';
 import { requiredEnvVarsOf, withEnvPrefill } from './create-failure';
 import { showFailure } from './failure-toast';
 import { FormField } from './form-field';
+import { IsolationField } from './isolation-field';
 import { parseKeyValueLines } from './key-values';
 import { PhaseOverlay } from './phase-overlay';
 import { type CustomServiceForm, emptyCustomServiceForm, hasErrors, validateCustomService } from './service-form';
@@ -23,7 +24,13 @@ const serviceTypes: ServiceType[] = ['stdio', 'sse', 'streamableHttp'];
 /** The body of POST /mcp_market/custom_service: only the fields of the chosen type, KEY=VALUE lines parsed. */
 export function customServiceRequest(form: CustomServiceForm) {
   const base = { name: form.name.trim(), type: form.type };
-  if (form.type === 'stdio') return { ...base, command: form.command.trim(), environments: parseKeyValueLines(form.environments) };
+  if (form.type === 'stdio')
+    return {
+      ...base,
+      command: form.command.trim(),
+      environments: parseKeyValueLines(form.environments),
+      ...(form.isolation === 'session' ? { isolation: form.isolation } : {}),
+    };
   return { ...base, url: form.url.trim(), headers: parseKeyValueLines(form.headers) };
 }
 
@@ -132,6 +139,7 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
                   onChange={(e) => edit('environments')(e.target.value)}
                 />
               </FormField>
+              <IsolationField value={form.isolation} onChange={edit('isolation')} />
             </>
           ) : (
             <>

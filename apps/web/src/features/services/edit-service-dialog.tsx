@@ -11,6 +11,7 @@ import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { showFailure } from './failure-toast';
 import { FormField } from './form-field';
+import { IsolationField } from './isolation-field';
 import { formatKeyValueLines, parseJsonObject, parseKeyValueLines } from './key-values';
 import { PhaseOverlay } from './phase-overlay';
 import { type EditServiceForm, hasErrors, validateEditService } from './service-form';
@@ -103,12 +104,7 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
               <FormField label={t('form.commandLine')}>
                 <Input readOnly value={commandLineOf(service.command, service.args_json)} className="font-mono text-xs" />
               </FormField>
-              <FormField label={t('form.isolation')} hint={t('form.isolationHint')}>
-                <Select value={form.isolation} onChange={(e) => edit('isolation')(e.target.value === 'session' ? 'session' : 'shared')}>
-                  <option value="shared">{t('form.isolations.shared')}</option>
-                  <option value="session">{t('form.isolations.session')}</option>
-                </Select>
-              </FormField>
+              <IsolationField value={form.isolation} onChange={edit('isolation')} />
               <FormField label={t('form.environments')} hint={t('form.keyValueHint')}>
                 <Textarea
                   value={form.environments}

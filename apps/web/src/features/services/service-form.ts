@@ -1,4 +1,4 @@
-import type { ServiceType } from '@toolport/contract';
+import type { Isolation, ServiceType } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { checkStdioCommand } from './stdio-command';
 
@@ -10,6 +10,8 @@ export interface CustomServiceForm {
   environments: string;
   url: string;
   headers: string;
+  /** stdio: one process shared by every client session, or one per session. */
+  isolation: Isolation;
 }
 
 export const emptyCustomServiceForm: CustomServiceForm = {
@@ -19,6 +21,7 @@ export const emptyCustomServiceForm: CustomServiceForm = {
   environments: '',
   url: '',
   headers: '',
+  isolation: 'shared',
 };
 
 /** The edit dialog's fields (docs/console.md §2.8); type and command line are shown, not edited. */
@@ -30,7 +33,7 @@ export interface EditServiceForm {
   url: string;
   headers: string;
   /** stdio: one process shared by every client session, or one per session. */
-  isolation: 'shared' | 'session';
+  isolation: Isolation;
 }
 
 /** Field errors as keys of the services namespace, so they follow a language change while shown. */

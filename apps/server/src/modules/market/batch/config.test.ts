@@ -12,22 +12,48 @@ describe('batch import configurations', () => {
         name: 'filesystem',
         displayName: 'filesystem',
         description: '',
+        isolation: 'shared',
         kind: 'stdio',
         command: 'npx',
         args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Desktop', '/Users/me/Downloads'],
         env: {},
       },
-      { name: 'fetch', displayName: 'fetch', description: '', kind: 'stdio', command: 'uvx', args: ['mcp-server-fetch'], env: {} },
+      {
+        name: 'fetch',
+        displayName: 'fetch',
+        description: '',
+        isolation: 'shared',
+        kind: 'stdio',
+        command: 'uvx',
+        args: ['mcp-server-fetch'],
+        env: {},
+      },
       {
         name: 'github',
         displayName: 'github',
         description: '',
+        isolation: 'shared',
         kind: 'stdio',
         command: 'npx',
         args: ['-y', '@modelcontextprotocol/server-github'],
         env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_exampleexampleexample' },
       },
     ]);
+  });
+
+  it("reads Toolport's own isolation key per server, and fails an entry with another value", () => {
+    const [session, remote, shared, wrong] = parseBatchConfig({
+      mcpServers: {
+        a: { command: 'node', args: ['a.js'], isolation: 'session' },
+        b: { url: 'https://mcp.example.com/mcp', isolation: 'session' },
+        c: { command: 'node', args: ['c.js'], isolation: 'shared' },
+        d: { command: 'node', args: ['d.js'], isolation: 'per-user' },
+      },
+    });
+    expect(session).toMatchObject({ name: 'a', kind: 'stdio', isolation: 'session' });
+    expect(remote).toMatchObject({ name: 'b', kind: 'remote', isolation: 'session' });
+    expect(shared).toMatchObject({ name: 'c', kind: 'stdio', isolation: 'shared' });
+    expect(wrong).toMatchObject({ name: 'd', kind: 'invalid', problem: '"isolation" must be "shared" or "session"' });
   });
 
   it('reads Cursor: a bare url is streamable HTTP unless its path ends in /sse', () => {

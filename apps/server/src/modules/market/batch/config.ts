@@ -15,6 +15,8 @@ export interface EntryBase {
   name: string;
   displayName: string;
   description: string;
+  /** Toolport's own `isolation` key: one process for every client session (default), or one per session. */
+  isolation: 'shared' | 'session';
 }
 
 export type BatchEntry =
@@ -122,7 +124,12 @@ export function parseBatchConfig(doc: unknown, repeated: RepeatedKey[] = []): Ba
 function namesOf(key: string, cfg: Json): EntryBase {
   const given = str(cfg.name);
   const name = SERVICE_NAME.test(given) ? given : SERVICE_NAME.test(key) ? key : slugFrom(given || key);
-  return { name, displayName: (given || key).slice(0, 128) || name, description: str(cfg.description).slice(0, 2000) };
+  return {
+    name,
+    displayName: (given || key).slice(0, 128) || name,
+    description: str(cfg.description).slice(0, 2000),
+    isolation: cfg.isolation === 'session' ? 'session' : 'shared',
+  };
 }
 
 /** `{K: V}`, or mcphost's `["K: V"]` header lines. Non-string values are written out as text. */
@@ -173,6 +180,8 @@ function entryOf(key: string, raw: unknown): BatchEntry {
     return invalid(`it uses ${variable}, which only the client that wrote this configuration can fill in; put the value itself`);
   }
   if (cfg.args !== undefined && !Array.isArray(cfg.args)) return invalid('"args" must be an array of strings');
+  if (cfg.isolation !== undefined && cfg.isolation !== 'shared' && cfg.isolation !== 'session')
+    return invalid('"isolation" must be "shared" or "session"');
 
   const remote = REMOTE_TYPES[type];
   if (type && !remote && type !== 'stdio') return invalid(`unknown server type "${String(cfg.type).slice(0, 40)}"`);

@@ -196,6 +196,7 @@ export class BatchImporter {
         url: entry.url,
         headers: entry.headers,
         description: entry.description,
+        isolation: entry.isolation,
       });
       return { name, status: 'success', message: t('market.batch_item_remote', { name: result, url: entry.url }) };
     }
@@ -213,6 +214,7 @@ export class BatchImporter {
       url: '',
       environments: entry.env,
       description: entry.description,
+      isolation: entry.isolation,
     });
     return { name, status: 'success', message: t('market.batch_item_custom', { command: executable }) };
   }
@@ -241,6 +243,7 @@ export class BatchImporter {
       marketSource: plan.kind,
       plan,
       envVars: [],
+      isolation: entry.isolation,
     };
     const outcome = await this.deps.installs.installer.installAndWait(callerId, target, entry.env);
     const spec = `${plan.identifier}${plan.version ? `@${plan.version}` : ''}`;

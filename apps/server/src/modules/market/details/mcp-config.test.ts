@@ -68,6 +68,7 @@ describe('mcp_config', () => {
       transport: 'sse',
       url: 'https://mcp.example.com/sse',
       headers: [{ name: 'Authorization', description: '', isRequired: true, isSecret: true, defaultValue: '' }],
+      variables: [],
     };
     expect(mcpConfigFor(withLaunch('com.example/remote-search', launch), []).mcpServers).toEqual({
       'remote-search': { type: 'sse', url: 'https://mcp.example.com/sse', headers: { Authorization: '' } },

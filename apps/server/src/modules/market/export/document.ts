@@ -61,7 +61,7 @@ const masked = (values: Record<string, string>): Record<string, string> =>
  * instance recreates them. Variable and header values are masked unless `includeSecrets` is set, so a
  * document shown or shared by mistake leaks no key. Users' personal values are never part of it.
  * Remotes are typed `http` / `sse`: Claude Code and VS Code do not read `streamableHttp`, and the
- * importer reads all three.
+ * importer reads all three. A service with a process per client session says so in `isolation`.
  */
 export function exportServices(
   rows: ServiceRow[],
@@ -72,16 +72,18 @@ export function exportServices(
   const reveal = (values: Record<string, string>) => (includeSecrets ? values : masked(values));
   const mcpServers: Record<string, McpServerEntry> = {};
   for (const row of rows) {
+    // Written only when it differs from the default, so the document stays what other clients expect.
+    const isolation = row.isolation === 'session' ? { isolation: 'session' as const } : {};
     if (row.type !== 'stdio') {
       const headers = reveal(secrets.decryptJson<Record<string, string>>(row.headers_enc, {}));
       const type = row.type === 'sse' ? 'sse' : 'http';
-      mcpServers[row.name] = { type, url: row.command, ...(Object.keys(headers).length ? { headers } : {}) };
+      mcpServers[row.name] = { type, url: row.command, ...(Object.keys(headers).length ? { headers } : {}), ...isolation };
       continue;
     }
     const env = reveal(secrets.decryptJson<Record<string, string>>(row.env_enc, {}));
     const manifest = manifestOf(row, dataDir);
     const run = manifest ? portableCommand(manifest) : { command: row.command, args: parseArgs(row.args_json) };
-    mcpServers[row.name] = { ...run, ...(Object.keys(env).length ? { env } : {}) };
+    mcpServers[row.name] = { ...run, ...(Object.keys(env).length ? { env } : {}), ...isolation };
   }
   return { mcpServers };
 }

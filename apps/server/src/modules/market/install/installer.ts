@@ -9,7 +9,7 @@ import { isPinnableVersion, parseNpmSpec, parsePypiSpec } from '../installers/ru
 import { InstallError, type InstallPlan, type PackagePlan, type RemotePlan } from '../installers/types.js';
 import type { MarketService } from '../search/service.js';
 import { type InstallJobs, type JobOutcome, packageDirOf } from './jobs.js';
-import { initialValues, missingVariables, planForLaunch } from './plan.js';
+import { filledUrl, initialValues, missingVariables, planForLaunch } from './plan.js';
 import type { InstallTasks } from './tasks.js';
 
 /** What is about to be installed, whichever way the request named it. */
@@ -27,6 +27,8 @@ export interface InstallTarget {
   marketSource: MarketSourceName;
   plan: InstallPlan;
   envVars: EnvVarDeclaration[];
+  /** One process for every client session (the default), or one per session (batch import). */
+  isolation?: 'shared' | 'session';
 }
 
 const isUniqueViolation = (err: unknown): boolean => {
@@ -129,7 +131,8 @@ export class MarketInstaller {
       serviceId: created.row.id,
       serviceName: created.row.name,
       taskId: created.taskId,
-      plan,
+      // A remote runs at the URL stored with its variables filled in.
+      plan: plan.kind === 'remote' ? { ...plan, url: created.row.command } : plan,
       secretValues: Object.values(values),
     });
   }
@@ -178,8 +181,11 @@ export class MarketInstaller {
   ): Promise<{ row: ServiceRow; taskId: string }> {
     const values = initialValues(target.envVars, provided);
     const remote = target.plan.kind === 'remote' ? target.plan : undefined;
+    // `{tenant}`-style placeholders are filled from the variables (required ones were checked before).
+    const url = remote ? filledUrl(remote.url, remote.variables, values) : undefined;
+    if (remote && url === undefined) throw urlVariablesMissing(remote, values);
     // A registry's remote URL is held to the address preference as one typed in by an admin.
-    if (remote) await checkedRemoteAddress(remote.url);
+    if (url) await checkedRemoteAddress(url);
     const headers = remote ? headersOf(remote, values) : {};
     const env = remote ? {} : checkedEnv(values);
     const name = target.name ?? (await this.freeName(serviceNameFor(target.nameSeed)));
@@ -194,7 +200,7 @@ export class MarketInstaller {
       package_name: target.packageName,
       package_manager: target.packageManager,
       version: target.plan.kind === 'npm' || target.plan.kind === 'pypi' ? target.plan.version : '',
-      command: remote ? remote.url : '',
+      command: url ?? '',
       args_json: '[]',
       env_enc: this.deps.secrets.encryptJson(env),
       headers_enc: this.deps.secrets.encryptJson(headers),
@@ -203,7 +209,7 @@ export class MarketInstaller {
       install_dir: remote ? '' : storedInstallDir(dataDir, packageDirOf(dataDir, target.plan.kind as 'npm' | 'pypi', name)),
       // Nothing runs it until the install has completed its handshake.
       enabled: 0,
-      isolation: 'shared',
+      isolation: target.isolation ?? 'shared',
       rpd_limit: 0,
       health_status: 'installing',
       health_details: '',
@@ -267,6 +273,17 @@ function customTarget(req: InstallRequest): InstallTarget {
     plan,
     envVars: [],
   };
+}
+
+/** The 400 for URL variables without a value (those the registry marks optional but gives no default). */
+function urlVariablesMissing(plan: RemotePlan, values: Record<string, string>): AppError {
+  const missing = plan.variables.filter((name) => !values[name]?.trim());
+  return new AppError(
+    400,
+    'market.env_required',
+    { names: missing.join(', ') },
+    { code: 'required_env_vars', data: { required_env_vars: missing } },
+  );
 }
 
 /** Remote headers filled from the variables named like them; unfilled ones are left out. */

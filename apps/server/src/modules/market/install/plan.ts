@@ -13,7 +13,7 @@ export function planForLaunch(launch: LaunchPlan | null, name: string): InstallP
   if (launch.kind === 'remote') {
     // Each declared header is filled from the variable of the same name (or its fixed value).
     const headers = Object.fromEntries(launch.headers.map((h) => [h.name, h.name]));
-    return { kind: 'remote', transport: launch.transport, url: launch.url, headers };
+    return { kind: 'remote', transport: launch.transport, url: launch.url, headers, variables: launch.variables.map((v) => v.name) };
   }
   const { registryType, identifier, version, packageArguments } = launch;
   if (registryType === 'npm' || registryType === 'pypi') {
@@ -23,6 +23,25 @@ export function planForLaunch(launch: LaunchPlan | null, name: string): InstallP
     kind: 'unsupported',
     reason: `${registryType} packages (${identifier}) are not supported: the gateway installs npm and PyPI packages and connects to remote servers`,
   };
+}
+
+/**
+ * A remote's URL with each `{name}` placeholder of `names` replaced by its value, URI-encoded (so a value
+ * cannot add a path, a query or another host); the braces never reach the upstream. Undefined when a
+ * placeholder has no value.
+ */
+export function filledUrl(url: string, names: readonly string[], values: Record<string, string>): string | undefined {
+  let missing = false;
+  const filled = url.replace(/\{([^{}/?#]+)\}/g, (whole, name: string) => {
+    if (!names.includes(name)) return whole;
+    const value = values[name]?.trim();
+    if (!value) {
+      missing = true;
+      return whole;
+    }
+    return encodeURIComponent(value);
+  });
+  return missing ? undefined : filled;
 }
 
 /** Values the console treats as "not filled in yet" (docs/console.md §5). */

@@ -20,6 +20,8 @@ export interface RemotePlan {
   url: string;
   /** Header names to the variable (or literal default) that fills them. */
   headers: Record<string, string>;
+  /** The `{name}` placeholders of `url`, each filled from the variable of that name. */
+  variables: string[];
 }
 
 /** A registry entry the gateway cannot run (a container image, a .NET tool …). */

@@ -37,10 +37,15 @@ export const RegistryPackage = z.object({
 });
 export type RegistryPackage = z.infer<typeof RegistryPackage>;
 
+/** A `{name}` of a remote's URL template: what the user must (or may) fill in (server.json `remotes[].variables`). */
+export const UrlVariable = Input.extend({ choices: z.array(z.string()).optional() });
+export type UrlVariable = z.infer<typeof UrlVariable>;
+
 export const RegistryRemote = z.object({
   type: z.string(),
   url: z.string(),
   headers: z.array(KeyValueInput).optional(),
+  variables: z.record(z.string(), UrlVariable).optional().catch(undefined),
 });
 export type RegistryRemote = z.infer<typeof RegistryRemote>;
 

@@ -66,6 +66,7 @@ describe('MCP Registry source against the fake registry', () => {
           defaultValue: '',
         },
       ],
+      variables: [],
     });
     expect(byName.get('io.github.acme/docker-only')?.launch).toMatchObject({
       kind: 'package',

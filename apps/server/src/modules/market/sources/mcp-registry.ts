@@ -160,7 +160,7 @@ export function fromEntry(entry: ServerResponse): SourcePackage {
     repositoryUrl,
     lastPublish: meta?.updatedAt ?? meta?.publishedAt ?? '',
     npmPackage: launch?.kind === 'package' && launch.registryType === 'npm' ? launch.identifier : '',
-    declaredEnv: launch ? (launch.kind === 'package' ? launch.env : launch.headers) : [],
+    declaredEnv: launch ? (launch.kind === 'package' ? launch.env : [...launch.variables, ...launch.headers]) : [],
     launch,
   };
 }
@@ -196,7 +196,27 @@ function remoteLaunch(r: RegistryRemote): LaunchPlan {
     transport: r.type === 'sse' ? 'sse' : 'streamableHttp',
     url: r.url,
     headers: (r.headers ?? []).map(toDeclared),
+    variables: urlVariables(r),
   };
+}
+
+/** `{name}` placeholders of a URL template, in order, each once. */
+export const urlTemplateNames = (url: string): string[] => [...new Set([...url.matchAll(/\{([^{}/?#]+)\}/g)].map((m) => m[1] as string))];
+
+/**
+ * The variables of a remote's URL template (`https://{tenant}.example.com/mcp`), as the registry declares them
+ * in `variables`; a placeholder it does not declare is asked for all the same. The URL cannot be built without
+ * a value, so a variable without a default is required whatever `isRequired` says. `choices` are named in the
+ * description.
+ */
+function urlVariables(r: RegistryRemote): DeclaredEnvVar[] {
+  return urlTemplateNames(r.url).map((name) => {
+    const v = r.variables?.[name] ?? {};
+    const base = toDeclared({ ...v, name });
+    const choices = v.choices?.length ? `(${v.choices.join(', ')})` : '';
+    const description = [base.description, choices].filter(Boolean).join(' ');
+    return { ...base, description, isRequired: base.isRequired || !base.defaultValue };
+  });
 }
 
 /** Arguments with a value (or default) become command-line tokens; ones waiting for user input are left out. */

@@ -30,7 +30,15 @@ export type LaunchPlan =
       packageArguments: string[];
       env: DeclaredEnvVar[];
     }
-  | { kind: 'remote'; transport: 'streamableHttp' | 'sse'; url: string; headers: DeclaredEnvVar[] };
+  | {
+      kind: 'remote';
+      transport: 'streamableHttp' | 'sse';
+      /** May hold `{name}` placeholders, filled from the variables of the same name (`variables`). */
+      url: string;
+      headers: DeclaredEnvVar[];
+      /** The URL template's variables, asked for like environment variables. */
+      variables: DeclaredEnvVar[];
+    };
 
 /** A package as one source describes it, before downloads, stars and installed state are added. */
 export interface SourcePackage {
