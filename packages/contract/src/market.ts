@@ -152,7 +152,13 @@ export type BatchImportResult = z.infer<typeof BatchImportResult>;
 export const batchItemStatuses = ['success', 'skipped', 'failed'] as const;
 /** One event of `GET /mcp_market/batch-import/progress/{task_id}`: an item, then `done` with the counts. */
 export const BatchProgressEvent = z.union([
-  z.object({ name: z.string(), status: z.enum(batchItemStatuses), message: z.string() }),
+  z.object({
+    name: z.string(),
+    status: z.enum(batchItemStatuses),
+    message: z.string(),
+    /** A success with a caveat: created, but it does not answer yet (issue 15). */
+    warning: z.boolean().optional(),
+  }),
   z.object({
     status: z.literal('done'),
     summary: z.object({ success: z.number().int(), skipped: z.number().int(), failed: z.number().int() }),
