@@ -62,7 +62,10 @@ export async function startFakeNpm(packages: FakeNpmPackage[]): Promise<FakeNpm>
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const packuments = new Map<string, { 'dist-tags': { latest: string }; versions: Record<string, unknown>; time: Record<string, string> }>();
+  const packuments = new Map<
+    string,
+    { 'dist-tags': { latest: string }; versions: Record<string, unknown>; time: Record<string, string> }
+  >();
   const publish = (pkg: FakeNpmPackage) => {
     const dir = path.join(work, `${pkg.name.replace('/', '__')}-${pkg.version}`);
     mkdirSync(dir, { recursive: true });

@@ -8,6 +8,8 @@ export interface BatchItem {
   name: string;
   status: BatchItemStatus;
   message: string;
+  /** Created, but it does not answer yet (issue 15): a success with a caveat, shown amber. */
+  warning?: boolean;
 }
 
 export interface BatchSummary {
@@ -42,7 +44,12 @@ export function parseBatchEvent(data: string): BatchEvent {
   if (typeof event.status !== 'string' || !itemStatuses.includes(event.status)) return { kind: 'ignored' };
   return {
     kind: 'item',
-    item: { name: String(event.name ?? ''), status: event.status as BatchItemStatus, message: String(event.message ?? '') },
+    item: {
+      name: String(event.name ?? ''),
+      status: event.status as BatchItemStatus,
+      message: String(event.message ?? ''),
+      ...(event.warning === true ? { warning: true } : {}),
+    },
   };
 }
 

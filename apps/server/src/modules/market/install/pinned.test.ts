@@ -107,7 +107,10 @@ describe.each(engines)('pinned npx services on %s', (engine) => {
     // Export names the package as typed.
     const exported = await t.app.inject({ method: 'GET', url: '/api/mcp_market/export', headers: bearer(token) });
     expect(exported.statusCode, exported.body).toBe(200);
-    expect(exported.json().data.mcpServers['pinned-mcp']).toMatchObject({ command: 'npx', args: ['-y', '@acme/pinned-mcp', '--flag', 'value'] });
+    expect(exported.json().data.mcpServers['pinned-mcp']).toMatchObject({
+      command: 'npx',
+      args: ['-y', '@acme/pinned-mcp', '--flag', 'value'],
+    });
   }, 240_000);
 
   it('Update moves the service to the newest release, restarts it on the new files and shows the new version', async () => {
@@ -127,9 +130,12 @@ describe.each(engines)('pinned npx services on %s', (engine) => {
     const result = await callToolThroughGateway(t, token, 'pinned-mcp', 'echo', { text: 'after update' });
     expect(firstText(result)).toContain('after update');
     // A new process on the new files; the old one is gone, and so are the previous files.
-    await vi.waitFor(() => expect(before.filter((pid) => existsSync(`/proc/${pid}/cmdline`) && serverProcesses(dir).includes(pid))).toEqual([]), {
-      timeout: 15_000,
-    });
+    await vi.waitFor(
+      () => expect(before.filter((pid) => existsSync(`/proc/${pid}/cmdline`) && serverProcesses(dir).includes(pid))).toEqual([]),
+      {
+        timeout: 15_000,
+      },
+    );
     await vi.waitFor(() => expect(existsSync(`${dir}.previous`)).toBe(false), { timeout: 20_000 });
 
     // Not a package: nothing to update (a localised 400); someone else's click: 404 for an unknown id.
@@ -166,7 +172,12 @@ describe.each(engines)('pinned npx services on %s', (engine) => {
     expect(row.health_details).toContain('package not found on the registry: acme-no-such-package');
     expect(await installed(id)).toMatchObject({ enabled: false, health_status: 'install_failed' });
     expect(existsSync(path.join(t.dataDir, 'packages', 'npm', 'ghost'))).toBe(false);
-    const removed = await t.app.inject({ method: 'POST', url: '/api/mcp_market/uninstall', headers: bearer(token), payload: { service_id: id } });
+    const removed = await t.app.inject({
+      method: 'POST',
+      url: '/api/mcp_market/uninstall',
+      headers: bearer(token),
+      payload: { service_id: id },
+    });
     expect(removed.statusCode, removed.body).toBe(200);
   }, 120_000);
 
