@@ -15,8 +15,8 @@ export function BatchItemList({ items }: { items: readonly BatchItem[] }) {
   return (
     <ul className="max-h-64 space-y-1.5 overflow-y-auto text-sm" aria-live="polite">
       {items.map((item, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: a name may repeat in one import; the order never changes.
         <li
+          // biome-ignore lint/suspicious/noArrayIndexKey: a name may repeat in one import; the order never changes.
           key={index}
           data-testid="batch-item"
           data-status={item.status}
