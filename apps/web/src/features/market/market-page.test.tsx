@@ -134,7 +134,7 @@ describe('marketplace list: tabs and search (docs/console.md §2.10)', () => {
     const everything = card('Everything');
     expect(within(everything).getByRole('link', { name: 'Details of Everything' })).toHaveAttribute(
       'href',
-      '/market/npm/@modelcontextprotocol/server-everything',
+      '/market/npm/%40modelcontextprotocol/server-everything',
     );
     expect(within(everything).getByTestId('card-version')).toHaveTextContent('2026.8.31');
     expect(within(everything).queryByTestId('card-author')).not.toBeInTheDocument();
