@@ -124,10 +124,16 @@ async function main() {
     }
     const b = median(before.map((r) => r.rssKb));
     const a = median(after.map((r) => r.rssKb));
-    console.log(`package ${SPEC} (installed ${installed.version}), ${ROUNDS} rounds, settle ${SETTLE_MS} ms, median RSS of the process tree`);
-    console.log(`before (npx -y):  ${mb(b)} in ${before[0]?.processes.length} processes, first answer ${median(before.map((r) => r.firstAnswerMs))} ms`);
+    console.log(
+      `package ${SPEC} (installed ${installed.version}), ${ROUNDS} rounds, settle ${SETTLE_MS} ms, median RSS of the process tree`,
+    );
+    console.log(
+      `before (npx -y):  ${mb(b)} in ${before[0]?.processes.length} processes, first answer ${median(before.map((r) => r.firstAnswerMs))} ms`,
+    );
     for (const p of before[0]?.processes ?? []) console.log(`    ${mb(p.rssKb).padStart(9)}  ${short(p.cmd)}`);
-    console.log(`after (pinned):   ${mb(a)} in ${after[0]?.processes.length} processes, first answer ${median(after.map((r) => r.firstAnswerMs))} ms`);
+    console.log(
+      `after (pinned):   ${mb(a)} in ${after[0]?.processes.length} processes, first answer ${median(after.map((r) => r.firstAnswerMs))} ms`,
+    );
     for (const p of after[0]?.processes ?? []) console.log(`    ${mb(p.rssKb).padStart(9)}  ${short(p.cmd)}`);
     console.log(`saved per service: ${mb(b - a)} (${((1 - a / b) * 100).toFixed(0)}%)`);
   } finally {
