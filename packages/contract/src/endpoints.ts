@@ -62,6 +62,7 @@ import {
   TaskIdParams,
   ToggleResult,
   UninstallRequest,
+  UpdatePackageResult,
   UpdateServiceRequest,
 } from './services.js';
 import {
@@ -289,6 +290,12 @@ const services = {
     body: UninstallRequest,
     tags: ['services'],
     summary: 'Stop and delete a service; its history stays',
+  }),
+  updatePackage: endpoint(routes.services.updatePackage, {
+    params: ServiceIdParams,
+    data: UpdatePackageResult,
+    tags: ['services'],
+    summary: 'Install the newest release of an installed package and restart the service on it (an install task)',
   }),
   myEnv: endpoint(routes.services.myEnv, {
     params: ServiceIdParams,

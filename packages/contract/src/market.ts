@@ -209,6 +209,8 @@ export const BatchProgressEvent = z.union([
     kind: z.enum(['service', 'group']).optional(),
     /** What was imported only in part (unknown users left out of an access list, a member not found…). */
     warnings: z.array(z.string()).optional(),
+    /** A success with a caveat: created, but it does not answer yet (issue 15). */
+    warning: z.boolean().optional(),
   }),
   z.object({
     status: z.literal('done'),

@@ -52,6 +52,7 @@ export const routes = {
     toggle: { method: 'POST', path: '/mcp_services/:id/toggle', auth: 'user' },
     healthCheck: { method: 'POST', path: '/mcp_services/:id/health/check', auth: 'user' },
     uninstall: { method: 'POST', path: '/mcp_market/uninstall', auth: 'admin' },
+    updatePackage: { method: 'POST', path: '/mcp_services/:id/update_package', auth: 'admin' },
     myEnv: { method: 'GET', path: '/mcp_services/:id/my_env', auth: 'user' },
     setMyEnv: { method: 'PUT', path: '/mcp_services/:id/my_env', auth: 'user' },
     tools: { method: 'GET', path: '/mcp_services/:id/tools', auth: 'user' },

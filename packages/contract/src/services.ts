@@ -39,6 +39,12 @@ export const CustomServiceResult = z.object({
   status: z.enum(['installing', 'completed']),
   /** stdio only: poll `GET /mcp_market/install_status/{task_id}` until the first health check is done. */
   task_id: z.string().optional(),
+  /**
+   * Remotes: the first health check, when it finished in time. Anything but `healthy` means the service
+   * was created but does not answer yet (`health_details` says why).
+   */
+  health_status: z.string().optional(),
+  health_details: z.string().optional(),
 });
 export type CustomServiceResult = z.infer<typeof CustomServiceResult>;
 
@@ -90,6 +96,11 @@ export const InstalledService = z.object({
   /** stdio: the executable; sse/streamableHttp: the URL. */
   command: z.string(),
   args_json: z.string(),
+  /**
+   * A pinned `npx`/`uvx` service (decision 0035): the command line as typed, shown and exported instead of
+   * `command`/`args_json` (which run the installed package's executable); '' for any other service.
+   */
+  typed_command: z.string().default(''),
   default_envs_json: z.string(),
   headers_json: z.string(),
   env_vars: z.array(EnvVarDeclaration),
@@ -161,8 +172,20 @@ export const InstallStatus = z.object({
   error: z.string(),
   created_at: z.number().int(),
   finished_at: z.number().int().nullable(),
+  /** A completed install or Update: the version now installed. */
+  version: z.string().optional(),
 });
 export type InstallStatus = z.infer<typeof InstallStatus>;
+
+/** `POST /mcp_services/{id}/update_package`: follow the task like an install's. */
+export const UpdatePackageResult = z.object({
+  service_id: z.number().int(),
+  name: z.string(),
+  task_id: z.string(),
+  /** The version installed before the Update. */
+  from_version: z.string(),
+});
+export type UpdatePackageResult = z.infer<typeof UpdatePackageResult>;
 /** Task ids are base64url tokens: anything else (a NUL byte PostgreSQL refuses, say) is a 400, not a lookup. */
 export const TaskId = z
   .string()

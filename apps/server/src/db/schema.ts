@@ -68,6 +68,11 @@ export interface ServicesTable {
   /** JSON array of declared variables: name, description, is_secret, optional, default_value. */
   env_schema_json: string;
   install_dir: string;
+  /**
+   * A pinned `npx`/`uvx` service: the command line as the admin typed it (display, export); '' otherwise.
+   * What runs is `command` and `args_json`, the installed package's executable.
+   */
+  typed_command: ColumnType<string, string | undefined, string>;
   enabled: Bool;
   /** 'shared' (one process for all) or 'session' (one process per client session). */
   isolation: string;

@@ -23,6 +23,11 @@ export interface ServiceSpec {
   secretEnvNames: string[];
   /** Working directory of the process; empty means DATA_DIR/services/<id>. */
   installDir: string;
+  /**
+   * The installed package's version ('' when none): a new one (an Update) restarts the process even
+   * when its command line reads the same.
+   */
+  packageVersion?: string;
   enabled: boolean;
   isolation: 'shared' | 'session';
   /** Requests per user per day; 0 = unlimited. */

@@ -31,3 +31,6 @@ export function translate(locale: Locale, key: MessageKey, params?: MessageParam
   if (!params) return template;
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
+
+/** A key read back from storage (a task's recorded failure cause) is one of the catalog's. */
+export const isMessageKey = (key: string): key is MessageKey => Object.hasOwn(en, key);

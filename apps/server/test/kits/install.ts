@@ -36,6 +36,8 @@ export interface FakeNpm {
   url: string;
   /** Paths asked for, in order. */
   requests: string[];
+  /** Publishes one more version (or package): it becomes the package's `latest`. */
+  publish(pkg: FakeNpmPackage): void;
   close(): Promise<void>;
 }
 
@@ -60,9 +62,12 @@ export async function startFakeNpm(packages: FakeNpmPackage[]): Promise<FakeNpm>
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const packuments = new Map<string, unknown>();
-  for (const pkg of packages) {
-    const dir = path.join(work, pkg.name.replace('/', '__'));
+  const packuments = new Map<
+    string,
+    { 'dist-tags': { latest: string }; versions: Record<string, unknown>; time: Record<string, string> }
+  >();
+  const publish = (pkg: FakeNpmPackage) => {
+    const dir = path.join(work, `${pkg.name.replace('/', '__')}-${pkg.version}`);
     mkdirSync(dir, { recursive: true });
     const manifest = {
       name: pkg.name,
@@ -90,6 +95,13 @@ export async function startFakeNpm(packages: FakeNpmPackage[]): Promise<FakeNpm>
         integrity: `sha512-${createHash('sha512').update(data).digest('base64')}`,
       },
     };
+    const known = packuments.get(pkg.name);
+    if (known) {
+      known.versions[pkg.version] = version;
+      known['dist-tags'].latest = pkg.version;
+      known.time[pkg.version] = new Date().toISOString();
+      return;
+    }
     packuments.set(pkg.name, {
       _id: pkg.name,
       name: pkg.name,
@@ -98,11 +110,13 @@ export async function startFakeNpm(packages: FakeNpmPackage[]): Promise<FakeNpm>
       versions: { [pkg.version]: version },
       time: { created: '2026-01-01T00:00:00.000Z', modified: '2026-01-01T00:00:00.000Z', [pkg.version]: '2026-01-01T00:00:00.000Z' },
       maintainers: [{ name: 'tests' }],
-    });
-  }
+    } as never);
+  };
+  for (const pkg of packages) publish(pkg);
   return {
     url: `${base}/`,
     requests,
+    publish,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -242,3 +256,35 @@ export function processesMentioning(needle: string): number[] {
   }
   return found;
 }
+
+/** Every process below `root` (its children, theirs …), read from /proc: pid and command line. */
+export function descendantsOf(root: number): { pid: number; cmdline: string }[] {
+  const children = new Map<number, number[]>();
+  const lines = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] === 'Z' || fields[0] === 'X') continue;
+      const parent = Number(fields[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+      lines.set(Number(entry), readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').trim());
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  const found: { pid: number; cmdline: string }[] = [];
+  const walk = (pid: number) => {
+    for (const child of children.get(pid) ?? []) {
+      found.push({ pid: child, cmdline: lines.get(child) ?? '' });
+      walk(child);
+    }
+  };
+  walk(root);
+  return found;
+}
+
+/** A package manager's process among `processes`: `npm exec`, npx, uv/uvx, or a shell running one. */
+export const isPackageManager = (cmdline: string): boolean =>
+  /(^|[\s/])(npm|npx|npm-cli\.js|npx-cli\.js|uv|uvx)(\s|$)/.test(cmdline) || /^(\/bin\/)?sh -c/.test(cmdline);

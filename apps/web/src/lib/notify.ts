@@ -16,4 +16,9 @@ export const notify = {
     toast.dismiss();
     toast.error(title, { description });
   },
+  /** Done, with a caveat the user should read (a service created that does not answer yet). */
+  warning(title: string, description?: string): void {
+    toast.dismiss();
+    toast.warning(title, { description });
+  },
 };

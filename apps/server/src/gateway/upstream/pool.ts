@@ -108,9 +108,9 @@ function ownerOf(mode: UpstreamOAuthMode | undefined, kind: EntryKind, userId: n
 
 /** Everything that decides how an upstream runs; display name, limits and the like do not count. */
 function runtimeKey(spec: ServiceSpec, userEnv?: Record<string, string>): string {
-  const { type, command, args, env, headers, installDir, isolation } = spec;
+  const { type, command, args, env, headers, installDir, isolation, packageVersion = '' } = spec;
   return createHash('sha256')
-    .update(JSON.stringify([type, command, args, env, headers, installDir, isolation, userEnv ?? null]))
+    .update(JSON.stringify([type, command, args, env, headers, installDir, isolation, packageVersion, userEnv ?? null]))
     .digest('base64url');
 }
 

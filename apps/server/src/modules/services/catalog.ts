@@ -66,6 +66,7 @@ export class ServicesCatalog implements ServiceCatalog {
       headers: this.secrets.decryptJson<Record<string, string>>(row.headers_enc, {}),
       secretEnvNames: [...names].filter((n) => declared.get(n) !== false),
       installDir: row.install_dir,
+      packageVersion: row.install_dir ? row.version : '',
       enabled: row.enabled === 1,
       isolation: row.isolation === 'session' ? 'session' : 'shared',
       rpdLimit: row.rpd_limit,

@@ -11,7 +11,8 @@ describe.each(engines)('custom service install on %s', (engine) => {
   const events: ConfigEvent[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp(engine);
+    // npx and uvx commands are installed pinned (decision 0035): against registries that refuse at once.
+    t = await createTestApp(engine, { NPM_REGISTRY_URL: 'http://127.0.0.1:9/', PYPI_INDEX_URL: 'http://127.0.0.1:9/simple/' });
     admin = await suiteUser(t, Role.Admin);
     user = await suiteUser(t);
     // This suite is about what is stored: nothing is started (npx would fetch packages), and the first
@@ -79,8 +80,14 @@ describe.each(engines)('custom service install on %s', (engine) => {
     expect(first.statusCode, first.body).toBe(201);
     expect(first.json().data).toMatchObject({ name: 'server-everything', display_name: 'Everything Server' });
     const row = await rowOf(first.json().data.service_id);
-    expect(row).toMatchObject({ command: 'npx', package_manager: 'npm', package_name: '@modelcontextprotocol/server-everything' });
-    expect(row.args).toEqual(['-y', '@modelcontextprotocol/server-everything']);
+    // Stored switched off until its package is installed pinned; the typed command is kept as typed.
+    expect(row).toMatchObject({
+      typed_command: 'npx -y @modelcontextprotocol/server-everything',
+      package_manager: 'npm',
+      package_name: '@modelcontextprotocol/server-everything',
+      install_dir: 'packages/npm/server-everything',
+    });
+    expect(row.command).not.toBe('npx');
 
     const second = await create({ name: 'Everything again', type: 'stdio', command: "npx -y '@modelcontextprotocol/server-everything'" });
     expect(second.json().data.name).toBe('server-everything-2');
@@ -106,8 +113,14 @@ describe.each(engines)('custom service install on %s', (engine) => {
     });
     expect(res.statusCode, res.body).toBe(201);
     const row = await rowOf(res.json().data.service_id);
-    expect(row).toMatchObject({ command: 'uvx', package_manager: 'uv', package_name: 'mcp-server-fetch', version: '2025.1' });
-    expect(row.args).toEqual(['--from', 'mcp-server-fetch==2025.1', 'mcp-server-fetch', '--user-agent', 'Toolport test/1.0']);
+    expect(row).toMatchObject({
+      typed_command: `uvx --from "mcp-server-fetch==2025.1" mcp-server-fetch --user-agent "Toolport test/1.0"`,
+      package_manager: 'uv',
+      package_name: 'mcp-server-fetch',
+      version: '2025.1',
+      install_dir: 'packages/pypi/fetch',
+    });
+    expect(row.command).not.toBe('uvx');
   });
 
   it('creates sse and streamableHttp services with header lines (stored encrypted) and no install task', async () => {

@@ -16,7 +16,7 @@ import { type ServiceAccess, type ServiceOAuthPort, ServicesService } from './se
 
 export type { ServicesCatalog } from './catalog.js';
 export { SERVICE_NAME, slugFrom } from './command-line.js';
-export { checkedEnv, checkedHeaders, checkedRemoteAddress } from './custom.js';
+export { type CustomDraft, checkedEnv, checkedHeaders, checkedRemoteAddress } from './custom.js';
 export type { HealthChecks, HealthProbe } from './health.js';
 export type { PersonalEnvs } from './personal-env.js';
 export type { ServiceOAuthView } from './presenter.js';

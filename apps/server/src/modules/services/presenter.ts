@@ -73,6 +73,7 @@ export function presentService(row: ServiceRow, secrets: Secrets, opts: PresentO
     type: row.type as ServiceType,
     command: remote && !opts.admin ? maskUrlQuery(row.command) : row.command,
     args_json: row.args_json,
+    typed_command: row.typed_command,
     default_envs_json: JSON.stringify(opts.admin ? env : maskValues(env)),
     headers_json: JSON.stringify(opts.admin ? headers : maskValues(headers)),
     env_vars: envVarsOf(row).map((v) => (opts.admin || !v.is_secret || !v.default_value ? v : { ...v, default_value: SECRET_MASK })),

@@ -130,12 +130,20 @@ export class ServicesService {
    * Whether it works is for its first health check to tell (the install lifecycle's part).
    */
   async addCustom(req: CustomServiceRequest): Promise<ServiceRow> {
-    const draft = draftCustomService(req);
-    if (draft.type !== 'stdio') await checkedRemoteAddress(draft.command);
-    const name = await this.freeName(draft);
+    const { draft, name } = await this.prepareCustom(req);
     const row = await this.insert(name, draft);
     this.deps.events.emit({ type: 'service.changed', serviceId: row.id });
     return row;
+  }
+
+  /**
+   * The request checked (its rules, the address preference, a free name) without storing anything: a
+   * custom `npx`/`uvx` service is stored by the install lifecycle, which pins its package (decision 0035).
+   */
+  async prepareCustom(req: CustomServiceRequest): Promise<{ draft: CustomDraft; name: string }> {
+    const draft = draftCustomService(req);
+    if (draft.type !== 'stdio') await checkedRemoteAddress(draft.command);
+    return { draft, name: await this.freeName(draft) };
   }
   /** The name asked for (409 when taken), or one derived from the package or host, made unique. */
   private async freeName(draft: CustomDraft): Promise<string> {

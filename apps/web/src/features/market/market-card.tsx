@@ -9,7 +9,7 @@ import { Card } from '../../components/ui/card';
 import { StatusOverlay } from '../services/phase-overlay';
 import { InstallButton } from './install-button';
 import { useMarketActions } from './market-actions';
-import { detailsPath, isGithubUrl, type MarketItem, packagePageUrl } from './market-item';
+import { detailsPath, isGithubUrl, isMarketSource, type MarketItem, packagePageUrl } from './market-item';
 import { formatCount, sourceLabel } from './market-labels';
 
 const metaClass = 'inline-flex min-w-0 items-center gap-1 [&_svg]:size-3.5 [&_svg]:shrink-0';
@@ -18,7 +18,9 @@ const metaClass = 'inline-flex min-w-0 items-center gap-1 [&_svg]:size-3.5 [&_sv
 function CardMeta({ item }: { item: MarketItem }) {
   const { t, i18n } = useTranslation('market');
   const onGithub = isGithubUrl(item.homepage);
-  const by = item.author || sourceLabel(item.source, t) || t('card.unknownSource');
+  // An installed package does not know its author: nothing is shown rather than the registry's name as one.
+  const unknown = item.fromInstalled && isMarketSource(item.source);
+  const by = item.author || (unknown ? '' : sourceLabel(item.source, t) || t('card.unknownSource'));
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-600 dark:text-slate-400">
       {item.homepage && (
@@ -45,12 +47,14 @@ function CardMeta({ item }: { item: MarketItem }) {
           {t('card.downloads', { count: item.downloads, formatted: formatCount(item.downloads, i18n.language) })}
         </span>
       )}
-      <span className={metaClass} data-testid="card-author">
-        <User aria-hidden="true" />
-        <span className="truncate" data-i18n-data="">
-          {by}
+      {by && (
+        <span className={metaClass} data-testid="card-author">
+          <User aria-hidden="true" />
+          <span className="truncate" data-i18n-data="">
+            {by}
+          </span>
         </span>
-      </span>
+      )}
     </div>
   );
 }

@@ -46,6 +46,8 @@ export interface MarketItem {
   installed_service_id: number | null;
   envVars: MarketEnvVar[];
   readme: string;
+  /** Made from an installed service: the registry's author is not known, so none is shown (issue 15). */
+  fromInstalled?: boolean;
 }
 
 /** Shown when a result names no version (docs/console.md §3). */
@@ -166,6 +168,7 @@ export function fromInstalledService(s: InstalledService): MarketItem {
     installed_service_id: s.installed_service_id,
     envVars: s.env_vars.map(toMarketEnvVar),
     readme: '',
+    fromInstalled: true,
   };
 }
 

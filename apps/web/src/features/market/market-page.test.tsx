@@ -111,6 +111,16 @@ describe('marketplace list: tabs and search (docs/console.md §2.10)', () => {
         ok([
           installedService({ id: 3, display_name: 'Echo', source: 'npm', package_name: 'acme-echo-mcp', package_manager: 'npm' }),
           installedService({ id: 4, display_name: 'Remote', source: 'custom' }),
+          // Added as `npx -y <pkg>@<version>` and pinned (decision 0035).
+          installedService({
+            id: 5,
+            display_name: 'Everything',
+            source: 'custom',
+            package_name: '@modelcontextprotocol/server-everything',
+            package_manager: 'npm',
+            version: '2026.8.31',
+            typed_command: 'npx -y @modelcontextprotocol/server-everything@2026.8.31',
+          }),
         ]),
     });
     expect(await screen.findByRole('group', { name: 'Echo' })).toBeInTheDocument();
@@ -119,6 +129,16 @@ describe('marketplace list: tabs and search (docs/console.md §2.10)', () => {
     expect(within(card('Echo')).getByRole('link', { name: 'Details of Echo' })).toHaveAttribute('href', '/market/npm/acme-echo-mcp');
     expect(within(card('Remote')).getByRole('button', { name: 'Details' })).toBeDisabled();
     expect(within(card('Remote')).getByTestId('card-author')).toHaveTextContent('Custom');
+    // Name and version apart: Details opens the package, its link names no version, the pinned version shows,
+    // and no registry name stands in for an author nobody knows (issue 15).
+    const everything = card('Everything');
+    expect(within(everything).getByRole('link', { name: 'Details of Everything' })).toHaveAttribute(
+      'href',
+      '/market/npm/%40modelcontextprotocol/server-everything',
+    );
+    expect(within(everything).getByTestId('card-version')).toHaveTextContent('2026.8.31');
+    expect(within(everything).queryByTestId('card-author')).not.toBeInTheDocument();
+    expect(within(card('Echo')).queryByTestId('card-author')).not.toBeInTheDocument();
     expect(api.callsTo('GET', '/api/mcp_market/search')).toHaveLength(0);
   });
 });

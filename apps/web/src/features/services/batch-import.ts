@@ -10,6 +10,8 @@ export interface BatchItem {
   message: string;
   /** What was imported only in part (users unknown here left out of an access list…), in the server's words. */
   warnings: readonly string[];
+  /** Created, but it does not answer yet (issue 15): a success with a caveat, shown amber. */
+  warning?: boolean;
 }
 
 export interface BatchSummary {
@@ -49,6 +51,7 @@ export function parseBatchEvent(data: string): BatchEvent {
       status: event.status as BatchItemStatus,
       message: String(event.message ?? ''),
       warnings: Array.isArray(event.warnings) ? event.warnings.map(String) : [],
+      ...(event.warning === true ? { warning: true } : {}),
     },
   };
 }

@@ -15,12 +15,21 @@ export function BatchItemList({ items }: { items: readonly BatchItem[] }) {
   return (
     <ul className="max-h-64 space-y-1.5 overflow-y-auto text-sm" aria-live="polite">
       {items.map((item, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: a name may repeat in one import; the order never changes.
-        <li key={index} data-testid="batch-item" data-status={item.status} className="flex items-start gap-2">
-          <span aria-hidden="true" className={cn('mt-1.5 size-2 shrink-0 rounded-full', dotClass[item.status])} />
+        <li
+          // biome-ignore lint/suspicious/noArrayIndexKey: a name may repeat in one import; the order never changes.
+          key={index}
+          data-testid="batch-item"
+          data-status={item.status}
+          data-warning={item.warning ? 'true' : undefined}
+          className="flex items-start gap-2"
+        >
+          <span
+            aria-hidden="true"
+            className={cn('mt-1.5 size-2 shrink-0 rounded-full', item.warning ? 'bg-amber-500' : dotClass[item.status])}
+          />
           <span className="min-w-0">
             <span className="font-medium">{item.name}</span>
-            <span className="sr-only"> ({t(`batch.itemStatus.${item.status}`)})</span>
+            <span className="sr-only"> ({item.warning ? t('batch.itemStatus.warning') : t(`batch.itemStatus.${item.status}`)})</span>
             {item.message && <span className="break-words text-slate-600 dark:text-slate-400"> — {item.message}</span>}
             {item.warnings.map((warning) => (
               <span key={warning} data-testid="batch-item-warning" className="block break-words text-amber-700 dark:text-amber-400">

@@ -62,6 +62,10 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
       if (result.task_id) {
         notify.success(t('install.submittedTitle'), t('install.submitted', { name }));
         onInstallStarted(result.task_id, name);
+      } else if (result.health_status && result.health_status !== 'healthy') {
+        // Created, but its first check found it not answering: say so, with the server's reason (issue 15).
+        const reason = result.health_details || result.health_status;
+        notify.warning(t('toasts.createdUnreachableTitle'), t('toasts.createdUnreachable', { name, reason }));
       } else {
         notify.success(t('toasts.createdTitle'), t('toasts.created', { name }));
       }

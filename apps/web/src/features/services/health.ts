@@ -1,8 +1,12 @@
 /** Health statuses the server reports; 'Healthy' counts as healthy too (docs/console.md §3). */
 export type HealthState = 'healthy' | 'unhealthy' | 'stopped' | 'unknown';
 
+/** A custom `npx`/`uvx` service whose pinned install failed: kept disabled with the reason (decision 0035). */
+export const INSTALL_FAILED = 'install_failed';
+
 export function healthStateOf(status: string | null | undefined): HealthState {
   const s = (status ?? '').toLowerCase();
+  if (s === INSTALL_FAILED) return 'unhealthy';
   return s === 'healthy' || s === 'unhealthy' || s === 'stopped' ? s : 'unknown';
 }
 

@@ -6,6 +6,7 @@ import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { EnableSwitch } from './enable-switch';
 import { HealthIndicator, HealthReason } from './health-indicator';
+import { PackageLine } from './package-line';
 import { type ServiceViewProps, serviceTitle } from './service-view-props';
 import { hasDailyLimit } from './usage';
 import { UsageBar } from './usage-bar';
@@ -56,6 +57,14 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
         )}
       </div>
       <HealthReason service={service} admin={props.admin} />
+      <PackageLine
+        service={service}
+        admin={props.admin}
+        busy={!!busy}
+        updating={busy === 'update'}
+        onUpdate={props.onUpdate}
+        onUninstall={props.onUninstall}
+      />
       <p className="line-clamp-2 min-h-10 text-sm text-slate-600 dark:text-slate-400">{service.description || t('noDescription')}</p>
       {props.admin && service.switched_off_by.length > 0 && (
         <p className="text-xs text-amber-700 dark:text-amber-400">

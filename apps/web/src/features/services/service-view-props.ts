@@ -12,7 +12,13 @@ export interface ServiceViewProps {
   /** The service's tools: list, switches and overrides (decision 0026). */
   onTools(service: InstalledService): void;
   onUninstall(service: InstalledService): void;
+  /** Admins: the newest release of the service's pinned package (decision 0035). */
+  onUpdate(service: InstalledService): void;
 }
+
+/** A stdio service that runs a pinned package (npm or PyPI) can be updated to its newest release. */
+export const isUpdatable = (service: Pick<InstalledService, 'type' | 'package_name' | 'version'>): boolean =>
+  service.type === 'stdio' && !!service.package_name && !!service.version;
 
 /** The name a service is shown under: its display name, else its name. */
 export const serviceTitle = (service: Pick<InstalledService, 'display_name' | 'name'>): string => service.display_name || service.name;

@@ -42,6 +42,7 @@ export function ServicesPage() {
     onConfigure: (s) => dialogs.open('config', s.id),
     onEdit: (s) => dialogs.open('edit', s.id),
     onTools: (s) => dialogs.open('tools', s.id),
+    onUpdate: (s) => void actions.update(s),
     onUninstall: (s) => {
       setUninstallTarget(s);
       setConfirmOpen(true);

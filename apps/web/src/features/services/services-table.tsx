@@ -7,6 +7,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '.
 import { EnableSwitch } from './enable-switch';
 import { healthStateOf } from './health';
 import { HealthIndicator, HealthReason } from './health-indicator';
+import { PackageLine } from './package-line';
 import { type ServiceViewProps, serviceTitle } from './service-view-props';
 
 /**
@@ -41,6 +42,14 @@ export function ServicesTable({ services, ...props }: ServiceViewProps & { servi
               <TableCell className="max-w-56">
                 <div className="truncate font-medium">{title}</div>
                 <div className="truncate font-mono text-xs text-slate-500 dark:text-slate-400">{service.name}</div>
+                <PackageLine
+                  service={service}
+                  admin={props.admin}
+                  busy={!!busy}
+                  updating={busy === 'update'}
+                  onUpdate={props.onUpdate}
+                  onUninstall={props.onUninstall}
+                />
               </TableCell>
               <TableCell className="max-w-72">
                 <span className="line-clamp-2 text-slate-600 dark:text-slate-400">{service.description || t('noDescription')}</span>

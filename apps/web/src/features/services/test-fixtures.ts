@@ -16,6 +16,7 @@ export function installedService(overrides: Partial<InstalledService> = {}): Ins
     type: 'streamableHttp',
     command: 'https://upstream.test/mcp',
     args_json: '[]',
+    typed_command: '',
     default_envs_json: '{}',
     headers_json: '{}',
     env_vars: [],

@@ -6,11 +6,17 @@ import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { showFailure } from './failure-toast';
 import { healthLabelKey, healthLineOf, healthStateOf } from './health';
+import { type InstallOutcome, pollInstallStatus } from './install-polling';
 import { integerIdOf, localServiceOf, uninstallIdOf } from './service-ids';
 import { serviceTitle } from './service-view-props';
+import { fetchInstallStatus } from './use-install-polling';
 import { installedServicesKey, patchService, refreshServices, removeService } from './use-installed-services';
 
-export type BusyAction = 'toggle' | 'health';
+/** An Update's task is asked about every 2 s, for at most 10 minutes (an npm install can take a while). */
+const UPDATE_POLL_INTERVAL_MS = 2_000;
+const UPDATE_POLL_MAX_ATTEMPTS = 300;
+
+export type BusyAction = 'toggle' | 'health' | 'update';
 
 /**
  * Toggle, health check and uninstall of the Services page (docs/console.md §2.5, §4). Toggle and health check
@@ -130,5 +136,39 @@ export function useServiceActions() {
     [queryClient, t],
   );
 
-  return { busy, toggle, checkHealth, uninstall };
+  /**
+   * Update (decision 0035): the newest release of the service's package, installed and restarted by the
+   * server as a task; followed here until it ends, then the new version is said and shown.
+   */
+  const update = useCallback(
+    (service: InstalledService) =>
+      exclusive(service.id, 'update', async () => {
+        const name = serviceTitle(service);
+        try {
+          const id = integerIdOf(service.id);
+          const started = await call(routes.services.updatePackage, { params: { id }, notify: false });
+          notify.success(t('toasts.updateStartedTitle'), t('toasts.updateStarted', { name }));
+          let version = '';
+          const outcome = await new Promise<InstallOutcome>((resolve) => {
+            pollInstallStatus(() => fetchInstallStatus(started.task_id), resolve, {
+              intervalMs: UPDATE_POLL_INTERVAL_MS,
+              maxAttempts: UPDATE_POLL_MAX_ATTEMPTS,
+              onStatus: (status) => {
+                if (status.version) version = status.version;
+              },
+            });
+          });
+          if (outcome.kind === 'completed') notify.success(t('toasts.updateSuccessful'), t('toasts.updatedTo', { name, version }));
+          else if (outcome.kind === 'failed') notify.error(t('toasts.updateFailed'), outcome.reason || t('install.failedUnknown'));
+          else notify.error(t('toasts.updateFailed'), t('install.timeout', { name }));
+        } catch (err) {
+          showFailure(err, t, { failed: 'toasts.updateFailed', error: 'toasts.updateFailed', fallback: 'errors.unknown' });
+        } finally {
+          void refreshServices(queryClient);
+        }
+      }),
+    [exclusive, queryClient, t],
+  );
+
+  return { busy, toggle, checkHealth, uninstall, update };
 }

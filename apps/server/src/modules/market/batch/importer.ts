@@ -2,6 +2,7 @@ import path from 'node:path';
 import type {
   BatchProgressEvent,
   CustomServiceRequest,
+  CustomServiceResult,
   PortableGroup,
   PortableServiceSettings,
   ToolportSettings,
@@ -198,7 +199,17 @@ export class BatchImporter {
         description: entry.description,
         isolation: entry.isolation,
       });
-      return { name, status: 'success', message: t('market.batch_item_remote', { name: result, url: entry.url }) };
+      // Created either way; one that does not answer its first check says so (issue 15).
+      if (result.health_status && result.health_status !== 'healthy') {
+        const reason = result.health_details || result.health_status;
+        return {
+          name,
+          status: 'success',
+          warning: true,
+          message: t('market.batch_item_remote_unreachable', { name: result.name, url: entry.url, reason }),
+        };
+      }
+      return { name, status: 'success', message: t('market.batch_item_remote', { name: result.name, url: entry.url }) };
     }
     const runner = runnerOf(entry.command);
     if (runner) return this.installPackage(entry, runner, caller.id, t);
@@ -244,20 +255,24 @@ export class BatchImporter {
       plan,
       envVars: [],
       isolation: entry.isolation,
+      // Shown and exported as written; what runs is the installed executable.
+      typedCommand: [runner, ...entry.args].map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : quote(w))).join(' '),
     };
     const outcome = await this.deps.installs.installer.installAndWait(callerId, target, entry.env);
     const spec = `${plan.identifier}${plan.version ? `@${plan.version}` : ''}`;
-    if (!outcome.ok)
-      return { name: entry.name, status: 'failed', message: t('market.batch_item_install_failed', { spec, reason: outcome.error }) };
+    if (!outcome.ok) {
+      const reason = outcome.reason ? t(outcome.reason.key, outcome.reason.params) : outcome.error;
+      return { name: entry.name, status: 'failed', message: t('market.batch_item_install_failed', { spec, reason }) };
+    }
     return { name: entry.name, status: 'success', message: t('market.batch_item_installed', { spec, tools: outcome.toolCount ?? 0 }) };
   }
 
   /** A custom service as the custom install dialog would create it, with the entry's display name. */
-  private async createCustom(caller: Principal, displayName: string, req: CustomServiceRequest): Promise<string> {
+  private async createCustom(caller: Principal, displayName: string, req: CustomServiceRequest): Promise<CustomServiceResult> {
     const created = await this.deps.installs.custom.create(caller, req);
     if (displayName && displayName !== created.display_name) {
       await this.deps.rows.update(created.service_id, { display_name: displayName, updated_at: Date.now() });
     }
-    return created.name;
+    return created;
   }
 }

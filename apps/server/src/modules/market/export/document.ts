@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { MASKED_SECRET, type McpServerEntry, type McpServersDocument } from '@toolport/contract';
+import { MASKED_SECRET, type McpServerEntry, type McpServersDocument, splitCommandLine } from '@toolport/contract';
 import type { ServiceRow } from '../../../db/schema.js';
 import { resolveInstallDir } from '../../../infra/install-dir.js';
 import type { Secrets } from '../../../infra/secrets.js';
@@ -82,7 +82,13 @@ export function exportServices(
     }
     const env = reveal(secrets.decryptJson<Record<string, string>>(row.env_enc, {}));
     const manifest = manifestOf(row, dataDir);
-    const run = manifest ? portableCommand(manifest) : { command: row.command, args: parseArgs(row.args_json) };
+    // A pinned `npx`/`uvx` service is exported as the admin typed it (decision 0035).
+    const [typedCommand, ...typedArgs] = (row.typed_command && splitCommandLine(row.typed_command)) || [];
+    const run = typedCommand
+      ? { command: typedCommand, args: typedArgs }
+      : manifest
+        ? portableCommand(manifest)
+        : { command: row.command, args: parseArgs(row.args_json) };
     mcpServers[row.name] = { ...run, ...(Object.keys(env).length ? { env } : {}), ...isolation };
   }
   return { mcpServers };

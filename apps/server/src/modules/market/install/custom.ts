@@ -1,35 +1,58 @@
 import type { CustomServiceRequest, CustomServiceResult } from '@toolport/contract';
 import type { Logger } from 'pino';
 import type { ServiceRow } from '../../../db/schema.js';
+import { badRequest } from '../../../http/errors.js';
 import type { Principal } from '../../../http/principals.js';
 import type { ServiceLog } from '../../../infra/service-log.js';
-import type { HealthChecks, ServicesService } from '../../services/index.js';
+import type { CustomDraft, HealthChecks, ServicesService } from '../../services/index.js';
+import { InstallError, type PackagePlan } from '../installers/types.js';
+import { type MarketInstaller, pinnedPlanOf } from './installer.js';
 import type { InstallTasks } from './tasks.js';
+
+/** A remote that does not answer within this long is created and said to be "not answering yet". */
+const FIRST_CHECK_WAIT_MS = 15_000;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * Custom services, as the custom install dialog and the batch import create them. The catalog
- * checks and stores the service; a stdio one is then installed when its first health check
- * passes, followed as an install task.
+ * checks and stores the service; an `npx`/`uvx` one has its package pinned into DATA_DIR first
+ * (decision 0035); any other stdio one is installed when its first health check passes, followed
+ * as an install task; a remote's answer says whether it answered its first check.
  */
 export class CustomInstalls {
   /** First health checks of new services, awaited on shutdown. */
   private readonly background = new Set<Promise<void>>();
+
+  /** How long creating a remote waits for its first check before answering without it. */
+  private readonly firstCheckWaitMs: number;
 
   constructor(
     private readonly deps: {
       services: ServicesService;
       health: HealthChecks;
       tasks: InstallTasks;
+      installer: Pick<MarketInstaller, 'startPinned'>;
       serviceLog: Pick<ServiceLog, 'write' | 'redact'>;
       logger: Logger;
+      firstCheckWaitMs?: number;
     },
-  ) {}
+  ) {
+    this.firstCheckWaitMs = deps.firstCheckWaitMs ?? FIRST_CHECK_WAIT_MS;
+  }
 
   async create(caller: Principal, req: CustomServiceRequest): Promise<CustomServiceResult> {
+    const { draft, name } = await this.deps.services.prepareCustom(req);
+    if (draft.type === 'stdio' && (draft.packageManager === 'npm' || draft.packageManager === 'uv'))
+      return this.pinned(caller, req, draft, name);
     const row = await this.deps.services.addCustom(req);
     if (row.type !== 'stdio') {
-      this.inBackground(this.deps.health.check(row.id).then(() => undefined));
-      return { service_id: row.id, name: row.name, display_name: row.display_name, status: 'completed' };
+      // The answer says whether the remote answers (issue 15): a first check, waited for a while only.
+      const check = this.deps.health.check(row.id);
+      this.inBackground(check.then(() => undefined));
+      const first = await Promise.race([check.catch(() => undefined), sleep(this.firstCheckWaitMs).then(() => undefined)]);
+      const base = { service_id: row.id, name: row.name, display_name: row.display_name, status: 'completed' as const };
+      if (!first) return base;
+      return { ...base, health_status: first.health_status, health_details: first.health_details };
     }
     const taskId = await this.deps.tasks.create({
       kind: 'custom',
@@ -39,6 +62,39 @@ export class CustomInstalls {
       payload: { name: row.name },
     });
     this.inBackground(this.firstCheck(row, taskId));
+    return { service_id: row.id, name: row.name, display_name: row.display_name, status: 'installing', task_id: taskId };
+  }
+
+  /**
+   * `npx …`/`uvx …` (decision 0035): the package is installed pinned into DATA_DIR by the marketplace's
+   * install job and its executable runs directly; the typed command is kept for display and export.
+   */
+  private async pinned(caller: Principal, req: CustomServiceRequest, draft: CustomDraft, name: string): Promise<CustomServiceResult> {
+    let plan: PackagePlan | undefined;
+    try {
+      plan = pinnedPlanOf(req.command);
+    } catch (err) {
+      if (err instanceof InstallError) throw badRequest('service.command_not_pinnable', { reason: err.message.slice(0, 300) });
+      throw err;
+    }
+    if (!plan) throw badRequest('service.command_parse_failed');
+    const { row, taskId } = await this.deps.installer.startPinned(
+      caller.id,
+      {
+        name,
+        nameSeed: draft.nameSeed,
+        displayName: draft.displayName,
+        description: draft.description,
+        source: 'custom',
+        packageManager: draft.packageManager,
+        packageName: plan.identifier,
+        marketSource: plan.kind,
+        plan,
+        envVars: [],
+        typedCommand: req.command.trim(),
+      },
+      draft.env,
+    );
     return { service_id: row.id, name: row.name, display_name: row.display_name, status: 'installing', task_id: taskId };
   }
 

@@ -1,12 +1,27 @@
-import type { EnvVarDeclaration, InstallRequest, InstallResult, MarketSourceName } from '@toolport/contract';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  type EnvVarDeclaration,
+  type InstallRequest,
+  type InstallResult,
+  type MarketSourceName,
+  splitCommandLine,
+} from '@toolport/contract';
 import type { ServiceRow } from '../../../db/schema.js';
-import { AppError, badRequest, conflict } from '../../../http/errors.js';
-import { storedInstallDir } from '../../../infra/install-dir.js';
+import { AppError, badRequest, conflict, notFound } from '../../../http/errors.js';
+import { resolveInstallDir, storedInstallDir } from '../../../infra/install-dir.js';
 import type { Secrets } from '../../../infra/secrets.js';
 import { checkedEnv, checkedHeaders, checkedRemoteAddress, type PersonalEnvs, type ServiceRows } from '../../services/index.js';
 import { serviceNameFor } from '../details/mcp-config.js';
-import { isPinnableVersion, parseNpmSpec, parsePypiSpec } from '../installers/runner-args.js';
-import { InstallError, type InstallPlan, type PackagePlan, type RemotePlan } from '../installers/types.js';
+import { isPinnableVersion, parseNpmSpec, parsePypiSpec, planFromNpx, planFromUvx } from '../installers/runner-args.js';
+import {
+  InstallError,
+  type InstallPlan,
+  MANIFEST_FILE,
+  type PackageManifest,
+  type PackagePlan,
+  type RemotePlan,
+} from '../installers/types.js';
 import type { MarketService } from '../search/service.js';
 import { type InstallJobs, type JobOutcome, packageDirOf } from './jobs.js';
 import { filledUrl, initialValues, missingVariables, planForLaunch } from './plan.js';
@@ -29,6 +44,8 @@ export interface InstallTarget {
   envVars: EnvVarDeclaration[];
   /** One process for every client session (the default), or one per session (batch import). */
   isolation?: 'shared' | 'session';
+  /** A custom `npx`/`uvx` service: the command line as typed, kept for display and export. */
+  typedCommand?: string;
 }
 
 const isUniqueViolation = (err: unknown): boolean => {
@@ -122,10 +139,50 @@ export class MarketInstaller {
     return { ...outcome, serviceId: created.row.id };
   }
 
+  /**
+   * A custom `npx`/`uvx` service (decision 0035): stored disabled, its package pinned into DATA_DIR by
+   * the same install job as a marketplace install, in the background. A failure leaves it disabled with
+   * the reason (issue 15) instead of deleting it.
+   */
+  async startPinned(callerId: number, target: InstallTarget, values: Record<string, string>): Promise<{ row: ServiceRow; taskId: string }> {
+    if (target.plan.kind !== 'npm' && target.plan.kind !== 'pypi') throw badRequest('service.command_parse_failed');
+    let created: { row: ServiceRow; taskId: string };
+    try {
+      created = await this.create(callerId, target, values, 'custom');
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict('service.name_taken', { name: target.name ?? target.nameSeed });
+      throw err;
+    }
+    void this.run(created, target.plan, values, 'disable');
+    return created;
+  }
+
+  /**
+   * Update (decision 0035): the package of an installed service again at its newest release, as a task.
+   * The package is the one its install directory records (or its typed `npx`/`uvx` command names).
+   */
+  async startUpdate(callerId: number, serviceId: number): Promise<{ taskId: string; row: ServiceRow }> {
+    const row = await this.deps.rows.byId(serviceId);
+    if (!row) throw notFound('service.not_found');
+    const plan = row.type === 'stdio' ? updatePlanOf(this.deps.dataDir, row) : undefined;
+    if (!plan) throw badRequest('service.update_not_package', { name: row.name });
+    const running = await this.deps.tasks.activeFor(serviceId);
+    if (running) throw conflict('service.update_running', { name: row.name });
+    const taskId = await this.deps.tasks.create({
+      kind: 'update',
+      serviceId,
+      createdBy: callerId,
+      payload: { package_name: plan.identifier, from_version: row.version },
+    });
+    void this.deps.jobs.update({ serviceId, serviceName: row.name, taskId, plan });
+    return { taskId, row };
+  }
+
   private run(
     created: { row: ServiceRow; taskId: string },
     plan: PackagePlan | RemotePlan,
     values: Record<string, string>,
+    onFailure: 'discard' | 'disable' = 'discard',
   ): Promise<JobOutcome> {
     return this.deps.jobs.start({
       serviceId: created.row.id,
@@ -134,6 +191,7 @@ export class MarketInstaller {
       // A remote runs at the URL stored with its variables filled in.
       plan: plan.kind === 'remote' ? { ...plan, url: created.row.command } : plan,
       secretValues: Object.values(values),
+      onFailure,
     });
   }
 
@@ -178,6 +236,7 @@ export class MarketInstaller {
     callerId: number | null,
     target: InstallTarget,
     provided: Record<string, string>,
+    taskKind: 'marketplace' | 'custom' = 'marketplace',
   ): Promise<{ row: ServiceRow; taskId: string }> {
     const values = initialValues(target.envVars, provided);
     const remote = target.plan.kind === 'remote' ? target.plan : undefined;
@@ -207,6 +266,7 @@ export class MarketInstaller {
       env_schema_json: JSON.stringify(target.envVars),
       // Known from the start, so that an interrupted install can be cleaned up.
       install_dir: remote ? '' : storedInstallDir(dataDir, packageDirOf(dataDir, target.plan.kind as 'npm' | 'pypi', name)),
+      typed_command: target.typedCommand ?? '',
       // Nothing runs it until the install has completed its handshake.
       enabled: 0,
       isolation: target.isolation ?? 'shared',
@@ -219,7 +279,7 @@ export class MarketInstaller {
       updated_at: now,
     });
     const taskId = await this.deps.tasks.create({
-      kind: 'marketplace',
+      kind: taskKind,
       serviceId: row.id,
       createdBy: callerId,
       payload: { package_name: target.packageName, package_manager: target.packageManager, plan: target.plan.kind },
@@ -235,6 +295,39 @@ export class MarketInstaller {
     }
     throw conflict('service.name_taken', { name: seed });
   }
+}
+
+/** The package an Update installs again: from the install directory's manifest, else the typed command. */
+function updatePlanOf(dataDir: string, row: ServiceRow): PackagePlan | undefined {
+  const kind = /^packages\/(npm|pypi)\/[^/]+$/.exec(row.install_dir)?.[1] as 'npm' | 'pypi' | undefined;
+  if (!kind) return undefined;
+  try {
+    const manifest = JSON.parse(
+      readFileSync(path.join(resolveInstallDir(dataDir, row.install_dir), MANIFEST_FILE), 'utf8'),
+    ) as Partial<PackageManifest>;
+    if (manifest.kind === kind && typeof manifest.identifier === 'string' && manifest.identifier) {
+      return {
+        kind,
+        identifier: manifest.identifier,
+        version: '',
+        entry: typeof manifest.entry === 'string' ? manifest.entry : '',
+        args: Array.isArray(manifest.args) ? manifest.args.map(String) : [],
+      };
+    }
+  } catch {
+    // No manifest here (a replica that has not installed it yet): the typed command tells.
+  }
+  const pinned = row.typed_command ? pinnedPlanOf(row.typed_command) : undefined;
+  return pinned && pinned.kind === kind ? { ...pinned, version: '' } : undefined;
+}
+
+/** The package plan of a typed `npx …`/`uvx …` command line; undefined for any other command. */
+export function pinnedPlanOf(commandLine: string): PackagePlan | undefined {
+  const words = splitCommandLine(commandLine.trim());
+  const [runner, ...args] = words ?? [];
+  if (runner === 'npx') return planFromNpx(args);
+  if (runner === 'uvx') return planFromUvx(args);
+  return undefined;
 }
 
 const requestedVersion = (version: string): string => {

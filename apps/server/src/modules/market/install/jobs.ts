@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ConfigEvents } from '../../../infra/events.js';
@@ -9,7 +9,14 @@ import type { HealthProbe, ServiceRows } from '../../services/index.js';
 import { installNpm } from '../installers/npm.js';
 import { drainProcessesIn } from '../installers/processes.js';
 import { installPypi } from '../installers/pypi.js';
-import { InstallError, type InstalledPackage, MANIFEST_FILE, type PackagePlan, type RemotePlan } from '../installers/types.js';
+import {
+  InstallError,
+  type InstalledPackage,
+  MANIFEST_FILE,
+  PackageNotFoundError,
+  type PackagePlan,
+  type RemotePlan,
+} from '../installers/types.js';
 import type { InstallTasks } from './tasks.js';
 
 export interface InstallTimeouts {
@@ -44,14 +51,46 @@ export interface Job {
   plan: PackagePlan | RemotePlan;
   /** Values that must never appear in the log (variable and header values). */
   secretValues: string[];
+  /**
+   * What a failure leaves: `discard` deletes the half-made service (a marketplace install); `disable`
+   * keeps it switched off with the reason as its health details, for the admin to read and remove (a
+   * custom `npx`/`uvx` service, issue 15).
+   */
+  onFailure?: 'discard' | 'disable';
+}
+
+/** An Update (decision 0035): the package of an installed service again, at its newest release. */
+export interface UpdateJob {
+  serviceId: number;
+  serviceName: string;
+  taskId: string;
+  plan: PackagePlan;
 }
 
 export interface JobOutcome {
   ok: boolean;
   /** The reason of a failure, redacted. */
   error: string;
+  /** A failure the console can say in the user's language (the registry does not know the package). */
+  reason?: FailureReason;
   toolCount?: number;
+  /** The version installed. */
+  version?: string;
 }
+
+/** A failure cause with a message key of its own, stored with the task so that its status says it localised. */
+export interface FailureReason {
+  key: 'market.install_package_not_found';
+  params: { name: string };
+}
+
+export const reasonOf = (err: unknown): FailureReason | undefined =>
+  err instanceof PackageNotFoundError
+    ? { key: 'market.install_package_not_found', params: { name: `${err.identifier}${err.version ? `@${err.version}` : ''}` } }
+    : undefined;
+
+/** What the service row records when an install left it disabled. */
+export const INSTALL_FAILED = 'install_failed';
 
 /** Where a package's files live: one directory per service, so two services never share files. */
 export const packageDirOf = (dataDir: string, kind: 'npm' | 'pypi', serviceName: string) =>
@@ -143,16 +182,115 @@ export class InstallJobs {
       const toolCount = health.toolCount ?? 0;
       await log('info', `Handshake complete: ${toolCount} tools. ${job.serviceName} is ready at /proxy/${job.serviceName}/mcp`);
       this.deps.events.emit({ type: 'service.changed', serviceId: job.serviceId });
-      await this.tasks.finish(job.taskId, 'completed', '', { service_id: job.serviceId, tool_count: toolCount });
-      return { ok: true, error: '', toolCount };
+      const version = job.plan.kind === 'remote' ? undefined : (await this.deps.rows.byId(job.serviceId))?.version;
+      await this.tasks.finish(job.taskId, 'completed', '', { service_id: job.serviceId, tool_count: toolCount, version });
+      return { ok: true, error: '', toolCount, ...(version ? { version } : {}) };
     } catch (err) {
       const reason = serviceLog.redact(signal.aborted ? 'the server is shutting down' : errorText(err));
+      const cause = signal.aborted ? undefined : reasonOf(err);
       await log('error', `Installation failed: ${reason}`);
-      await discardService(this.deps, job.serviceId, dir);
-      await log('info', 'The service and its files were removed');
-      await this.tasks.detachService(job.taskId);
-      await this.tasks.finish(job.taskId, 'failed', reason);
-      return { ok: false, error: reason };
+      if (job.onFailure === 'disable') {
+        await disableService(this.deps, job.serviceId, dir, reason);
+        await log('info', 'The service is disabled: read the reason, then remove it or correct the command');
+      } else {
+        await discardService(this.deps, job.serviceId, dir);
+        await log('info', 'The service and its files were removed');
+        await this.tasks.detachService(job.taskId);
+      }
+      await this.tasks.finish(job.taskId, 'failed', reason, cause ? { reason: cause } : {});
+      return { ok: false, error: reason, ...(cause ? { reason: cause } : {}) };
+    }
+  }
+
+  /** Starts an Update; the returned promise settles when its task is finished either way. */
+  update(job: UpdateJob): Promise<JobOutcome> {
+    const controller = new AbortController();
+    this.running.set(job.taskId, controller);
+    const work = this.executeUpdate(job, controller.signal)
+      .catch((err): JobOutcome => {
+        this.deps.logger.error({ err, taskId: job.taskId }, 'update task bookkeeping failed');
+        return { ok: false, error: errorText(err) };
+      })
+      .finally(() => this.running.delete(job.taskId));
+    this.background.add(work);
+    void work.finally(() => this.background.delete(work));
+    return work;
+  }
+
+  /**
+   * The newest release goes into a directory beside the current one and takes its place only once
+   * complete; the gateway then restarts the service on its new files and the handshake must pass, or
+   * the previous files and row come back. The previous files go once no process runs in them.
+   */
+  private async executeUpdate(job: UpdateJob, signal: AbortSignal): Promise<JobOutcome> {
+    const { serviceLog, rows, events } = this.deps;
+    const log = (level: 'info' | 'error', line: string) => {
+      serviceLog.write({ serviceId: job.serviceId, serviceName: job.serviceName, phase: 'install', level, message: line });
+      return this.tasks.log(job.taskId, serviceLog.redact(line));
+    };
+    const before = await rows.byId(job.serviceId);
+    const dir = packageDirOf(this.deps.dataDir, job.plan.kind, job.serviceName);
+    const next = `${dir}.next`;
+    const previous = `${dir}.previous`;
+    let swapped = false;
+    try {
+      if (!before) throw new InstallError('the service was removed');
+      await this.tasks.setStatus(job.taskId, 'installing');
+      const installed = await this.installPackage(job.plan, next, (line) => void log('info', line).catch(() => undefined), signal);
+      if (signal.aborted) throw new InstallError('the server is shutting down');
+      await log('info', `Installed ${installed.manifest.identifier}@${installed.version} (was ${before.version || 'unknown'})`);
+      rmSync(previous, { recursive: true, force: true });
+      if (existsSync(dir)) renameSync(dir, previous);
+      renameSync(next, dir);
+      swapped = true;
+      // The paths are relative to the install directory, which the new files now occupy.
+      await rows.update(job.serviceId, {
+        command: relativeToInstallDir(next, installed.command),
+        args_json: JSON.stringify(installed.args.map((arg) => relativeToInstallDir(next, arg))),
+        version: installed.version,
+        install_dir: storedInstallDir(this.deps.dataDir, dir),
+        health_status: 'unknown',
+        health_details: '',
+        updated_at: Date.now(),
+      });
+      // The gateway restarts the service on the new files (a running one as a changed configuration does).
+      events.emit({ type: 'service.changed', serviceId: job.serviceId });
+      await log('info', 'Restarting the server and completing the MCP handshake (initialize, tools/list)…');
+      const health = await withTimeout(this.deps.gateway.checkHealth(job.serviceId), this.timeouts.handshakeMs, 'The MCP handshake');
+      if (health.status !== 'healthy') throw new InstallError(`The server did not complete the MCP handshake: ${health.details}`);
+      const toolCount = health.toolCount ?? 0;
+      await log('info', `Updated to ${installed.version}: ${toolCount} tools`);
+      void drainProcessesIn(previous, 10_000).then(() => rmSync(previous, { recursive: true, force: true }));
+      await this.tasks.finish(job.taskId, 'completed', '', {
+        service_id: job.serviceId,
+        tool_count: toolCount,
+        version: installed.version,
+      });
+      return { ok: true, error: '', toolCount, version: installed.version };
+    } catch (err) {
+      const reason = serviceLog.redact(signal.aborted ? 'the server is shutting down' : errorText(err));
+      const cause = signal.aborted ? undefined : reasonOf(err);
+      await log('error', `Update failed: ${reason}`);
+      if (swapped && before) {
+        // Back to what ran before: its files and its row.
+        rmSync(next, { recursive: true, force: true });
+        renameSync(dir, next);
+        renameSync(previous, dir);
+        await rows.update(job.serviceId, {
+          command: before.command,
+          args_json: before.args_json,
+          version: before.version,
+          health_status: 'unknown',
+          updated_at: Date.now(),
+        });
+        events.emit({ type: 'service.changed', serviceId: job.serviceId });
+        void drainProcessesIn(next, 10_000).then(() => rmSync(next, { recursive: true, force: true }));
+        await log('info', `Kept version ${before.version}`);
+      } else {
+        rmSync(next, { recursive: true, force: true });
+      }
+      await this.tasks.finish(job.taskId, 'failed', reason, cause ? { reason: cause } : {});
+      return { ok: false, error: reason, ...(cause ? { reason: cause } : {}) };
     }
   }
 
@@ -173,6 +311,32 @@ export class InstallJobs {
     writeFileSync(path.join(dir, MANIFEST_FILE), `${JSON.stringify(installed.manifest, null, 2)}\n`);
     return installed;
   }
+}
+
+/**
+ * Keeps a service whose install failed, switched off with the reason as its health details: nothing
+ * restarts it, the console shows why and offers to remove it. Its processes and files go.
+ */
+export async function disableService(
+  { rows, dataDir, events }: { rows: ServiceRows; dataDir: string; events?: ConfigEvents },
+  serviceId: number,
+  stored: string,
+  reason: string,
+): Promise<void> {
+  if (!(await rows.byId(serviceId))) return;
+  await rows.update(serviceId, {
+    enabled: 0,
+    health_status: INSTALL_FAILED,
+    health_details: reason.slice(0, 4000),
+    last_health_check: Date.now(),
+    updated_at: Date.now(),
+  });
+  // The gateway stops whatever it started for it during the handshake.
+  events?.emit({ type: 'service.changed', serviceId });
+  const dir = resolveInstallDir(dataDir, stored);
+  const dirs = [path.join(dataDir, 'services', String(serviceId)), ...(dir ? [dir] : [])];
+  for (const d of dirs) await drainProcessesIn(d, 10_000);
+  if (dir) rmSync(dir, { recursive: true, force: true });
 }
 
 /**

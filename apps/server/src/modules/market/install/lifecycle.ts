@@ -35,6 +35,8 @@ export interface InstallLifecycleDeps {
   /** With several replicas: this replica's own installs of the packages installed through another. */
   replicaInstalls?: ReplicaInstalls;
   timeouts?: InstallTimeouts;
+  /** How long creating a remote waits for its first health check (default 15 s). */
+  firstCheckWaitMs?: number;
 }
 
 /** The one owner of how services come and go: tasks, jobs, custom installs, uninstalls, the sweep of interrupted tasks. */
@@ -74,7 +76,15 @@ export function createInstallLifecycle(deps: InstallLifecycleDeps): InstallLifec
     secrets: deps.secrets,
     dataDir,
   });
-  const custom = new CustomInstalls({ services: deps.services, health: deps.health, tasks, serviceLog: deps.serviceLog, logger });
+  const custom = new CustomInstalls({
+    services: deps.services,
+    health: deps.health,
+    tasks,
+    installer,
+    serviceLog: deps.serviceLog,
+    logger,
+    ...(deps.firstCheckWaitMs === undefined ? {} : { firstCheckWaitMs: deps.firstCheckWaitMs }),
+  });
   const uninstaller = new Uninstaller({ services: deps.services, rows, dataDir, logger });
 
   let timer: NodeJS.Timeout | undefined;

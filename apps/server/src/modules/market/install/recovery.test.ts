@@ -57,8 +57,25 @@ describe.each(engines)('install tasks interrupted by a stopped server, on %s', (
       .values(serviceRow({ name: 'custom-one' }))
       .returning('id')
       .executeTakeFirstOrThrow();
+    // A custom `npx` service whose pinned install was interrupted (decision 0035).
+    const pinnedDir = path.join(t.dataDir, 'packages', 'npm', 'pinned-half');
+    mkdirSync(pinnedDir, { recursive: true });
+    const pinned = await t.ctx.db
+      .insertInto('services')
+      .values(
+        serviceRow({
+          name: 'pinned-half',
+          enabled: 0,
+          health_status: 'installing',
+          install_dir: 'packages/npm/pinned-half',
+          typed_command: 'npx -y acme-echo-mcp',
+        }),
+      )
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await task('stale-install', 'marketplace', halfMade.id, longAgo);
     await task('stale-custom', 'custom', custom.id, longAgo);
+    await task('stale-pinned', 'custom', pinned.id, longAgo);
     await task('stale-batch', 'batch', null, longAgo);
     // Still alive: its process refreshed it a moment ago.
     await task('running-elsewhere', 'marketplace', null, Date.now());
@@ -78,6 +95,14 @@ describe.each(engines)('install tasks interrupted by a stopped server, on %s', (
       // A custom service's first check was interrupted: the task fails, the service it belongs to stays.
       expect(await status('stale-custom')).toMatchObject({ status: 'failed', service_id: custom.id });
       expect(await t.ctx.db.selectFrom('services').selectAll().where('id', '=', custom.id).executeTakeFirst()).toBeDefined();
+      // An interrupted pinned install: kept, disabled, the interruption as its reason; its files go.
+      expect(await status('stale-pinned')).toMatchObject({ status: 'failed', service_id: pinned.id });
+      expect(await t.ctx.db.selectFrom('services').selectAll().where('id', '=', pinned.id).executeTakeFirstOrThrow()).toMatchObject({
+        enabled: 0,
+        health_status: 'install_failed',
+        health_details: INTERRUPTED_REASON,
+      });
+      expect(existsSync(pinnedDir)).toBe(false);
       // A batch's log holds only progress events: nothing is added to it.
       expect(await status('stale-batch')).toMatchObject({ status: 'failed', logs: ['Installing…'] });
       expect(await status('running-elsewhere')).toMatchObject({ status: 'installing' });

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ServiceRows } from '../../services/index.js';
-import { discardService } from './jobs.js';
+import { disableService, discardService } from './jobs.js';
 import { type InstallTasks, TASK_STALE_MS } from './tasks.js';
 
 export const INTERRUPTED_REASON =
@@ -26,11 +26,16 @@ export async function recoverInterruptedTasks(
   for (const task of stale) {
     if (!(await tasks.claim(task.id, before, now))) continue;
     recovered += 1;
-    if (task.kind === 'marketplace' && task.serviceId !== null) {
+    if ((task.kind === 'marketplace' || task.kind === 'custom') && task.serviceId !== null) {
       const row = await rows.byId(task.serviceId);
       if (row && row.enabled === 0 && row.health_status === 'installing') {
-        await discardService(deps, row.id, row.install_dir);
-        await tasks.detachService(task.id);
+        if (task.kind === 'marketplace') {
+          await discardService(deps, row.id, row.install_dir);
+          await tasks.detachService(task.id);
+        } else {
+          // A custom `npx`/`uvx` service stays, disabled with the reason, as a failure would leave it.
+          await disableService(deps, row.id, row.install_dir, INTERRUPTED_REASON);
+        }
       }
     }
     // A batch's log holds only its progress events; its stream ends the batch with what it has.

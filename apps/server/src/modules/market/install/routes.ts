@@ -19,14 +19,28 @@ export async function installRoutes(api: ZodApi, installs: InstallLifecycle): Pr
 
   route(api, endpoints.services.createCustom, async (req, reply) => {
     const result = await installs.custom.create(req.principal, req.body);
-    const message = req.t(result.task_id ? 'service.install_started' : 'service.created', { name: result.name });
+    const name = result.name;
+    const message = result.task_id
+      ? req.t('service.install_started', { name })
+      : result.health_status && result.health_status !== 'healthy'
+        ? req.t('service.created_unreachable', { name, reason: result.health_details || result.health_status })
+        : req.t('service.created', { name });
     return ok(reply, result, message, 201);
   });
 
   route(api, endpoints.services.installStatus, async (req, reply) => {
-    const status = await installs.tasks.status(req.params.taskId);
+    const status = await installs.tasks.status(req.params.taskId, req.t);
     if (!status) throw notFound('service.task_not_found');
     return ok(reply, status);
+  });
+
+  route(api, endpoints.services.updatePackage, async (req, reply) => {
+    const { taskId, row } = await installs.installer.startUpdate(req.principal.id, serviceIdOf(req.params.id));
+    return ok(
+      reply,
+      { service_id: row.id, name: row.name, task_id: taskId, from_version: row.version },
+      req.t('service.update_started', { name: row.display_name || row.name }),
+    );
   });
 
   route(api, endpoints.services.uninstall, async (req, reply) => {

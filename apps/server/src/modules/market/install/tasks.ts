@@ -1,5 +1,6 @@
 import type { InstallStatus } from '@toolport/contract';
 import type { Db } from '../../../db/db.js';
+import { isMessageKey, type MessageKey, type MessageParams } from '../../../i18n/index.js';
 import { randomToken } from '../../../infra/secrets.js';
 
 export type InstallTaskStatus = InstallStatus['status'];
@@ -195,7 +196,11 @@ export class InstallTasks {
     this.running.clear();
   }
 
-  async status(taskId: string): Promise<InstallStatus | undefined> {
+  /**
+   * `translate`: a failure whose cause has a message of its own (the registry does not know the
+   * package) is said in the caller's language.
+   */
+  async status(taskId: string, translate?: (key: MessageKey, params?: MessageParams) => string): Promise<InstallStatus | undefined> {
     const task = await this.db.selectFrom('install_tasks').selectAll().where('id', '=', taskId).executeTakeFirst();
     if (!task) return undefined;
     const lines = await this.db
@@ -204,17 +209,34 @@ export class InstallTasks {
       .where('task_id', '=', taskId)
       .orderBy('seq', 'asc')
       .execute();
+    const result = parseResult(task.result_json);
+    const error = result.reason && translate ? translate(result.reason.key, result.reason.params) : task.error_message;
     return {
       task_id: task.id,
       kind: task.kind,
       service_id: task.service_id,
       status: task.status as InstallTaskStatus,
       logs: lines.map((l) => l.line),
-      error_message: task.error_message,
-      error: task.error_message,
+      error_message: error,
+      error,
       created_at: task.created_at,
       finished_at: task.finished_at,
+      ...(task.status === 'completed' && typeof result.version === 'string' && result.version ? { version: result.version } : {}),
     };
+  }
+}
+
+/** What a finished task recorded: the version installed, or the cause of its failure. */
+function parseResult(json: string): { version?: unknown; reason?: { key: MessageKey; params: MessageParams } } {
+  try {
+    const parsed = JSON.parse(json || '{}') as { version?: unknown; reason?: { key?: unknown; params?: unknown } };
+    const reason =
+      parsed.reason && typeof parsed.reason.key === 'string' && isMessageKey(parsed.reason.key)
+        ? { key: parsed.reason.key, params: (parsed.reason.params ?? {}) as MessageParams }
+        : undefined;
+    return { version: parsed.version, ...(reason ? { reason } : {}) };
+  } catch {
+    return {};
   }
 }
 

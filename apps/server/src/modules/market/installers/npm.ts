@@ -1,8 +1,15 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { installEnv } from './install-env.js';
-import { runCommand } from './run-command.js';
-import { InstallError, type InstalledPackage, type InstallerOptions, type PackagePlan } from './types.js';
+import { CommandFailedError, runCommand } from './run-command.js';
+import {
+  InstallError,
+  type InstalledPackage,
+  type InstallerOptions,
+  PackageNotFoundError,
+  type PackagePlan,
+  saysNotFound,
+} from './types.js';
 
 /** The executable of an installed package, chosen the way npx chooses it. */
 export function pickBin(pkg: { name?: unknown; bin?: unknown }, identifier: string, wanted: string): string {
@@ -69,7 +76,17 @@ export async function npmInstallFiles(
   const spec = plan.version ? `${plan.identifier}@${plan.version}` : plan.identifier;
   const args = ['install', '--prefix', opts.dir, '--no-audit', '--no-fund', '--save-exact', '--registry', opts.registry, spec];
   opts.log(`$ npm ${args.join(' ')}`);
-  await runCommand('npm', args, { cwd: opts.dir, env: installEnv(), timeoutMs: opts.timeoutMs, onLine: opts.log, signal: opts.signal });
+  let notFound = false;
+  const onLine = (line: string) => {
+    notFound ||= saysNotFound(line);
+    opts.log(line);
+  };
+  try {
+    await runCommand('npm', args, { cwd: opts.dir, env: installEnv(), timeoutMs: opts.timeoutMs, onLine, signal: opts.signal });
+  } catch (err) {
+    if (notFound && err instanceof CommandFailedError) throw new PackageNotFoundError('npm', plan.identifier, plan.version);
+    throw err;
+  }
 
   const pkgDir = path.join(opts.dir, 'node_modules', ...plan.identifier.split('/'));
   let pkg: { name?: unknown; version?: unknown; bin?: unknown };

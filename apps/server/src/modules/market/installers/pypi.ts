@@ -2,8 +2,15 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { installEnv } from './install-env.js';
 import { findExecutable, isExecutableFile } from './path-lookup.js';
-import { runCommand } from './run-command.js';
-import { InstallError, type InstalledPackage, type InstallerOptions, type PackagePlan } from './types.js';
+import { CommandFailedError, runCommand } from './run-command.js';
+import {
+  InstallError,
+  type InstalledPackage,
+  type InstallerOptions,
+  PackageNotFoundError,
+  type PackagePlan,
+  saysNotFound,
+} from './types.js';
 
 const normalize = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
 const BIN = process.platform === 'win32' ? 'Scripts' : 'bin';
@@ -90,15 +97,24 @@ export async function pipInstallFiles(
   const venv = path.join(opts.dir, 'venv');
   const python = path.join(venv, BIN, process.platform === 'win32' ? 'python.exe' : 'python');
   const spec = plan.version ? `${plan.identifier}==${plan.version}` : plan.identifier;
-  const run = (command: string, args: string[]) => {
+  let notFound = false;
+  const run = async (command: string, args: string[]) => {
     opts.log(`$ ${command} ${args.join(' ')}`);
-    return runCommand(command, args, {
-      cwd: opts.dir,
-      env: installEnv(),
-      timeoutMs: opts.timeoutMs,
-      onLine: opts.log,
-      signal: opts.signal,
-    });
+    try {
+      await runCommand(command, args, {
+        cwd: opts.dir,
+        env: installEnv(),
+        timeoutMs: opts.timeoutMs,
+        onLine: (line) => {
+          notFound ||= saysNotFound(line);
+          opts.log(line);
+        },
+        signal: opts.signal,
+      });
+    } catch (err) {
+      if (notFound && err instanceof CommandFailedError) throw new PackageNotFoundError('pypi', plan.identifier, plan.version);
+      throw err;
+    }
   };
   const uv = findExecutable('uv');
   if (uv) {

@@ -65,3 +65,21 @@ export interface InstallerOptions {
 }
 
 export class InstallError extends Error {}
+
+/**
+ * The registry does not know the package (npm's E404, pip's "No matching distribution", uv's "not found
+ * in the package registry"): the cause a user can act on, said in their words (issue 15).
+ */
+export class PackageNotFoundError extends InstallError {
+  constructor(
+    readonly kind: 'npm' | 'pypi',
+    readonly identifier: string,
+    readonly version: string,
+  ) {
+    super(`package not found on the registry: ${identifier}${version ? `@${version}` : ''}`);
+  }
+}
+
+/** npm, pip and uv's own words for "no such package" (or no such version of it). */
+const NOT_FOUND_LINES = [/\bE404\b/, /\b404 Not Found\b/, /No matching distribution found/i, /not found in the package registry/i];
+export const saysNotFound = (line: string) => NOT_FOUND_LINES.some((re) => re.test(line));
