@@ -91,6 +91,7 @@ export class CustomInstalls {
         marketSource: plan.kind,
         plan,
         envVars: [],
+        isolation: draft.isolation,
         typedCommand: req.command.trim(),
       },
       draft.env,
