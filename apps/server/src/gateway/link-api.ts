@@ -75,6 +75,8 @@ export interface HealthResult {
   status: HealthStatus;
   details: string;
   toolCount?: number;
+  /** The server's description of itself from `initialize` (handshake.ts, describeServer), when healthy. */
+  about?: string;
   checkedAt: number;
 }
 

@@ -9,7 +9,7 @@ import type { ServiceSpec } from '../catalog.js';
 import type { HealthStatus, RequestSink, SessionPeer, UpstreamLink } from '../link-api.js';
 import { Backoff } from './backoff.js';
 import { type Channel, errorText, SessionLostError } from './channel.js';
-import { countTools, describeRoundTrip, sharedInitializeResult, upstreamInitParams } from './handshake.js';
+import { countTools, describeRoundTrip, describeServer, sharedInitializeResult, upstreamInitParams } from './handshake.js';
 import { LineLimiter } from './line-limiter.js';
 import { errorResponse, GatewayErrorCode, type LinkMode, Multiplexer, type Pending, UpstreamRpcError } from './multiplexer.js';
 import type { LinkDeps } from './types.js';
@@ -20,6 +20,7 @@ export interface LinkHealth {
   status: HealthStatus;
   details: string;
   toolCount?: number;
+  about?: string;
 }
 
 export interface LinkOptions {
@@ -86,6 +87,11 @@ export class Link implements UpstreamLink {
 
   get inFlight(): number {
     return this.mux.inFlight;
+  }
+
+  /** The server's description of itself from its last `initialize` (undefined before the first). */
+  get about(): string | undefined {
+    return describeServer(this.initResult);
   }
 
   get isOpen(): boolean {
@@ -252,7 +258,12 @@ export class Link implements UpstreamLink {
       // A restarted process starts at its own default level: the level the sessions asked for again.
       this.mux.applyLevel();
       if (restarted) this.announceLists(result);
-      this.opts.onHealth?.({ status: 'healthy', details: describeRoundTrip(toolCount, Date.now() - started), toolCount });
+      this.opts.onHealth?.({
+        status: 'healthy',
+        details: describeRoundTrip(toolCount, Date.now() - started),
+        toolCount,
+        about: describeServer(result),
+      });
     } catch (err) {
       if (gen !== this.generation) return;
       this.failed(`could not start: ${errorText(err)}`);

@@ -9,7 +9,7 @@ import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { HealthResult, SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
 import type { ConnectionOwner, UpstreamAuthorization, UpstreamOAuthMode } from '../upstream-auth.js';
 import type { Channel } from './channel.js';
-import { AuthorizedPerUser, checkServiceHealth, type HealthHost, PeriodicHealth } from './health.js';
+import { AuthorizedPerUser, checkServiceHealth, type HealthHost, PeriodicHealth, type ProbeResult } from './health.js';
 import { Link, type LinkHealth } from './link.js';
 import { buildProcessEnv, type RegistryMirrors } from './process-env.js';
 import { type RemoteAuth, RemoteChannel } from './remote-channel.js';
@@ -317,7 +317,7 @@ export class LinkPool implements UpstreamPool {
     return openUpstream(this.deps, this.tuning, spec, userEnv, auth);
   }
 
-  private async probe(spec: ServiceSpec): Promise<number | undefined> {
+  private async probe(spec: ServiceSpec): Promise<ProbeResult> {
     // A shared connection is checked with its token; a service without one reports a 401 as needing authorization.
     const mode = await this.oauthMode(spec);
     const owner = ownerOf(mode, 'shared', undefined);
@@ -339,7 +339,7 @@ export class LinkPool implements UpstreamPool {
     this.probes.add(link);
     try {
       await link.ensureReady();
-      return link.toolCount;
+      return { toolCount: link.toolCount, about: link.about };
     } catch (err) {
       if (refused) throw new AuthorizedPerUser();
       throw err;

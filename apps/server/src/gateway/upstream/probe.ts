@@ -32,7 +32,7 @@ export class OneOffHealth {
         this.probes.add(link);
         try {
           await link.ensureReady();
-          return link.toolCount;
+          return { toolCount: link.toolCount, about: link.about };
         } finally {
           this.probes.delete(link);
           await link.close('health check finished');

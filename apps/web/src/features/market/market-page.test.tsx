@@ -161,10 +161,36 @@ describe('marketplace cards (docs/console.md §2.10)', () => {
     expect(within(bare).getByRole('link', { name: 'Homepage' }).querySelector('.lucide-globe')).not.toBeNull();
     const gh = card('gh');
     expect(within(gh).getByTestId('card-author')).toHaveTextContent('octo-org');
-    expect(within(gh).queryByTestId('card-stars')).not.toBeInTheDocument();
+    // A real 0 (the server said so) is shown as 0: only an unknown count is "—".
+    expect(within(gh).getByTestId('card-stars')).toHaveTextContent('0 stars');
     const nohome = card('nohome');
     expect(within(nohome).queryByRole('link', { name: 'Homepage' })).not.toBeInTheDocument();
     expect(within(nohome).getByTestId('card-downloads')).toHaveTextContent('1,234,567 downloads a week');
+  });
+
+  it.each([
+    ['en', 'unknown', '1,234 downloads a week'],
+    ['zh-CN', '未知', '每周下载 1,234 次'],
+  ])('shows counts the source did not provide as "—" with the tooltip "unknown", never as 0 (%s)', async (lng, unknown, downloads) => {
+    localStorage.setItem('i18nextLng', lng);
+    await renderMarket('/market?source=npm&q=x', {
+      'GET /api/mcp_market/search': () =>
+        ok([
+          marketPackage({ name: 'nocounts', homepage: 'https://github.com/acme/nocounts', github_stars: null, downloads: null }),
+          marketPackage({ name: 'counted', homepage: 'https://github.com/acme/counted', github_stars: 3, downloads: 1234 }),
+        ]),
+    });
+    const none = await screen.findByRole('group', { name: 'nocounts' });
+    const unknowns = within(none).getAllByTestId('unknown-count');
+    expect(unknowns).toHaveLength(2);
+    for (const u of unknowns) {
+      expect(u).toHaveTextContent('—');
+      expect(u).toHaveAttribute('title', unknown);
+    }
+    expect(within(none).getByTestId('card-stars')).not.toHaveTextContent('0');
+    const counted = card('counted');
+    expect(within(counted).queryByTestId('unknown-count')).not.toBeInTheDocument();
+    expect(within(counted).getByTestId('card-downloads')).toHaveTextContent(downloads);
   });
 
   it("shows 'Unknown Source' when neither an author nor a source is known", async () => {

@@ -117,7 +117,8 @@ describe.each(engines)('marketplace routes on %s', (engine) => {
       ['pypi', 'acme-notes-mcp'],
       ['mcp_registry', 'io.github.acme/notes'],
     ]);
-    expect(all[0]).toMatchObject({ version: '0.3.1', author: 'acme', github_stars: 7, downloads: 0 });
+    // PyPI counts no downloads: unknown (null), not 0.
+    expect(all[0]).toMatchObject({ version: '0.3.1', author: 'acme', github_stars: 7, downloads: null });
   });
 
   it('refuses an unknown source with 400 in the caller’s language', async () => {
@@ -295,5 +296,15 @@ describe.each(engines)('marketplace routes on %s', (engine) => {
     const res = await get('/api/mcp_market/package_details?package_name=x&package_manager=cargo');
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toContain('package_manager');
+  });
+
+  // Last: it reads (and so caches) a package the 502 test above must find uncached.
+  it('answers null, not 0, for downloads nobody could provide (the downloads API failing)', async () => {
+    fake.fail('downloads', 'error');
+    const res = await details('@modelcontextprotocol/server-brave-search', 'npm');
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json().data;
+    expect(body).toMatchObject({ downloads: null, stars: 71234 });
+    expect(body.details).toMatchObject({ downloads: null, github_stars: 71234 });
   });
 });

@@ -95,7 +95,7 @@ export class MarketService {
       return [];
     });
     const [popularity, installed] = await Promise.all([Promise.all(packages.map((p) => this.popularity(p))), this.installedIndex()]);
-    return { packages: packages.map((p, i) => toMarketPackage(p, popularity[i] ?? { downloads: 0, stars: 0 }, installed)), failures };
+    return { packages: packages.map((p, i) => toMarketPackage(p, popularity[i] ?? { downloads: null, stars: null }, installed)), failures };
   }
 
   /** Everything the detail view shows; 404 when the package does not exist, 502 when its registry cannot say. */
@@ -132,7 +132,7 @@ export class MarketService {
   }
 
   private async popularity(p: SourcePackage): Promise<Popularity> {
-    const downloads = p.weeklyDownloads ?? (p.npmPackage ? this.sources.npm.weeklyDownloads(p.npmPackage) : 0);
+    const downloads = p.weeklyDownloads ?? (p.npmPackage ? this.sources.npm.weeklyDownloads(p.npmPackage) : null);
     const [d, stars] = await Promise.all([downloads, this.sources.github.stars(githubRepoOf(githubUrlOf(p)))]);
     return { downloads: d, stars };
   }
