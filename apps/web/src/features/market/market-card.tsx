@@ -21,8 +21,9 @@ const metaClass = 'inline-flex min-w-0 items-center gap-1 [&_svg]:size-3.5 [&_sv
 export function UnknownCount({ label }: { label: string }) {
   const { t } = useTranslation('market');
   return (
-    <span title={t('card.unknown')} aria-label={`${label}: ${t('card.unknown')}`} data-testid="unknown-count">
-      —
+    <span title={t('card.unknown')} data-testid="unknown-count">
+      <span aria-hidden="true">—</span>
+      <span className="sr-only">{`${label}: ${t('card.unknown')}`}</span>
     </span>
   );
 }
