@@ -91,6 +91,11 @@ export interface UpstreamPool {
   release(serviceId: number, session: SessionPeer): void;
   /** A real MCP round trip (initialize + tools/list) now. */
   checkHealth(serviceId: number): Promise<HealthResult>;
+  /**
+   * Restarts this replica's links of the service (processes, connections; backoff forgotten), waits for the
+   * shared one to come up (or fail), then checks its health like checkHealth.
+   */
+  reconnect(serviceId: number): Promise<HealthResult>;
   /** Stops every process and connection; no process survives. */
   shutdown(): Promise<void>;
 }

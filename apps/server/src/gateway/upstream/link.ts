@@ -211,6 +211,17 @@ export class Link implements UpstreamLink {
     if ((this.state as LinkState) === 'stopped' && this.wanted()) this.begin();
   }
 
+  /**
+   * Reconnect (the console's Reconnect button): drops the connection and, when it is wanted, starts it again at
+   * once, the backoff forgotten. A stopped link stays stopped (its next request starts it); a closed one stays closed.
+   */
+  async restart(reason: string): Promise<void> {
+    if (this.state === 'closed' || this.state === 'stopped') return;
+    await this.halt(reason, 'stopped');
+    this.backoff.reset();
+    if ((this.state as LinkState) === 'stopped' && this.wanted()) this.begin();
+  }
+
   /** Health round trip through the running connection: ping, then tools/list. */
   async roundTrip(): Promise<number | undefined> {
     await this.mux.internal('ping', undefined, this.opts.deps.tuning.initializeTimeoutMs).catch((err) => {

@@ -191,6 +191,18 @@ export class LinkPool implements UpstreamPool {
     return checkServiceHealth(this.healthHost, serviceId);
   }
 
+  async reconnect(serviceId: number): Promise<HealthResult> {
+    const restarts = [...this.entries.values()]
+      .filter((e) => e.serviceId === serviceId)
+      .map((e) => e.link.restart('reconnect asked by an administrator'));
+    await Promise.all(restarts);
+    const shared = this.entries.get(`shared:${serviceId}`)?.link;
+    // A link that starts again (kept alive, or sessions attached) is checked once it is up; a failed start is
+    // what the check then reports, through a connection of its own.
+    if (shared?.state === 'starting') await shared.ensureReady().catch(() => undefined);
+    return checkServiceHealth(this.healthHost, serviceId);
+  }
+
   async shutdown(): Promise<void> {
     this.closed = true;
     this.stopListening();

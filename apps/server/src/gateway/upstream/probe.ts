@@ -45,6 +45,11 @@ export class OneOffHealth {
     return checkServiceHealth(this.host, serviceId);
   }
 
+  /** Nothing runs here to restart: a reconnect is a fresh check. */
+  reconnect(serviceId: number): Promise<HealthResult> {
+    return this.checkHealth(serviceId);
+  }
+
   /** Stops the checks still under way (their processes included). */
   async close(): Promise<void> {
     this.closed = true;
