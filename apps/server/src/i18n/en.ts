@@ -144,6 +144,10 @@ export const en = {
   'market.batch_duplicate_key': 'The configuration names the server "{key}" twice; keep one entry under each name',
   'market.batch_not_found': 'Batch import task not found',
   'market.batch_item_exists': 'Skipped: a service named {name} already exists',
+  'market.batch_masked_kept': '; its stored values are kept (masked in the file: {keys})',
+  'market.batch_masked_required':
+    '. The file had these values masked (********), so they were not imported: {keys}. Import a file exported with secrets, or add the service and fill them in',
+  'market.batch_masked_empty': '. Masked values (********) were not imported and are left empty: {keys}',
   'market.batch_item_failed': 'Failed: {reason}',
   'market.batch_item_installed': 'Installed {spec} ({tools} tools)',
   'market.batch_item_install_failed': 'Installing {spec} failed: {reason}',

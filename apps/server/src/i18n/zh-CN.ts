@@ -137,6 +137,10 @@ export const zhCN: Record<MessageKey, string> = {
   'market.batch_duplicate_key': '该配置两次使用了服务名“{key}”；每个名称只保留一个条目',
   'market.batch_not_found': '批量导入任务不存在',
   'market.batch_item_exists': '已跳过：名为 {name} 的服务已存在',
+  'market.batch_masked_kept': '；已保留其已存储的值（文件中被遮盖：{keys}）',
+  'market.batch_masked_required':
+    '。文件中这些值被遮盖（********），因此未导入：{keys}。请导入包含密钥的导出文件，或添加该服务后再填写这些值',
+  'market.batch_masked_empty': '。被遮盖的值（********）未导入，已留空：{keys}',
   'market.batch_item_failed': '失败：{reason}',
   'market.batch_item_installed': '已安装 {spec}（{tools} 个工具）',
   'market.batch_item_install_failed': '安装 {spec} 失败：{reason}',

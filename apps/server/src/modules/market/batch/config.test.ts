@@ -16,8 +16,18 @@ describe('batch import configurations', () => {
         command: 'npx',
         args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Desktop', '/Users/me/Downloads'],
         env: {},
+        masked: [],
       },
-      { name: 'fetch', displayName: 'fetch', description: '', kind: 'stdio', command: 'uvx', args: ['mcp-server-fetch'], env: {} },
+      {
+        name: 'fetch',
+        displayName: 'fetch',
+        description: '',
+        kind: 'stdio',
+        command: 'uvx',
+        args: ['mcp-server-fetch'],
+        env: {},
+        masked: [],
+      },
       {
         name: 'github',
         displayName: 'github',
@@ -26,8 +36,20 @@ describe('batch import configurations', () => {
         command: 'npx',
         args: ['-y', '@modelcontextprotocol/server-github'],
         env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_exampleexampleexample' },
+        masked: [],
       },
     ]);
+  });
+
+  it('leaves out values an export masked and names them', () => {
+    const [stdio, remote] = parseBatchConfig({
+      mcpServers: {
+        a: { command: 'npx', args: ['-y', 'x'], env: { KEY: '********', DIR: '/tmp' } },
+        b: { url: 'https://example.com/mcp', headers: { Authorization: '********' } },
+      },
+    });
+    expect(stdio).toMatchObject({ kind: 'stdio', env: { DIR: '/tmp' }, masked: ['KEY'] });
+    expect(remote).toMatchObject({ kind: 'remote', headers: {}, masked: ['Authorization'] });
   });
 
   it('reads Cursor: a bare url is streamable HTTP unless its path ends in /sse', () => {
