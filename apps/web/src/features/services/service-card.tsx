@@ -55,7 +55,14 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
           </div>
         )}
       </div>
-      <HealthReason service={service} admin={props.admin} />
+      <HealthReason
+        service={service}
+        name={title}
+        admin={props.admin}
+        reconnecting={busy === 'reconnect'}
+        busy={!!busy}
+        onReconnect={() => props.onReconnect(service)}
+      />
       <p className="line-clamp-2 min-h-10 text-sm text-slate-600 dark:text-slate-400">{service.description || t('noDescription')}</p>
       {props.admin && service.switched_off_by.length > 0 && (
         <p className="text-xs text-amber-700 dark:text-amber-400">
