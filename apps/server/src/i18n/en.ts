@@ -124,6 +124,8 @@ export const en = {
   'market.package_not_found': 'Package {name} was not found on {source}',
   'market.source_unavailable': '{source} could not be reached, please try again later',
   'market.search_source_failed': 'The {source} search failed ({reason}); {setting} points at it',
+  'market.search_source_partial':
+    'The {source} results may be incomplete: its search through the {part} failed ({reason}); {setting} points at it',
   'market.search_failed': 'The search failed, so it is not known whether such a package exists: {failures}',
   // Marketplace installs, batch import and export.
   'market.install_started': 'Installing {name}: follow the install log',

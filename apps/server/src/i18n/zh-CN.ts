@@ -118,6 +118,7 @@ export const zhCN: Record<MessageKey, string> = {
   'market.package_not_found': '在 {source} 上找不到软件包 {name}',
   'market.source_unavailable': '暂时无法连接 {source}，请稍后重试',
   'market.search_source_failed': '{source} 搜索失败（{reason}）；它的地址由 {setting} 设置',
+  'market.search_source_partial': '{source} 的结果可能不完整：通过 {part} 的搜索失败（{reason}）；它的地址由 {setting} 设置',
   'market.search_failed': '搜索失败，因此无法确定是否存在这样的软件包：{failures}',
   // Marketplace installs, batch import and export.
   'market.install_started': '正在安装 {name}：请查看安装日志',

@@ -158,6 +158,21 @@ describe.each(engines)('marketplace routes on %s', (engine) => {
     expect((await get(`/api/mcp_market/search?query=everything&sources=npm`)).json()).not.toHaveProperty('warnings');
   });
 
+  it('warns when part of one source’s search failed: PyPI’s exact match answered, its MCP Registry half did not', async () => {
+    fake.fail('mcp', 'error');
+    const res = await get(`/api/mcp_market/search?${new URLSearchParams({ query: 'acme-notes-mcp', sources: 'pypi' })}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.data.map((p: Record<string, unknown>) => p.name)).toEqual(['acme-notes-mcp']);
+    expect(body.warnings).toEqual([
+      {
+        source: 'pypi',
+        message: 'The PyPI results may be incomplete: its search through the MCP Registry failed (HTTP 500); MCP_REGISTRY_URL points at it',
+      },
+    ]);
+    fake.fail('mcp', null);
+  });
+
   it('answers 502 in the caller’s language when every asked source failed, never an empty list', async () => {
     fake.fail('npm', 'error');
     const en = await get(`/api/mcp_market/search?query=nobody-cached-this&sources=npm`);
