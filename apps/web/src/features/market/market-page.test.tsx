@@ -105,6 +105,39 @@ describe('marketplace list: tabs and search (docs/console.md §2.10)', () => {
     expect(screen.getByRole('button', { name: 'Custom Install' })).toBeInTheDocument();
   });
 
+  it.each([
+    ['en', 'Some results may be missing', 'Custom Install'],
+    ['zh-CN', '部分结果可能缺失', '自定义安装'],
+  ])('shows partial-failure warnings above the results, with Custom Install (%s)', async (lng, title, custom) => {
+    localStorage.setItem('i18nextLng', lng);
+    const message =
+      'The PyPI results may be incomplete: its search through the MCP Registry failed (HTTP 500); MCP_REGISTRY_URL points at it';
+    await renderMarket('/market?source=pypi&q=notes', {
+      'GET /api/mcp_market/search': () => ({
+        status: 200,
+        body: {
+          success: true,
+          data: [marketPackage({ name: 'acme-notes-mcp', package_manager: 'pypi' })],
+          warnings: [{ source: 'pypi', message }],
+        },
+      }),
+    });
+    const banner = await screen.findByTestId('search-warnings');
+    expect(banner).toHaveTextContent(title);
+    expect(banner).toHaveTextContent(message);
+    expect(within(banner).getByRole('button', { name: custom })).toBeInTheDocument();
+    // The results are still there, below the warning.
+    const grid = screen.getByTestId('market-grid');
+    expect(within(grid).getByRole('group', { name: 'acme-notes-mcp' })).toBeInTheDocument();
+    expect(banner.compareDocumentPosition(grid) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
+  it('shows no warning banner when every source answered', async () => {
+    await renderMarket('/market?source=npm&q=echo');
+    expect(await screen.findByRole('group', { name: 'acme-echo-mcp' })).toBeInTheDocument();
+    expect(screen.queryByTestId('search-warnings')).not.toBeInTheDocument();
+  });
+
   it('lists the installed services on the Installed tab instead of searching', async () => {
     const { api } = await renderMarket('/market?source=installed', {
       'GET /api/mcp_market/installed': () =>
