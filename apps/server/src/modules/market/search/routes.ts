@@ -30,7 +30,12 @@ export async function searchRoutes(api: ZodApi, market: MarketService): Promise<
     for (const p of partials) {
       warnings.push({
         source: p.source,
-        message: req.t('market.search_source_partial', { source: SOURCE_LABEL[p.source], part: p.part, reason: p.reason, setting: p.setting }),
+        message: req.t('market.search_source_partial', {
+          source: SOURCE_LABEL[p.source],
+          part: p.part,
+          reason: p.reason,
+          setting: p.setting,
+        }),
       });
     }
     return warnings.length > 0 ? { ...ok(reply, packages), warnings } : ok(reply, packages);
