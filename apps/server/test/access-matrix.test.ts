@@ -420,6 +420,10 @@ describe.each(engines)('access matrix on %s', (engine) => {
       expect: signedIn(200),
       call: () => json('POST', `/api/mcp_services/${remoteId}/health/check`, {}),
     },
+    'POST /api/mcp_services/:id/reconnect': {
+      expect: adminOnly(200),
+      call: () => json('POST', `/api/mcp_services/${remoteId}/reconnect`, {}),
+    },
     'POST /api/mcp_market/uninstall': {
       expect: adminOnly(200),
       call: async () => {

@@ -286,6 +286,12 @@ const services = {
     tags: ['services'],
     summary: 'Check the service now with a real MCP round trip',
   }),
+  reconnect: endpoint(routes.services.reconnect, {
+    params: ServiceIdParams,
+    data: HealthCheckResult,
+    tags: ['services'],
+    summary: 'Restart the service’s link (process or connection, backoff forgotten), then check it with a real MCP round trip',
+  }),
   uninstall: endpoint(routes.services.uninstall, {
     body: UninstallRequest,
     tags: ['services'],

@@ -65,9 +65,10 @@ export const MarketPackage = z.object({
   version: z.string(),
   description: z.string(),
   package_manager: MarketSourceName,
-  /** Weekly downloads; 0 when the source does not count them. */
-  downloads: z.number().int().min(0),
-  github_stars: z.number().int().min(0),
+  /** Weekly downloads; null when the source did not provide them (unknown is not 0). */
+  downloads: z.number().int().min(0).nullable(),
+  /** Stars of the package's GitHub repository; null when unknown (no repository, lookup failed or paused). */
+  github_stars: z.number().int().min(0).nullable(),
   author: z.string(),
   homepage: z.string(),
   repository_url: z.string(),
@@ -151,8 +152,9 @@ export type MarketExportQuery = z.infer<typeof MarketExportQuery>;
 /** Package details (docs/console.md §3): the result under `details`, and what the detail view reads beside it. */
 export const PackageDetails = z.object({
   details: MarketPackage,
-  downloads: z.number().int().min(0),
-  stars: z.number().int().min(0),
+  /** Null when unknown, as in MarketPackage. */
+  downloads: z.number().int().min(0).nullable(),
+  stars: z.number().int().min(0).nullable(),
   author: z.string(),
   repository_url: z.string(),
   last_publish: z.string(),

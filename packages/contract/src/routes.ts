@@ -51,6 +51,7 @@ export const routes = {
     update: { method: 'PUT', path: '/mcp_services/:id', auth: 'admin' },
     toggle: { method: 'POST', path: '/mcp_services/:id/toggle', auth: 'user' },
     healthCheck: { method: 'POST', path: '/mcp_services/:id/health/check', auth: 'user' },
+    reconnect: { method: 'POST', path: '/mcp_services/:id/reconnect', auth: 'admin' },
     uninstall: { method: 'POST', path: '/mcp_market/uninstall', auth: 'admin' },
     updatePackage: { method: 'POST', path: '/mcp_services/:id/update_package', auth: 'admin' },
     myEnv: { method: 'GET', path: '/mcp_services/:id/my_env', auth: 'user' },

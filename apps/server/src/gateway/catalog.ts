@@ -55,10 +55,13 @@ export interface ServiceCatalog {
   switchedOffBy(userId: number): Promise<ReadonlySet<number>>;
   /** The user owning an API key (by its SHA-256), or undefined. */
   userByApiKey(plainKey: string): Promise<GatewayUser | undefined>;
-  /** Health results flow back to configuration through here; with `whileEnabled`, only while the flag has that value. */
+  /**
+   * Health results flow back to configuration through here; with `whileEnabled`, only while the flag has
+   * that value. `about` (the server's own description) fills an empty description, never a typed one.
+   */
   recordHealth(
     serviceId: number,
-    health: { status: 'healthy' | 'unhealthy' | 'unknown' | 'stopped'; details: string; toolCount?: number },
+    health: { status: 'healthy' | 'unhealthy' | 'unknown' | 'stopped'; details: string; toolCount?: number; about?: string },
     whileEnabled?: boolean,
   ): Promise<void>;
 }

@@ -53,6 +53,8 @@ export interface Gateway {
   /** The proxy's abuse limits (docs/operations.md, "Abuse limits"). */
   abuse: AbuseGuard;
   checkHealth(serviceId: number): Promise<HealthResult>;
+  /** Restarts the service's links on this replica and checks its health (the console's Reconnect). */
+  reconnect(serviceId: number): Promise<HealthResult>;
   /**
    * The service's tools as its upstream lists them now (no overrides applied), fetched through the
    * link `userId` would use on /proxy (shared, per-user or isolated): the console's Tools tab.
@@ -254,6 +256,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     sessions,
     abuse,
     checkHealth: (serviceId) => pool.checkHealth(serviceId),
+    reconnect: (serviceId) => pool.reconnect(serviceId),
 
     upstreamTools: (serviceId, userId) => listUpstreamTools(pool, deps.catalog, serviceId, userId),
     async callTool(serviceId, userId, name, args) {

@@ -78,6 +78,8 @@ export interface HealthResult {
   status: HealthStatus;
   details: string;
   toolCount?: number;
+  /** The server's description of itself from `initialize` (handshake.ts, describeServer), when healthy. */
+  about?: string;
   checkedAt: number;
 }
 
@@ -92,6 +94,11 @@ export interface UpstreamPool {
   release(serviceId: number, session: SessionPeer): void;
   /** A real MCP round trip (initialize + tools/list) now. */
   checkHealth(serviceId: number): Promise<HealthResult>;
+  /**
+   * Restarts this replica's links of the service (processes, connections; backoff forgotten), waits for the
+   * shared one to come up (or fail), then checks its health like checkHealth.
+   */
+  reconnect(serviceId: number): Promise<HealthResult>;
   /** Stops every process and connection; no process survives. */
   shutdown(): Promise<void>;
 }

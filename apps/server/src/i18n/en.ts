@@ -123,12 +123,17 @@ export const en = {
   'service.disabled': 'Service disabled',
   'service.uninstalled': 'Service uninstalled',
   'service.health_checked': 'Health check complete',
+  'service.reconnected': 'Reconnected: the service answers',
+  'service.reconnect_failed': 'Reconnected, but the service does not answer yet',
+  'service.reconnect_disabled': '{name} is disabled: enable it to reconnect',
   'service.my_env_saved': 'Your values for this service were saved',
   'service.task_not_found': 'Install task not found',
   'market.invalid_source': 'Unknown package source "{source}": use npm, pypi or mcp_registry',
   'market.package_not_found': 'Package {name} was not found on {source}',
   'market.source_unavailable': '{source} could not be reached, please try again later',
   'market.search_source_failed': 'The {source} search failed ({reason}); {setting} points at it',
+  'market.search_source_partial':
+    'The {source} results may be incomplete: its search through the {part} failed ({reason}); {setting} points at it',
   'market.search_failed': 'The search failed, so it is not known whether such a package exists: {failures}',
   // Marketplace installs, batch import and export.
   'market.install_started': 'Installing {name}: follow the install log',
@@ -149,6 +154,10 @@ export const en = {
   'market.batch_duplicate_key': 'The configuration names the server "{key}" twice; keep one entry under each name',
   'market.batch_not_found': 'Batch import task not found',
   'market.batch_item_exists': 'Skipped: a service named {name} already exists',
+  'market.batch_masked_kept': '; its stored values are kept (masked in the file: {keys})',
+  'market.batch_masked_required':
+    '. The file had these values masked (********), so they were not imported: {keys}. Import a file exported with secrets, or add the service and fill them in',
+  'market.batch_masked_empty': '. Masked values (********) were not imported and are left empty: {keys}',
   'market.batch_item_failed': 'Failed: {reason}',
   'market.batch_item_installed': 'Installed {spec} ({tools} tools)',
   'market.batch_item_install_failed': 'Installing {spec} failed: {reason}',

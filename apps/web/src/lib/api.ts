@@ -118,6 +118,17 @@ async function send(path: string, options: ApiOptions, token: string | null): Pr
  * does not help, clears the session and sends the user to the sign-in page.
  */
 export async function api<T>(path: string, options: ApiOptions = {}): Promise<T> {
+  return (await apiEnvelope<T>(path, options)).data;
+}
+
+/** What went partly wrong in a success: a search whose sources did not all answer (the envelope's `warnings`). */
+export interface ApiWarning {
+  source?: string;
+  message: string;
+}
+
+/** `api`, with the envelope's `warnings` beside the data. */
+export async function apiEnvelope<T>(path: string, options: ApiOptions = {}): Promise<{ data: T; warnings: ApiWarning[] }> {
   const authed = options.auth !== false;
   const sentToken = authed ? getToken() : null;
   let res = await send(path, options, sentToken);
@@ -127,7 +138,7 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
   }
 
   const body = (await res.json().catch(() => null)) as Partial<ApiEnvelope<T>> | null;
-  if (res.ok && body?.success !== false) return body?.data as T;
+  if (res.ok && body?.success !== false) return { data: body?.data as T, warnings: body?.warnings ?? [] };
 
   const kind = kindOf(res.status);
   if (kind === 'unauthorized' && authed) {
@@ -165,4 +176,17 @@ export function call<R extends Route>(route: R, ...[options]: CallArgs<EndpointO
     body?: unknown;
   } & Pick<ApiOptions, 'signal' | 'auth' | 'notify'>;
   return api(pathOf(route, params), { ...rest, method: route.method, query, body });
+}
+
+/** `call`, with the answer's `warnings` beside its data (an empty list when it has none). */
+export function callWithWarnings<R extends Route>(
+  route: R,
+  ...[options]: CallArgs<EndpointOf<R>>
+): Promise<{ data: DataOf<EndpointOf<R>>; warnings: ApiWarning[] }> {
+  const { params, query, body, ...rest } = (options ?? {}) as {
+    params?: Record<string, string | number>;
+    query?: ApiOptions['query'];
+    body?: unknown;
+  } & Pick<ApiOptions, 'signal' | 'auth' | 'notify'>;
+  return apiEnvelope(pathOf(route, params), { ...rest, method: route.method, query, body });
 }

@@ -15,6 +15,9 @@ class ReleaseLog implements UpstreamPool {
   checkHealth(): Promise<HealthResult> {
     throw new Error('not used');
   }
+  reconnect(): Promise<HealthResult> {
+    throw new Error('not used');
+  }
   async shutdown(): Promise<void> {}
 }
 

@@ -64,3 +64,25 @@ export async function countTools(mux: Multiplexer, timeoutMs: number, raw: boole
 /** Health details: "12 tools, 42 ms", or just the time when the tools could not be counted. */
 export const describeRoundTrip = (toolCount: number | undefined, ms: number): string =>
   toolCount === undefined ? `${ms} ms` : `${toolCount} tools, ${ms} ms`;
+
+/** Upper bound on a description taken from a server's own `initialize` result. */
+export const ABOUT_MAX = 500;
+
+/**
+ * A description of a tool server in its own words (docs/decisions/0037): the first paragraph of its
+ * `instructions`, else its `serverInfo` title (or name) and version. Undefined when it says nothing.
+ */
+export function describeServer(result: Pick<InitializeResult, 'instructions' | 'serverInfo'> | undefined): string | undefined {
+  if (!result) return undefined;
+  const paragraph = (result.instructions ?? '')
+    .trim()
+    .split(/\n\s*\n/)[0]
+    ?.replace(/\s+/g, ' ')
+    .trim();
+  if (paragraph) return paragraph.length > ABOUT_MAX ? `${paragraph.slice(0, ABOUT_MAX - 1)}…` : paragraph;
+  const info = result.serverInfo as { name?: string; title?: string; version?: string } | undefined;
+  const name = (info?.title ?? '').trim() || (info?.name ?? '').trim();
+  if (!name) return undefined;
+  const version = (info?.version ?? '').trim();
+  return (version ? `${name} ${version}` : name).slice(0, ABOUT_MAX);
+}

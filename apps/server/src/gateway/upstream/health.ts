@@ -21,15 +21,22 @@ export interface HealthHost {
   readyLink(serviceId: number): Link | undefined;
   /**
    * Starts a short-lived connection (initialize + tools/list), closes it, returns the tool count.
-   * Throws AuthorizedPerUser when a per-user OAuth service answered 401 to this token-less check.
+   * and the server's description of itself. Throws AuthorizedPerUser when a per-user OAuth service
+   * answered 401 to this token-less check.
    */
-  probe(spec: ServiceSpec): Promise<number | undefined>;
+  probe(spec: ServiceSpec): Promise<ProbeResult>;
 }
 
 /**
  * A per-user OAuth service answered the health check's token-less connection with 401: it is up and
  * asks each user for their own account (docs/decisions/0030-upstream-oauth.md), which is not a fault.
  */
+/** What a short-lived connection learned: the tool count and the server's own description. */
+export interface ProbeResult {
+  toolCount: number | undefined;
+  about: string | undefined;
+}
+
 export class AuthorizedPerUser extends Error {
   constructor() {
     super('reachable; it answers 401 until each user connects their own account');
@@ -52,10 +59,11 @@ export async function checkServiceHealth(host: HealthHost, serviceId: number): P
     const started = Date.now();
     const link = spec.type === 'stdio' ? host.readyLink(serviceId) : undefined;
     try {
-      const toolCount = link ? await link.roundTrip() : await host.probe(spec);
+      const { toolCount, about } = link ? { toolCount: await link.roundTrip(), about: link.about } : await host.probe(spec);
       const checkedAt = Date.now();
       result = { status: 'healthy', details: describeRoundTrip(toolCount, checkedAt - started), checkedAt };
       if (toolCount !== undefined) result.toolCount = toolCount;
+      if (about) result.about = about;
     } catch (err) {
       if (err instanceof AuthorizedPerUser) result = { status: 'healthy', details: err.message, checkedAt: Date.now() };
       else result = { status: 'unhealthy', details: host.serviceLog.redact(errorText(err)), checkedAt: Date.now() };

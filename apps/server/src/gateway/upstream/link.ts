@@ -10,7 +10,7 @@ import type { ServiceSpec } from '../catalog.js';
 import type { HealthStatus, RequestSink, SessionPeer, UpstreamLink } from '../link-api.js';
 import { Backoff } from './backoff.js';
 import { type Channel, errorText, SessionLostError } from './channel.js';
-import { countTools, describeRoundTrip, sharedInitializeResult, upstreamInitParams } from './handshake.js';
+import { countTools, describeRoundTrip, describeServer, sharedInitializeResult, upstreamInitParams } from './handshake.js';
 import { LineLimiter } from './line-limiter.js';
 import { errorResponse, GatewayErrorCode, type LinkMode, Multiplexer, type Pending, UpstreamRpcError } from './multiplexer.js';
 import type { LinkDeps } from './types.js';
@@ -21,6 +21,7 @@ export interface LinkHealth {
   status: HealthStatus;
   details: string;
   toolCount?: number;
+  about?: string;
 }
 
 export interface LinkOptions {
@@ -90,6 +91,11 @@ export class Link implements UpstreamLink {
 
   get inFlight(): number {
     return this.mux.inFlight;
+  }
+
+  /** The server's description of itself from its last `initialize` (undefined before the first). */
+  get about(): string | undefined {
+    return describeServer(this.initResult);
   }
 
   get isOpen(): boolean {
@@ -209,6 +215,17 @@ export class Link implements UpstreamLink {
     if ((this.state as LinkState) === 'stopped' && this.wanted()) this.begin();
   }
 
+  /**
+   * Reconnect (the console's Reconnect button): drops the connection and, when it is wanted, starts it again at
+   * once, the backoff forgotten. A stopped link stays stopped (its next request starts it); a closed one stays closed.
+   */
+  async restart(reason: string): Promise<void> {
+    if (this.state === 'closed' || this.state === 'stopped') return;
+    await this.halt(reason, 'stopped');
+    this.backoff.reset();
+    if ((this.state as LinkState) === 'stopped' && this.wanted()) this.begin();
+  }
+
   /** Health round trip through the running connection: ping, then tools/list. */
   async roundTrip(): Promise<number | undefined> {
     await this.mux.internal('ping', undefined, this.opts.deps.tuning.initializeTimeoutMs).catch((err) => {
@@ -256,7 +273,12 @@ export class Link implements UpstreamLink {
       // A restarted process starts at its own default level: the level the sessions asked for again.
       this.mux.applyLevel();
       if (restarted) this.announceLists(result);
-      this.opts.onHealth?.({ status: 'healthy', details: describeRoundTrip(toolCount, Date.now() - started), toolCount });
+      this.opts.onHealth?.({
+        status: 'healthy',
+        details: describeRoundTrip(toolCount, Date.now() - started),
+        toolCount,
+        about: describeServer(result),
+      });
     } catch (err) {
       if (gen !== this.generation) return;
       this.failed(`could not start: ${errorText(err)}`);

@@ -9,7 +9,7 @@ import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { HealthResult, SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
 import type { ConnectionOwner, UpstreamAuthorization, UpstreamOAuthMode } from '../upstream-auth.js';
 import type { Channel } from './channel.js';
-import { AuthorizedPerUser, checkServiceHealth, type HealthHost, PeriodicHealth } from './health.js';
+import { AuthorizedPerUser, checkServiceHealth, type HealthHost, PeriodicHealth, type ProbeResult } from './health.js';
 import { Link, type LinkHealth } from './link.js';
 import { buildProcessEnv, type RegistryMirrors } from './process-env.js';
 import { type RemoteAuth, RemoteChannel } from './remote-channel.js';
@@ -191,6 +191,18 @@ export class LinkPool implements UpstreamPool {
     return checkServiceHealth(this.healthHost, serviceId);
   }
 
+  async reconnect(serviceId: number): Promise<HealthResult> {
+    const restarts = [...this.entries.values()]
+      .filter((e) => e.serviceId === serviceId)
+      .map((e) => e.link.restart('reconnect asked by an administrator'));
+    await Promise.all(restarts);
+    const shared = this.entries.get(`shared:${serviceId}`)?.link;
+    // A link that starts again (kept alive, or sessions attached) is checked once it is up; a failed start is
+    // what the check then reports, through a connection of its own.
+    if (shared?.state === 'starting') await shared.ensureReady().catch(() => undefined);
+    return checkServiceHealth(this.healthHost, serviceId);
+  }
+
   async shutdown(): Promise<void> {
     this.closed = true;
     this.stopListening();
@@ -317,7 +329,7 @@ export class LinkPool implements UpstreamPool {
     return openUpstream(this.deps, this.tuning, spec, userEnv, auth);
   }
 
-  private async probe(spec: ServiceSpec): Promise<number | undefined> {
+  private async probe(spec: ServiceSpec): Promise<ProbeResult> {
     // A shared connection is checked with its token; a service without one reports a 401 as needing authorization.
     const mode = await this.oauthMode(spec);
     const owner = ownerOf(mode, 'shared', undefined);
@@ -339,7 +351,7 @@ export class LinkPool implements UpstreamPool {
     this.probes.add(link);
     try {
       await link.ensureReady();
-      return link.toolCount;
+      return { toolCount: link.toolCount, about: link.about };
     } catch (err) {
       if (refused) throw new AuthorizedPerUser();
       throw err;

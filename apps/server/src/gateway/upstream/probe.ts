@@ -32,7 +32,7 @@ export class OneOffHealth {
         this.probes.add(link);
         try {
           await link.ensureReady();
-          return link.toolCount;
+          return { toolCount: link.toolCount, about: link.about };
         } finally {
           this.probes.delete(link);
           await link.close('health check finished');
@@ -43,6 +43,11 @@ export class OneOffHealth {
 
   checkHealth(serviceId: number): Promise<HealthResult> {
     return checkServiceHealth(this.host, serviceId);
+  }
+
+  /** Nothing runs here to restart: a reconnect is a fresh check. */
+  reconnect(serviceId: number): Promise<HealthResult> {
+    return this.checkHealth(serviceId);
   }
 
   /** Stops the checks still under way (their processes included). */

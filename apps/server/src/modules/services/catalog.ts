@@ -122,9 +122,11 @@ export class ServicesCatalog implements ServiceCatalog {
 
   async recordHealth(
     serviceId: number,
-    health: { status: 'healthy' | 'unhealthy' | 'unknown' | 'stopped'; details: string; toolCount?: number },
+    health: { status: 'healthy' | 'unhealthy' | 'unknown' | 'stopped'; details: string; toolCount?: number; about?: string },
     whileEnabled?: boolean,
   ): Promise<void> {
+    // A service created without a description takes the server's own at its first healthy check; a typed one stays.
+    if (health.status === 'healthy' && health.about) await this.repo.fillDescription(serviceId, health.about);
     await this.repo.update(
       serviceId,
       {

@@ -1,13 +1,15 @@
 import type { HealthCheckResult } from '@toolport/contract';
 import type { ServiceCatalog } from '../../gateway/catalog.js';
 import type { HealthResult } from '../../gateway/link-api.js';
-import { notFound } from '../../http/errors.js';
+import { badRequest, notFound } from '../../http/errors.js';
 import type { ServiceLog } from '../../infra/service-log.js';
 import type { ServicesRepo } from './repo.js';
 
 /** The gateway's part of a health check: a real MCP round trip, whose result it stores through the catalog. */
 export interface HealthProbe {
   checkHealth(serviceId: number): Promise<HealthResult>;
+  /** Restarts the service's link(s), then checks (the console's Reconnect). */
+  reconnect(serviceId: number): Promise<HealthResult>;
 }
 
 export interface HealthChecksDeps {
@@ -36,11 +38,27 @@ export class HealthChecks {
     return next;
   }
 
-  private async run(serviceId: number): Promise<HealthCheckResult> {
+  /**
+   * Reconnect: restarts the service's link and checks it again. A disabled service has nothing to reconnect
+   * (400, localised). Overlapping reconnects of one service share one restart, as checks do.
+   */
+  async reconnect(serviceId: number): Promise<HealthCheckResult> {
+    const row = await this.deps.repo.byId(serviceId);
+    if (!row) throw notFound('service.not_found');
+    if (!row.enabled) throw badRequest('service.reconnect_disabled', { name: row.display_name || row.name });
+    const key = -serviceId - 1;
+    const running = this.inflight.get(key);
+    if (running) return running;
+    const next = this.run(serviceId, 'reconnect').finally(() => this.inflight.delete(key));
+    this.inflight.set(key, next);
+    return next;
+  }
+
+  private async run(serviceId: number, how: 'check' | 'reconnect' = 'check'): Promise<HealthCheckResult> {
     if (!(await this.deps.repo.byId(serviceId))) throw notFound('service.not_found');
     let result: HealthResult;
     try {
-      result = await this.deps.probe.checkHealth(serviceId);
+      result = how === 'reconnect' ? await this.deps.probe.reconnect(serviceId) : await this.deps.probe.checkHealth(serviceId);
     } catch (err) {
       // The gateway records its own results; a failure to even try is recorded here.
       result = {

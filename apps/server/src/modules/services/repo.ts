@@ -42,6 +42,16 @@ export class ServicesRepo {
     await query.execute();
   }
 
+  /** Sets the description only while it is empty: a typed one is never overwritten. */
+  async fillDescription(id: number, description: string): Promise<void> {
+    await this.db
+      .updateTable('services')
+      .set({ description })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('description', '=', ''), eb('description', 'is', null)]))
+      .execute();
+  }
+
   async delete(id: number): Promise<void> {
     await this.db.deleteFrom('services').where('id', '=', id).execute();
   }

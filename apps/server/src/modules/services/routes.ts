@@ -41,6 +41,11 @@ export async function serviceRoutes(
     return ok(reply, await health.check(id), req.t('service.health_checked'));
   });
 
+  route(api, endpoints.services.reconnect, async (req, reply) => {
+    const result = await health.reconnect(serviceIdOf(req.params.id));
+    return ok(reply, result, req.t(result.health_status === 'healthy' ? 'service.reconnected' : 'service.reconnect_failed'));
+  });
+
   route(api, endpoints.services.myEnv, async (req, reply) =>
     ok(reply, await personal.get(await services.mustGet(serviceIdOf(req.params.id)), req.principal.id)),
   );

@@ -14,6 +14,20 @@ import { formatCount, sourceLabel } from './market-labels';
 
 const metaClass = 'inline-flex min-w-0 items-center gap-1 [&_svg]:size-3.5 [&_svg]:shrink-0';
 
+/**
+ * A count the source did not provide: "—" with the tooltip "unknown" (issue 15, item 9), never a made-up 0.
+ * `label` names what is unknown for screen readers ("Stars: unknown").
+ */
+export function UnknownCount({ label }: { label: string }) {
+  const { t } = useTranslation('market');
+  return (
+    <span title={t('card.unknown')} data-testid="unknown-count">
+      <span aria-hidden="true">—</span>
+      <span className="sr-only">{`${label}: ${t('card.unknown')}`}</span>
+    </span>
+  );
+}
+
 /** Homepage, stars, weekly downloads and author (or source) of a card (docs/console.md §2.10). */
 function CardMeta({ item }: { item: MarketItem }) {
   const { t, i18n } = useTranslation('market');
@@ -35,16 +49,24 @@ function CardMeta({ item }: { item: MarketItem }) {
           {t('card.homepage')}
         </a>
       )}
-      {onGithub && item.stars > 0 && (
+      {onGithub && (
         <span className={metaClass} data-testid="card-stars">
           <Star aria-hidden="true" />
-          {t('card.stars', { count: item.stars, formatted: formatCount(item.stars, i18n.language) })}
+          {item.stars === null ? (
+            <UnknownCount label={t('details.stars')} />
+          ) : (
+            t('card.stars', { count: item.stars, formatted: formatCount(item.stars, i18n.language) })
+          )}
         </span>
       )}
-      {item.downloads !== null && (
+      {item.downloads !== undefined && (
         <span className={metaClass} data-testid="card-downloads">
           <Download aria-hidden="true" />
-          {t('card.downloads', { count: item.downloads, formatted: formatCount(item.downloads, i18n.language) })}
+          {item.downloads === null ? (
+            <UnknownCount label={t('details.downloads')} />
+          ) : (
+            t('card.downloads', { count: item.downloads, formatted: formatCount(item.downloads, i18n.language) })
+          )}
         </span>
       )}
       {by && (

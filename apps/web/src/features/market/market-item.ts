@@ -35,9 +35,13 @@ export interface MarketItem {
   description: string;
   /** npm, pypi or mcp_registry for packages; the service's own source otherwise. */
   source: string;
-  /** Weekly downloads; null when unknown (installed services). */
-  downloads: number | null;
-  stars: number;
+  /**
+   * Weekly downloads: null when the source did not provide them (shown as unknown, "—"), undefined where
+   * no count applies (an installed service, shown without one).
+   */
+  downloads: number | null | undefined;
+  /** GitHub stars; null when unknown (shown as "—"), as the server answers it. */
+  stars: number | null;
   author: string;
   repositoryUrl: string;
   homepage: string;
@@ -158,8 +162,8 @@ export function fromInstalledService(s: InstalledService): MarketItem {
     version: pkg.version || FALLBACK_VERSION,
     description: s.description,
     source: source ?? s.source,
-    downloads: null,
-    stars: 0,
+    downloads: undefined,
+    stars: null,
     author: '',
     repositoryUrl: '',
     homepage: '',

@@ -105,6 +105,39 @@ describe('marketplace list: tabs and search (docs/console.md §2.10)', () => {
     expect(screen.getByRole('button', { name: 'Custom Install' })).toBeInTheDocument();
   });
 
+  it.each([
+    ['en', 'Some results may be missing', 'Custom Install'],
+    ['zh-CN', '部分结果可能缺失', '自定义安装'],
+  ])('shows partial-failure warnings above the results, with Custom Install (%s)', async (lng, title, custom) => {
+    localStorage.setItem('i18nextLng', lng);
+    const message =
+      'The PyPI results may be incomplete: its search through the MCP Registry failed (HTTP 500); MCP_REGISTRY_URL points at it';
+    await renderMarket('/market?source=pypi&q=notes', {
+      'GET /api/mcp_market/search': () => ({
+        status: 200,
+        body: {
+          success: true,
+          data: [marketPackage({ name: 'acme-notes-mcp', package_manager: 'pypi' })],
+          warnings: [{ source: 'pypi', message }],
+        },
+      }),
+    });
+    const banner = await screen.findByTestId('search-warnings');
+    expect(banner).toHaveTextContent(title);
+    expect(banner).toHaveTextContent(message);
+    expect(within(banner).getByRole('button', { name: custom })).toBeInTheDocument();
+    // The results are still there, below the warning.
+    const grid = screen.getByTestId('market-grid');
+    expect(within(grid).getByRole('group', { name: 'acme-notes-mcp' })).toBeInTheDocument();
+    expect(banner.compareDocumentPosition(grid) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
+  it('shows no warning banner when every source answered', async () => {
+    await renderMarket('/market?source=npm&q=echo');
+    expect(await screen.findByRole('group', { name: 'acme-echo-mcp' })).toBeInTheDocument();
+    expect(screen.queryByTestId('search-warnings')).not.toBeInTheDocument();
+  });
+
   it('lists the installed services on the Installed tab instead of searching', async () => {
     const { api } = await renderMarket('/market?source=installed', {
       'GET /api/mcp_market/installed': () =>
@@ -181,10 +214,36 @@ describe('marketplace cards (docs/console.md §2.10)', () => {
     expect(within(bare).getByRole('link', { name: 'Homepage' }).querySelector('.lucide-globe')).not.toBeNull();
     const gh = card('gh');
     expect(within(gh).getByTestId('card-author')).toHaveTextContent('octo-org');
-    expect(within(gh).queryByTestId('card-stars')).not.toBeInTheDocument();
+    // A real 0 (the server said so) is shown as 0: only an unknown count is "—".
+    expect(within(gh).getByTestId('card-stars')).toHaveTextContent('0 stars');
     const nohome = card('nohome');
     expect(within(nohome).queryByRole('link', { name: 'Homepage' })).not.toBeInTheDocument();
     expect(within(nohome).getByTestId('card-downloads')).toHaveTextContent('1,234,567 downloads a week');
+  });
+
+  it.each([
+    ['en', 'unknown', '1,234 downloads a week'],
+    ['zh-CN', '未知', '每周下载 1,234 次'],
+  ])('shows counts the source did not provide as "—" with the tooltip "unknown", never as 0 (%s)', async (lng, unknown, downloads) => {
+    localStorage.setItem('i18nextLng', lng);
+    await renderMarket('/market?source=npm&q=x', {
+      'GET /api/mcp_market/search': () =>
+        ok([
+          marketPackage({ name: 'nocounts', homepage: 'https://github.com/acme/nocounts', github_stars: null, downloads: null }),
+          marketPackage({ name: 'counted', homepage: 'https://github.com/acme/counted', github_stars: 3, downloads: 1234 }),
+        ]),
+    });
+    const none = await screen.findByRole('group', { name: 'nocounts' });
+    const unknowns = within(none).getAllByTestId('unknown-count');
+    expect(unknowns).toHaveLength(2);
+    for (const u of unknowns) {
+      expect(u).toHaveTextContent('—');
+      expect(u).toHaveAttribute('title', unknown);
+    }
+    expect(within(none).getByTestId('card-stars')).not.toHaveTextContent('0');
+    const counted = card('counted');
+    expect(within(counted).queryByTestId('unknown-count')).not.toBeInTheDocument();
+    expect(within(counted).getByTestId('card-downloads')).toHaveTextContent(downloads);
   });
 
   it("shows 'Unknown Source' when neither an author nor a source is known", async () => {

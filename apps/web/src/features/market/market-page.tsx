@@ -9,7 +9,7 @@ import { Button } from '../../components/ui/button';
 import { Input } from '../../components/ui/input';
 import { Spinner } from '../../components/ui/spinner';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs';
-import { messageOf } from '../../lib/api';
+import { type ApiWarning, messageOf } from '../../lib/api';
 import { useErrorToast } from '../../lib/use-error-toast';
 import { gridClass } from '../services/service-grid';
 import { useInstallPolling } from '../services/use-install-polling';
@@ -56,6 +56,51 @@ function SearchFailed({ error, onRetry }: { error: unknown; onRetry(): void }) {
           {t('searchFailed.retry')}
         </Button>
         <Button
+          onClick={() => {
+            setMounted(true);
+            setOpen(true);
+          }}
+        >
+          {t('searchFailed.customInstall')}
+        </Button>
+      </div>
+      {mounted && (
+        <Suspense fallback={null}>
+          <CustomInstallDialog open={open} onOpenChange={setOpen} onInstallStarted={startPolling} />
+        </Suspense>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Results that may be incomplete (issue 15, item 3): above them, which registry did not answer, why, and the
+ * setting that points at it, as the server words it; Custom Install for a package the user knows.
+ */
+function SearchWarnings({ warnings }: { warnings: ApiWarning[] }) {
+  const { t } = useTranslation('market');
+  const [open, setOpen] = useState(false);
+  const [mounted, setMounted] = useState(false);
+  const startPolling = useInstallPolling();
+  return (
+    <div
+      role="status"
+      data-testid="search-warnings"
+      className="space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+    >
+      <p className="font-semibold">{t('searchWarnings.title')}</p>
+      <ul className="list-disc space-y-1 pl-5">
+        {warnings.map((w) => (
+          <li key={`${w.source ?? ''}:${w.message}`} data-i18n-data="">
+            {w.message}
+          </li>
+        ))}
+      </ul>
+      <div className="flex flex-wrap items-center gap-2">
+        <span>{t('searchWarnings.advice')}</span>
+        <Button
+          size="sm"
+          variant="outline"
           onClick={() => {
             setMounted(true);
             setOpen(true);
@@ -142,7 +187,13 @@ export function MarketPage() {
     content = <SearchFailed error={search.error} onRetry={() => void search.refetch()} />;
   } else {
     const items = search.data ?? [];
-    content = items.length === 0 ? <EmptyState hint={query.trim() ? undefined : t('search.hint')} /> : <Grid items={items} />;
+    const warnings = search.data?.warnings ?? [];
+    content = (
+      <>
+        {warnings.length > 0 && <SearchWarnings warnings={warnings} />}
+        {items.length === 0 ? <EmptyState hint={query.trim() ? undefined : t('search.hint')} /> : <Grid items={items} />}
+      </>
+    );
   }
 
   return (

@@ -12,6 +12,7 @@ import { ApiError, messageOf } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import { InstallButton } from './install-button';
+import { UnknownCount } from './market-card';
 import { isMarketSource, type MarketItem, packagePageUrl } from './market-item';
 import { formatCount, sourceLabel } from './market-labels';
 import { ReadmeMarkdown } from './readme-markdown';
@@ -97,10 +98,18 @@ function DetailsView({ item, reload }: { item: MarketItem; reload(): void }) {
       </header>
       <dl className="grid gap-3 text-sm sm:grid-cols-2 lg:grid-cols-4" data-testid="details-stats">
         <Stat icon={<Star aria-hidden="true" />} label={t('details.stars')}>
-          {t('card.stars', { count: item.stars, formatted: formatCount(item.stars, i18n.language) })}
+          {item.stars === null ? (
+            <UnknownCount label={t('details.stars')} />
+          ) : (
+            t('card.stars', { count: item.stars, formatted: formatCount(item.stars, i18n.language) })
+          )}
         </Stat>
         <Stat icon={<Download aria-hidden="true" />} label={t('details.downloads')}>
-          {t('card.downloads', { count: item.downloads ?? 0, formatted: formatCount(item.downloads ?? 0, i18n.language) })}
+          {item.downloads === null || item.downloads === undefined ? (
+            <UnknownCount label={t('details.downloads')} />
+          ) : (
+            t('card.downloads', { count: item.downloads, formatted: formatCount(item.downloads, i18n.language) })
+          )}
         </Stat>
         <Stat icon={<User aria-hidden="true" />} label={t('details.author')}>
           <span data-i18n-data={item.author ? '' : undefined}>{item.author || t('details.unknownAuthor')}</span>

@@ -1,6 +1,6 @@
 import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { type MarketSourceName, routes } from '@toolport/contract';
-import { call } from '../../lib/api';
+import { type ApiWarning, call, callWithWarnings } from '../../lib/api';
 import { fromMarketPackage, fromPackageDetails, type MarketItem } from './market-item';
 
 /** The server keeps registry answers this long too; coming back from a package's details shows the results at once. */
@@ -26,21 +26,26 @@ async function logged<T>(what: string, load: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Search results, with what went partly wrong (a registry behind the source that did not answer). */
+export type SearchResults = MarketItem[] & { warnings?: ApiWarning[] };
+
 /** GET /api/mcp_market/search for one source; an empty term yields empty results without a request (docs/console.md §5). */
 export function useMarketSearch(source: MarketSourceName | null, query: string) {
   const term = query.trim();
-  return useQuery({
+  return useQuery<SearchResults>({
     queryKey: marketKeys.search(source ?? 'npm', term),
     enabled: source !== null && term !== '',
     staleTime: SEARCH_STALE_MS,
+    // Structural sharing copies arrays item by item: the list's `warnings` would be lost on a refetch.
+    structuralSharing: false,
     queryFn: ({ signal }) =>
       logged('search', async () => {
-        const packages = await call(routes.market.search, {
+        const { data, warnings } = await callWithWarnings(routes.market.search, {
           query: { query: term, sources: source ?? 'npm' },
           signal,
           notify: false,
         });
-        return packages.map(fromMarketPackage);
+        return Object.assign(data.map(fromMarketPackage), { warnings });
       }),
   });
 }

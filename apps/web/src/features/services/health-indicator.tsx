@@ -1,11 +1,14 @@
 import type { InstalledService } from '@toolport/contract';
-import { RefreshCw, ScrollText } from 'lucide-react';
+import { Info, RefreshCw, RotateCw, ScrollText } from 'lucide-react';
+import { Popover } from 'radix-ui';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Button } from '../../components/ui/button';
 import { Tooltip } from '../../components/ui/tooltip';
 import { cn } from '../../lib/cn';
+import { CopyButton } from './copy-button';
 import { type HealthState, healthLineOf, healthStateOf } from './health';
+import { useCopy } from './use-copy';
 
 const dotClass: Record<HealthState, string> = {
   healthy: 'bg-emerald-500',
@@ -42,8 +45,101 @@ export function HealthDot({ service }: { service: HealthFacts }) {
   );
 }
 
-/** The reason as a line of text under the service's name, and for admins a link to its logs. */
-export function HealthReason({ service, admin }: { service: HealthFacts & Pick<InstalledService, 'id'>; admin: boolean }) {
+/**
+ * Why a red service is red, in full (issue 15, item 1; MCPHub's error popover, MetaMCP's Reconnect): the server's
+ * reason as it gave it, a Copy button for it, and for admins Reconnect (restart the link, check again) and the
+ * link to the service's logs.
+ */
+function HealthPopover({
+  service,
+  name,
+  admin,
+  busy,
+  reconnecting,
+  onReconnect,
+}: {
+  service: HealthFacts & Pick<InstalledService, 'id'>;
+  name: string;
+  admin: boolean;
+  busy: boolean;
+  reconnecting: boolean;
+  onReconnect?(): void;
+}) {
+  const { t } = useTranslation('services');
+  const { copy, copiedId } = useCopy();
+  const reason = service.health_details.trim() || t('health.line.unhealthyNoReason');
+  return (
+    <Popover.Root>
+      <Popover.Trigger asChild>
+        <button
+          type="button"
+          className="inline-flex shrink-0 items-center gap-1 text-teal-700 underline underline-offset-2 dark:text-teal-300"
+          aria-label={t('health.popover.open', { name })}
+        >
+          <Info aria-hidden="true" className="size-3.5" />
+          {t('health.popover.why')}
+        </button>
+      </Popover.Trigger>
+      <Popover.Portal>
+        <Popover.Content
+          sideOffset={6}
+          collisionPadding={8}
+          aria-label={t('health.popover.title', { name })}
+          data-testid="health-popover"
+          className="z-50 w-80 max-w-[calc(100vw-1rem)] space-y-3 rounded-md border border-slate-200 bg-white p-3 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900"
+        >
+          <p className="font-semibold">{t('health.popover.title', { name })}</p>
+          <pre
+            data-testid="health-popover-reason"
+            className="max-h-48 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-100 p-2 font-mono text-xs text-red-800 dark:bg-slate-800 dark:text-red-200"
+          >
+            {reason}
+          </pre>
+          <div className="flex flex-wrap items-center gap-2">
+            <CopyButton
+              copied={copiedId === 'reason'}
+              label={t('health.popover.reason')}
+              onCopy={() => void copy('reason', reason, 'health.popover.copied')}
+            />
+            {admin && onReconnect && (
+              <Button size="sm" onClick={onReconnect} disabled={busy}>
+                <RotateCw aria-hidden="true" className={cn(reconnecting && 'animate-spin')} />
+                {reconnecting ? t('health.popover.reconnecting') : t('health.popover.reconnect')}
+              </Button>
+            )}
+            {admin && (
+              <Link
+                to={`/logs?service_id=${service.id}`}
+                className="inline-flex items-center gap-1 text-teal-700 underline underline-offset-2 dark:text-teal-300"
+              >
+                <ScrollText aria-hidden="true" className="size-3.5" />
+                {t('health.logs')}
+              </Link>
+            )}
+          </div>
+          <Popover.Arrow className="fill-white dark:fill-slate-900" />
+        </Popover.Content>
+      </Popover.Portal>
+    </Popover.Root>
+  );
+}
+
+/** The reason as a line of text under the service's name; on a red service the popover with the whole reason. */
+export function HealthReason({
+  service,
+  name = '',
+  admin,
+  busy = false,
+  reconnecting = false,
+  onReconnect,
+}: {
+  service: HealthFacts & Pick<InstalledService, 'id'>;
+  name?: string;
+  admin: boolean;
+  busy?: boolean;
+  reconnecting?: boolean;
+  onReconnect?(): void;
+}) {
   const { t } = useTranslation('services');
   const state = healthStateOf(service.health_status);
   const line = useHealthLine(service);
@@ -57,6 +153,9 @@ export function HealthReason({ service, admin }: { service: HealthFacts & Pick<I
       >
         {line}
       </span>
+      {state === 'unhealthy' && (
+        <HealthPopover service={service} name={name} admin={admin} busy={busy} reconnecting={reconnecting} onReconnect={onReconnect} />
+      )}
       {admin && state === 'unhealthy' && (
         <Link
           to={`/logs?service_id=${service.id}`}

@@ -56,7 +56,14 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
           </div>
         )}
       </div>
-      <HealthReason service={service} admin={props.admin} />
+      <HealthReason
+        service={service}
+        name={title}
+        admin={props.admin}
+        reconnecting={busy === 'reconnect'}
+        busy={!!busy}
+        onReconnect={() => props.onReconnect(service)}
+      />
       <PackageLine
         service={service}
         admin={props.admin}

@@ -7,6 +7,8 @@ export interface ServiceViewProps {
   busy: Record<number, BusyAction>;
   onToggle(service: InstalledService): void;
   onCheckHealth(service: InstalledService): void;
+  /** Admins: restart the service's link and check it again (the health popover's Reconnect). */
+  onReconnect(service: InstalledService): void;
   onConfigure(service: InstalledService): void;
   onEdit(service: InstalledService): void;
   /** The service's tools: list, switches and overrides (decision 0026). */

@@ -269,3 +269,60 @@ describe('services page: uninstall', () => {
     expect(screen.getByRole('heading', { name: 'Seven' })).toBeInTheDocument();
   });
 });
+
+describe('services page: why a red service is red (issue 15, item 1)', () => {
+  const REASON = 'could not start: upstream request failed: fetch failed';
+
+  it('shows the whole reason in a popover with Copy, Reconnect and the logs link; Reconnect re-checks', async () => {
+    const { user, api } = await renderPage(
+      [installedService({ id: 7, display_name: 'Red', health_status: 'unhealthy', health_details: REASON, tool_count: 0 })],
+      ADMIN,
+      {
+        'POST /api/mcp_services/7/reconnect': () =>
+          ok({ health_status: 'healthy', health_details: '13 tools, 792 ms', last_checked: 3, tool_count: 13 }, 'Reconnected'),
+      },
+    );
+    const card = await screen.findByRole('group', { name: 'Red' });
+    await user.click(within(card).getByRole('button', { name: 'Why Red does not answer' }));
+    const popover = await screen.findByTestId('health-popover');
+    expect(within(popover).getByTestId('health-popover-reason')).toHaveTextContent(REASON);
+    expect(within(popover).getByRole('link', { name: 'Logs of this service' })).toHaveAttribute('href', '/logs?service_id=7');
+
+    await user.click(within(popover).getByRole('button', { name: /^Copy/ }));
+    expect(await navigator.clipboard.readText()).toBe(REASON);
+    expect(await screen.findByText('Reason copied')).toBeInTheDocument();
+
+    await user.click(within(popover).getByRole('button', { name: 'Reconnect' }));
+    await waitFor(() => expect(api.callsTo('POST', '/api/mcp_services/7/reconnect')).toHaveLength(1));
+    // The fresh result replaces the red state: the card now says how many tools answered.
+    await waitFor(() => expect(card.querySelector('[data-health]')).toHaveAttribute('data-health', 'healthy'));
+    expect(within(card).getByTestId('health-reason')).toHaveTextContent('13 tools, answered in 792 ms');
+  });
+
+  it('shows users the reason and Copy, but neither Reconnect nor the logs', async () => {
+    const { user } = await renderPage(
+      [installedService({ id: 8, display_name: 'Red', health_status: 'unhealthy', health_details: REASON })],
+      USER,
+    );
+    await user.click(await screen.findByRole('button', { name: 'Why Red does not answer' }));
+    const popover = await screen.findByTestId('health-popover');
+    expect(within(popover).getByRole('button', { name: /^Copy/ })).toBeInTheDocument();
+    expect(within(popover).queryByRole('button', { name: 'Reconnect' })).not.toBeInTheDocument();
+    expect(within(popover).queryByRole('link')).not.toBeInTheDocument();
+  });
+
+  it('says it in Chinese, and a failed reconnect is a failure toast', async () => {
+    localStorage.setItem('i18nextLng', 'zh-CN');
+    const { user } = await renderPage(
+      [installedService({ id: 9, display_name: 'Red', health_status: 'unhealthy', health_details: REASON })],
+      ADMIN,
+      { 'POST /api/mcp_services/9/reconnect': () => fail(400, 'Red 已禁用：启用后才能重新连接') },
+    );
+    await user.click(await screen.findByRole('button', { name: 'Red 为什么没有响应' }));
+    const popover = await screen.findByTestId('health-popover');
+    expect(within(popover).getByRole('link', { name: '查看此服务的日志' })).toBeInTheDocument();
+    await user.click(within(popover).getByRole('button', { name: '重新连接' }));
+    const toast = (await screen.findByText('重新连接失败')).closest('[data-sonner-toast]');
+    expect(toast).toHaveAttribute('data-type', 'error');
+  });
+});

@@ -39,6 +39,7 @@ export function ServicesPage() {
     busy: actions.busy,
     onToggle: (s) => void actions.toggle(s),
     onCheckHealth: (s) => void actions.checkHealth(s),
+    onReconnect: (s) => void actions.reconnect(s),
     onConfigure: (s) => dialogs.open('config', s.id),
     onEdit: (s) => dialogs.open('edit', s.id),
     onTools: (s) => dialogs.open('tools', s.id),

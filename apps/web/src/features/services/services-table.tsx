@@ -67,7 +67,14 @@ export function ServicesTable({ services, ...props }: ServiceViewProps & { servi
                   <span>{health === 'unknown' ? t('unknown') : t(`health.${health}`)}</span>
                 </div>
                 <div className="max-w-64">
-                  <HealthReason service={service} admin={props.admin} />
+                  <HealthReason
+                    service={service}
+                    name={title}
+                    admin={props.admin}
+                    reconnecting={busy === 'reconnect'}
+                    busy={!!busy}
+                    onReconnect={() => props.onReconnect(service)}
+                  />
                 </div>
               </TableCell>
               <TableCell>

@@ -16,7 +16,7 @@ import { installedServicesKey, patchService, refreshServices, removeService } fr
 const UPDATE_POLL_INTERVAL_MS = 2_000;
 const UPDATE_POLL_MAX_ATTEMPTS = 300;
 
-export type BusyAction = 'toggle' | 'health' | 'update';
+export type BusyAction = 'toggle' | 'health' | 'update' | 'reconnect';
 
 /**
  * Toggle, health check and uninstall of the Services page (docs/console.md §2.5, §4). Toggle and health check
@@ -49,12 +49,13 @@ export function useServiceActions() {
     [mark],
   );
 
-  /** Runs the check, stores its result and says how it went. */
+  /** Runs the check (or, with `reconnect`, restarts the service's link first), stores its result and says how it went. */
   const runHealthCheck = useCallback(
-    async (rawId: unknown): Promise<void> => {
+    async (rawId: unknown, how: 'check' | 'reconnect' = 'check'): Promise<void> => {
       try {
         const id = integerIdOf(rawId);
-        const result = await call(routes.services.healthCheck, { params: { id }, notify: false });
+        const route = how === 'reconnect' ? routes.services.reconnect : routes.services.healthCheck;
+        const result = await call(route, { params: { id }, notify: false });
         patchService(queryClient, id, {
           health_status: result.health_status,
           health_details: result.health_details,
@@ -70,7 +71,8 @@ export function useServiceActions() {
         else if (healthStateOf(result.health_status) === 'healthy') notify.success(t('toasts.healthCheckHealthy', { name }), reason);
         else notify.success(t('toasts.healthCheckComplete'), t('toasts.healthStatus', { status: t(healthLabelKey(result.health_status)) }));
       } catch (err) {
-        showFailure(err, t, { failed: 'toasts.healthCheckFailed', error: 'toasts.healthCheckFailed', fallback: 'errors.unknown' });
+        const failed = how === 'reconnect' ? 'toasts.reconnectFailed' : 'toasts.healthCheckFailed';
+        showFailure(err, t, { failed, error: failed, fallback: 'errors.unknown' });
       }
     },
     [queryClient, t],
@@ -78,6 +80,12 @@ export function useServiceActions() {
 
   const checkHealth = useCallback(
     (service: Pick<InstalledService, 'id'>) => exclusive(service.id, 'health', () => runHealthCheck(service.id)),
+    [exclusive, runHealthCheck],
+  );
+
+  /** Reconnect (admins): the server restarts the service's link and checks it again; told like a check. */
+  const reconnect = useCallback(
+    (service: Pick<InstalledService, 'id'>) => exclusive(service.id, 'reconnect', () => runHealthCheck(service.id, 'reconnect')),
     [exclusive, runHealthCheck],
   );
 
@@ -170,5 +178,5 @@ export function useServiceActions() {
     [exclusive, queryClient, t],
   );
 
-  return { busy, toggle, checkHealth, uninstall, update };
+  return { busy, toggle, checkHealth, reconnect, uninstall, update };
 }

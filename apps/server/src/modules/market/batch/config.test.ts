@@ -17,6 +17,7 @@ describe('batch import configurations', () => {
         command: 'npx',
         args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Desktop', '/Users/me/Downloads'],
         env: {},
+        masked: [],
       },
       {
         name: 'fetch',
@@ -27,6 +28,7 @@ describe('batch import configurations', () => {
         command: 'uvx',
         args: ['mcp-server-fetch'],
         env: {},
+        masked: [],
       },
       {
         name: 'github',
@@ -37,6 +39,7 @@ describe('batch import configurations', () => {
         command: 'npx',
         args: ['-y', '@modelcontextprotocol/server-github'],
         env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_exampleexampleexample' },
+        masked: [],
       },
     ]);
   });
@@ -54,6 +57,17 @@ describe('batch import configurations', () => {
     expect(remote).toMatchObject({ name: 'b', kind: 'remote', isolation: 'session' });
     expect(shared).toMatchObject({ name: 'c', kind: 'stdio', isolation: 'shared' });
     expect(wrong).toMatchObject({ name: 'd', kind: 'invalid', problem: '"isolation" must be "shared" or "session"' });
+  });
+
+  it('leaves out values an export masked and names them', () => {
+    const [stdio, remote] = parseBatchConfig({
+      mcpServers: {
+        a: { command: 'npx', args: ['-y', 'x'], env: { KEY: '********', DIR: '/tmp' } },
+        b: { url: 'https://example.com/mcp', headers: { Authorization: '********' } },
+      },
+    });
+    expect(stdio).toMatchObject({ kind: 'stdio', env: { DIR: '/tmp' }, masked: ['KEY'] });
+    expect(remote).toMatchObject({ kind: 'remote', headers: {}, masked: ['Authorization'] });
   });
 
   it('reads Cursor: a bare url is streamable HTTP unless its path ends in /sse', () => {

@@ -1,3 +1,4 @@
+import { MASKED_SECRET } from '@toolport/contract';
 import { SERVICE_NAME, slugFrom } from '../../services/index.js';
 
 /**
@@ -20,8 +21,14 @@ export interface EntryBase {
 }
 
 export type BatchEntry =
-  | (EntryBase & { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> })
-  | (EntryBase & { kind: 'remote'; transport: 'sse' | 'streamableHttp'; url: string; headers: Record<string, string> })
+  | (EntryBase & { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; masked: string[] })
+  | (EntryBase & {
+      kind: 'remote';
+      transport: 'sse' | 'streamableHttp';
+      url: string;
+      headers: Record<string, string>;
+      masked: string[];
+    })
   /** An entry that cannot be imported, with the reason: reported as failed, the others still run. */
   | (EntryBase & { kind: 'invalid'; problem: string });
 
@@ -172,8 +179,10 @@ function entryOf(key: string, raw: unknown): BatchEntry {
   const url = str(cfg.url) || str(cfg.baseUrl) || str(cfg.serverUrl);
   const command = str(cfg.command);
   const args = Array.isArray(cfg.args) ? cfg.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))) : [];
-  const env = stringMap(cfg.env);
-  const headers = stringMap(cfg.headers);
+  // A value an export masked (`********`, written without include_secrets) is no value: it is left out, never
+  // stored, and the report names it (docs/decisions/0037).
+  const [env, maskedEnv] = unmasked(stringMap(cfg.env));
+  const [headers, maskedHeaders] = unmasked(stringMap(cfg.headers));
   const placeholder = [url, command, ...args, ...Object.values(env), ...Object.values(headers)].find((v) => CLIENT_VARIABLE.test(v));
   if (placeholder) {
     const variable = CLIENT_VARIABLE.exec(placeholder)?.[0] ?? '';
@@ -187,10 +196,21 @@ function entryOf(key: string, raw: unknown): BatchEntry {
   if (type && !remote && type !== 'stdio') return invalid(`unknown server type "${String(cfg.type).slice(0, 40)}"`);
   if (remote || (!command && url)) {
     if (!url) return invalid(`a ${cfg.type} server needs a "url"`);
-    return { ...base, kind: 'remote', transport: remote ?? transportFromUrl(url), url, headers };
+    return { ...base, kind: 'remote', transport: remote ?? transportFromUrl(url), url, headers, masked: maskedHeaders };
   }
   if (!command) return invalid('the entry has neither a "command" nor a "url"');
-  return { ...base, kind: 'stdio', command, args, env };
+  return { ...base, kind: 'stdio', command, args, env, masked: maskedEnv };
+}
+
+/** The values without those an export masked, and the keys of the masked ones. */
+function unmasked(values: Record<string, string>): [Record<string, string>, string[]] {
+  const kept: Record<string, string> = {};
+  const masked: string[] = [];
+  for (const [key, value] of Object.entries(values)) {
+    if (value === MASKED_SECRET) masked.push(key);
+    else kept[key] = value;
+  }
+  return [kept, masked];
 }
 
 /** Clients that accept a bare URL try streamable HTTP unless the path says SSE. */

@@ -186,9 +186,28 @@ export class BatchImporter {
     t: (k: MessageKey, p?: MessageParams) => string,
   ): Promise<BatchItem> {
     const { name } = entry;
-    if (seen.has(name) || (await this.deps.rows.byName(name)))
-      return { name, status: 'skipped', message: t('market.batch_item_exists', { name }) };
+    const masked = entry.kind === 'invalid' ? [] : entry.masked;
+    const keys = masked.join(', ');
+    if (seen.has(name) || (await this.deps.rows.byName(name))) {
+      // The existing service is left as it is: its stored values stay, the mask is never written over them.
+      const message = t('market.batch_item_exists', { name });
+      return { name, status: 'skipped', message: masked.length ? `${message}${t('market.batch_masked_kept', { keys })}` : message };
+    }
     if (entry.kind === 'invalid') return { name, status: 'failed', message: t('market.batch_item_failed', { reason: entry.problem }) };
+    const item = await this.importNew(entry, caller, t);
+    if (!masked.length) return item;
+    // Masked values are missing: a service that cannot run without them fails its first check (required); one
+    // that runs is imported with them left empty (optional). Either way the report names them.
+    if (item.status === 'failed') return { ...item, message: `${item.message}${t('market.batch_masked_required', { keys })}` };
+    return { ...item, message: `${item.message}${t('market.batch_masked_empty', { keys })}` };
+  }
+
+  private async importNew(
+    entry: Exclude<BatchEntry, { kind: 'invalid' }>,
+    caller: Principal,
+    t: (k: MessageKey, p?: MessageParams) => string,
+  ): Promise<BatchItem> {
+    const { name } = entry;
     if (entry.kind === 'remote') {
       const result = await this.createCustom(caller, entry.displayName, {
         name,

@@ -37,7 +37,18 @@ describe.each(engines)('export and import on %s', (engine) => {
     work = mkdtempSync(path.join(tmpdir(), 'toolport-export-'));
     buildNotesWheel(path.join(work, 'wheels'));
     fake = await startFakeRegistries({ pypiFilesDir: path.join(work, 'wheels') });
-    npm = await startFakeNpm([echoPackage('acme-echo-mcp', '1.2.0')]);
+    npm = await startFakeNpm([
+      echoPackage('acme-echo-mcp', '1.2.0'),
+      // A server that cannot start without its key: what a masked required value means.
+      {
+        name: 'acme-needs-key',
+        version: '1.0.0',
+        bin: { 'acme-needs-key': 'server.mjs' },
+        files: {
+          'server.mjs': `if (!process.env.ACME_KEY) { console.error('ACME_KEY is required'); process.exit(1); }\n${readFileSync(FIXTURE_SERVER, 'utf8').replace(/^#!.*\n/, '')}`,
+        },
+      },
+    ]);
     const env = { ...fake.env, NPM_REGISTRY_URL: npm.url };
     source = await createTestApp(engine, env);
     fresh = await createTestApp(engine, env);
@@ -148,6 +159,57 @@ describe.each(engines)('export and import on %s', (engine) => {
     // Importing again changes nothing: every name exists.
     const again = await runImportCommand([file], { env: cliEnv(fresh), print: () => undefined });
     expect(again).toEqual({ success: 0, skipped: 4, failed: 0 });
+  }, 240_000);
+
+  it('never stores a masked value: an existing service keeps its own, a new one goes without, and the report says which', async () => {
+    const masked = await exportOf(source, '');
+    const notesBefore = await source.ctx.db
+      .selectFrom('services')
+      .selectAll()
+      .where('name', '=', 'acme-notes-mcp')
+      .executeTakeFirstOrThrow();
+    const doc = {
+      mcpServers: {
+        'acme-notes-mcp': masked.mcpServers['acme-notes-mcp'],
+        'remote-search': masked.mcpServers['remote-search'],
+        'masked-remote': { type: 'http', url: 'http://127.0.0.1:9/masked', headers: { Authorization: '********', 'X-Team': 'blue' } },
+        'needs-key': { command: 'npx', args: ['-y', 'acme-needs-key@1.0.0'], env: { ACME_KEY: '********' } },
+      },
+    };
+    const start = await source.app.inject({ method: 'POST', url: '/api/mcp_market/batch-import', headers: bearer(token), payload: doc });
+    expect(start.statusCode, start.body).toBe(200);
+    const task = await waitForTask(source, token, start.json().data.task_id);
+    const items = Object.fromEntries(
+      task.logs
+        .map((line) => JSON.parse(line) as { name?: string; status: string; message?: string })
+        .filter((e) => e.name)
+        .map((e) => [e.name, e]),
+    );
+    // Existing services: skipped, their stored values untouched, the report says the file's were masked.
+    expect(items['acme-notes-mcp']).toEqual({
+      name: 'acme-notes-mcp',
+      status: 'skipped',
+      message:
+        'Skipped: a service named acme-notes-mcp already exists; its stored values are kept (masked in the file: ACME_NOTES_TOKEN, ACME_NOTES_DIR)',
+    });
+    expect(items['remote-search']?.message).toContain('masked in the file: Authorization');
+    const notes = await source.ctx.db.selectFrom('services').selectAll().where('name', '=', 'acme-notes-mcp').executeTakeFirstOrThrow();
+    expect(notes.env_enc).toBe(notesBefore.env_enc);
+    expect(source.ctx.secrets.decryptJson(notes.env_enc, {})).toMatchObject({ ACME_NOTES_TOKEN: 'export-token-1' });
+    const search = await source.ctx.db.selectFrom('services').selectAll().where('name', '=', 'remote-search').executeTakeFirstOrThrow();
+    expect(source.ctx.secrets.decryptJson(search.headers_enc, {})).toEqual({ Authorization: 'Bearer r-1' });
+
+    // A new service that runs without the value: created, the masked value left empty, never the mask.
+    expect(items['masked-remote']).toMatchObject({ status: 'success' });
+    expect(items['masked-remote']?.message).toContain('Masked values (********) were not imported and are left empty: Authorization');
+    const remote = await source.ctx.db.selectFrom('services').selectAll().where('name', '=', 'masked-remote').executeTakeFirstOrThrow();
+    expect(source.ctx.secrets.decryptJson(remote.headers_enc, {})).toEqual({ 'X-Team': 'blue' });
+
+    // A new service that cannot run without it (the value was required): the item fails, saying so.
+    expect(items['needs-key']).toMatchObject({ status: 'failed' });
+    expect(items['needs-key']?.message).toContain('The file had these values masked (********), so they were not imported: ACME_KEY');
+    const stored = await source.ctx.db.selectFrom('services').select(['env_enc']).where('name', '=', 'needs-key').executeTakeFirst();
+    if (stored) expect(JSON.stringify(source.ctx.secrets.decryptJson(stored.env_enc, {}))).not.toContain('********');
   }, 240_000);
 
   it('reports a missing or malformed file as a usage error', async () => {

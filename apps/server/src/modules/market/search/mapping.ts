@@ -3,11 +3,14 @@ import { firstGithubUrl, githubRepoOf } from '../sources/links.js';
 import type { SourcePackage } from '../sources/types.js';
 import type { InstalledIndex } from './installed.js';
 
-/** Counts looked up beside the source: weekly downloads and GitHub stars. */
+/** Counts looked up beside the source: weekly downloads and GitHub stars; null when nobody could say. */
 export interface Popularity {
-  downloads: number;
-  stars: number;
+  downloads: number | null;
+  stars: number | null;
 }
+
+/** A count as the API answers it: a whole number, or null when unknown (never a made-up 0). */
+const countOrNull = (n: number | null): number | null => (n === null || !Number.isFinite(n) ? null : Math.max(0, Math.trunc(n)));
 
 /** The GitHub repository of a package, from whichever of its links leads there, as a canonical URL or ''. */
 export const githubUrlOf = (p: SourcePackage) => firstGithubUrl([p.repositoryUrl, p.homepage, ...p.linkHints]);
@@ -25,8 +28,8 @@ export function toMarketPackage(p: SourcePackage, popularity: Popularity, instal
     version: p.version,
     description: p.description,
     package_manager: p.source,
-    downloads: Math.max(0, Math.trunc(popularity.downloads)),
-    github_stars: Math.max(0, Math.trunc(popularity.stars)),
+    downloads: countOrNull(popularity.downloads),
+    github_stars: countOrNull(popularity.stars),
     author: p.author || (githubRepoOf(github)?.owner ?? ''),
     homepage: p.homepage || repositoryUrl,
     repository_url: repositoryUrl,

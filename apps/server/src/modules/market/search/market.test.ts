@@ -117,7 +117,8 @@ describe.each(engines)('marketplace routes on %s', (engine) => {
       ['pypi', 'acme-notes-mcp'],
       ['mcp_registry', 'io.github.acme/notes'],
     ]);
-    expect(all[0]).toMatchObject({ version: '0.3.1', author: 'acme', github_stars: 7, downloads: 0 });
+    // PyPI counts no downloads: unknown (null), not 0.
+    expect(all[0]).toMatchObject({ version: '0.3.1', author: 'acme', github_stars: 7, downloads: null });
   });
 
   it('refuses an unknown source with 400 in the caller’s language', async () => {
@@ -155,6 +156,21 @@ describe.each(engines)('marketplace routes on %s', (engine) => {
     // A search where every source answered has no warnings at all.
     fake.fail('mcp', null);
     expect((await get(`/api/mcp_market/search?query=everything&sources=npm`)).json()).not.toHaveProperty('warnings');
+  });
+
+  it('warns when part of one source’s search failed: PyPI’s exact match answered, its MCP Registry half did not', async () => {
+    fake.fail('mcp', 'error');
+    const res = await get(`/api/mcp_market/search?${new URLSearchParams({ query: 'acme-notes-mcp', sources: 'pypi' })}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.data.map((p: Record<string, unknown>) => p.name)).toEqual(['acme-notes-mcp']);
+    expect(body.warnings).toEqual([
+      {
+        source: 'pypi',
+        message: 'The PyPI results may be incomplete: its search through the MCP Registry failed (HTTP 500); MCP_REGISTRY_URL points at it',
+      },
+    ]);
+    fake.fail('mcp', null);
   });
 
   it('answers 502 in the caller’s language when every asked source failed, never an empty list', async () => {
@@ -295,5 +311,15 @@ describe.each(engines)('marketplace routes on %s', (engine) => {
     const res = await get('/api/mcp_market/package_details?package_name=x&package_manager=cargo');
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toContain('package_manager');
+  });
+
+  // Last: it reads (and so caches) a package the 502 test above must find uncached.
+  it('answers null, not 0, for downloads nobody could provide (the downloads API failing)', async () => {
+    fake.fail('downloads', 'error');
+    const res = await details('@modelcontextprotocol/server-brave-search', 'npm');
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json().data;
+    expect(body).toMatchObject({ downloads: null, stars: 71234 });
+    expect(body.details).toMatchObject({ downloads: null, github_stars: 71234 });
   });
 });

@@ -9,7 +9,7 @@ import { type MarketService, parseSources, SOURCE_LABEL, SOURCE_SETTING } from '
 export async function searchRoutes(api: ZodApi, market: MarketService): Promise<void> {
   route(api, endpoints.market.search, async (req, reply) => {
     const asked = parseSources(req.query.sources);
-    const { packages, failures } = await market.search(req.query.query, asked);
+    const { packages, failures, partials } = await market.search(req.query.query, asked);
     const warnings = failures.map((f) => ({
       source: f.source,
       message: req.t('market.search_source_failed', {
@@ -26,6 +26,17 @@ export async function searchRoutes(api: ZodApi, market: MarketService): Promise<
         { failures: warnings.map((w) => w.message).join('; ') },
         { code: 'market_search_failed', data: { failures } },
       );
+    }
+    for (const p of partials) {
+      warnings.push({
+        source: p.source,
+        message: req.t('market.search_source_partial', {
+          source: SOURCE_LABEL[p.source],
+          part: p.part,
+          reason: p.reason,
+          setting: p.setting,
+        }),
+      });
     }
     return warnings.length > 0 ? { ...ok(reply, packages), warnings } : ok(reply, packages);
   });

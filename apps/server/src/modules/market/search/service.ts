@@ -13,7 +13,7 @@ import { mcpConfigFor } from '../details/mcp-config.js';
 import { SourceError } from '../sources/http.js';
 import type { MarketSources } from '../sources/index.js';
 import { githubRepoOf } from '../sources/links.js';
-import type { DeclaredEnvVar, SourcePackage } from '../sources/types.js';
+import type { DeclaredEnvVar, PartialFailure, SourcePackage } from '../sources/types.js';
 import { type InstalledIndex, readInstalledIndex } from './installed.js';
 import { githubUrlOf, type Popularity, toMarketPackage } from './mapping.js';
 
@@ -32,6 +32,11 @@ export const SOURCE_SETTING: Record<MarketSourceName, string> = {
 export interface SearchFailure {
   source: MarketSourceName;
   reason: string;
+}
+
+/** A source that answered, though part of its search failed (PyPI's MCP Registry half). */
+export interface SearchPartial extends PartialFailure {
+  source: MarketSourceName;
 }
 
 /** Readmes beyond this are cut: the detail view renders them whole. */
@@ -83,10 +88,16 @@ export class MarketService {
    * Results of every asked source, each in its own order, and the sources that failed with their reasons. A
    * failed source adds no packages but is reported: "nothing found" and "could not ask" are different answers.
    */
-  async search(query: string, sources: MarketSourceName[]): Promise<{ packages: MarketPackage[]; failures: SearchFailure[] }> {
+  async search(
+    query: string,
+    sources: MarketSourceName[],
+  ): Promise<{ packages: MarketPackage[]; failures: SearchFailure[]; partials: SearchPartial[] }> {
     const text = query.trim();
-    if (!text) return { packages: [], failures: [] };
-    const settled = await Promise.allSettled(sources.map((s) => this.sources.bySource(s).search(text, MARKET_SEARCH_LIMIT)));
+    if (!text) return { packages: [], failures: [], partials: [] };
+    const partials: SearchPartial[] = [];
+    const settled = await Promise.allSettled(
+      sources.map((s) => this.sources.bySource(s).search(text, MARKET_SEARCH_LIMIT, (p) => partials.push({ source: s, ...p }))),
+    );
     const failures: SearchFailure[] = [];
     const packages = settled.flatMap((result, i) => {
       if (result.status === 'fulfilled') return result.value;
@@ -95,7 +106,11 @@ export class MarketService {
       return [];
     });
     const [popularity, installed] = await Promise.all([Promise.all(packages.map((p) => this.popularity(p))), this.installedIndex()]);
-    return { packages: packages.map((p, i) => toMarketPackage(p, popularity[i] ?? { downloads: 0, stars: 0 }, installed)), failures };
+    return {
+      packages: packages.map((p, i) => toMarketPackage(p, popularity[i] ?? { downloads: null, stars: null }, installed)),
+      failures,
+      partials,
+    };
   }
 
   /** Everything the detail view shows; 404 when the package does not exist, 502 when its registry cannot say. */
@@ -132,7 +147,7 @@ export class MarketService {
   }
 
   private async popularity(p: SourcePackage): Promise<Popularity> {
-    const downloads = p.weeklyDownloads ?? (p.npmPackage ? this.sources.npm.weeklyDownloads(p.npmPackage) : 0);
+    const downloads = p.weeklyDownloads ?? (p.npmPackage ? this.sources.npm.weeklyDownloads(p.npmPackage) : null);
     const [d, stars] = await Promise.all([downloads, this.sources.github.stars(githubRepoOf(githubUrlOf(p)))]);
     return { downloads: d, stars };
   }

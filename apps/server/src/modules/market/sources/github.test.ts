@@ -33,35 +33,35 @@ describe('GitHub stars against the fake repos API', () => {
     expect(fake.count('github')).toBe(1);
   });
 
-  it('counts 0 for a repository that does not exist, and remembers it', async () => {
+  it('counts a repository that does not exist as unknown (null), and remembers it', async () => {
     const github = stars();
-    expect(await github.stars({ owner: 'acme', repo: 'gone' })).toBe(0);
-    expect(await github.stars({ owner: 'acme', repo: 'gone' })).toBe(0);
+    expect(await github.stars({ owner: 'acme', repo: 'gone' })).toBeNull();
+    expect(await github.stars({ owner: 'acme', repo: 'gone' })).toBeNull();
     expect(fake.count('github')).toBe(1);
-    expect(await github.stars(null)).toBe(0);
+    expect(await github.stars(null)).toBeNull();
   });
 
-  it('counts 0 and logs when GitHub fails, and asks again next time', async () => {
+  it('counts unknown (null) and logs when GitHub fails, and asks again next time', async () => {
     const github = stars();
     fake.fail('github', 'error');
-    expect(await github.stars({ owner: 'acme', repo: 'notes-mcp' })).toBe(0);
+    expect(await github.stars({ owner: 'acme', repo: 'notes-mcp' })).toBeNull();
     expect(logger.warnings[0]?.obj).toMatchObject({ source: 'github', repo: 'acme/notes-mcp' });
     fake.fail('github', null);
     expect(await github.stars({ owner: 'acme', repo: 'notes-mcp' })).toBe(7);
   });
 
-  it('stops calling GitHub once it says the rate limit is reached', async () => {
+  it('stops calling GitHub once it says the rate limit is reached (unknown meanwhile)', async () => {
     const github = stars();
     fake.fail('github', 'rate-limit');
-    expect(await github.stars({ owner: 'acme', repo: 'notes-mcp' })).toBe(0);
+    expect(await github.stars({ owner: 'acme', repo: 'notes-mcp' })).toBeNull();
     fake.fail('github', null);
-    expect(await github.stars({ owner: 'acme', repo: 'weather-mcp' })).toBe(0);
+    expect(await github.stars({ owner: 'acme', repo: 'weather-mcp' })).toBeNull();
     expect(fake.count('github')).toBe(1);
   });
 
   it('gives up on a GitHub that does not answer', async () => {
     fake.fail('github', 'hang');
-    expect(await stars(undefined, 300).stars({ owner: 'acme', repo: 'notes-mcp' })).toBe(0);
+    expect(await stars(undefined, 300).stars({ owner: 'acme', repo: 'notes-mcp' })).toBeNull();
     expect(logger.warnings[0]?.obj).toMatchObject({ err: expect.stringContaining('no answer within 300 ms') });
   });
 });

@@ -13,10 +13,10 @@ export interface GithubStarsOptions extends SourceOptions {
 /**
  * Star counts from GitHub's repos API. Without a token GitHub allows 60 calls an hour, so counts
  * are kept an hour, many packages of one repository share one call, and once GitHub says the
- * limit is reached no call is made until its reset time. Every failure counts as 0 stars.
+ * limit is reached no call is made until its reset time. Every failure counts as unknown (null), never as 0 stars.
  */
 export class GithubStars {
-  private readonly counts: TtlCache<number>;
+  private readonly counts: TtlCache<number | null>;
   private pausedUntil = 0;
 
   constructor(
@@ -26,25 +26,26 @@ export class GithubStars {
     this.counts = new TtlCache(opts.ttlMs ?? HOUR, 2000, now);
   }
 
-  async stars(repo: GithubRepo | null): Promise<number> {
-    if (!repo || this.now() < this.pausedUntil) return 0;
+  /** The repository's stars; null when unknown (no repository, not found, lookup failed or paused). */
+  async stars(repo: GithubRepo | null): Promise<number | null> {
+    if (!repo || this.now() < this.pausedUntil) return null;
     const key = `${repo.owner}/${repo.repo}`.toLowerCase();
     try {
       return await this.counts.getOrLoad(key, () => this.fetchStars(repo));
     } catch (err) {
       this.noteRateLimit(err);
       this.opts.logger.warn({ source: 'github', repo: key, err: String(err) }, 'marketplace star count failed');
-      return 0;
+      return null;
     }
   }
 
-  private async fetchStars(repo: GithubRepo): Promise<number> {
+  private async fetchStars(repo: GithubRepo): Promise<number | null> {
     const headers: Record<string, string> = { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' };
     if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
     const path = `repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`;
     const answer = await getJson(joinUrl(this.opts.apiUrl, path), { timeoutMs: this.opts.timeoutMs, headers });
-    // A repository that does not exist (or is private) has no stars to show: remembered like a count.
-    if (answer === null) return 0;
+    // A repository that does not exist (or is private) has no stars to show: remembered, as unknown.
+    if (answer === null) return null;
     if (!isRecord(answer) || typeof answer.stargazers_count !== 'number') throw new SourceError('the repository has no stargazers_count');
     return answer.stargazers_count;
   }

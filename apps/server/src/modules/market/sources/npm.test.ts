@@ -109,11 +109,11 @@ describe('npm source against the fake npm registry', () => {
     expect(fake.count('npm')).toBe(2);
   });
 
-  it('reads weekly downloads from the downloads API, cached, 0 for unknown packages', async () => {
+  it('reads weekly downloads from the downloads API, cached, null (unknown) for packages it has no count of', async () => {
     expect(await npm.weeklyDownloads('acme-weather-mcp')).toBe(1234);
     expect(await npm.weeklyDownloads('acme-weather-mcp')).toBe(1234);
     expect(await npm.weeklyDownloads('@modelcontextprotocol/server-everything')).toBe(97310);
-    expect(await npm.weeklyDownloads('never-published')).toBe(0);
+    expect(await npm.weeklyDownloads('never-published')).toBeNull();
     expect(fake.count('downloads')).toBe(3);
     expect(fake.requests.find((r) => r.registry === 'downloads')?.path).toBe('/downloads/point/last-week/acme-weather-mcp');
   });
@@ -143,9 +143,9 @@ describe('npm source against the fake npm registry', () => {
     await expect(source(HANG_TIMEOUT_MS).details('acme-weather-mcp')).rejects.toThrow(/no answer within 300 ms/);
   });
 
-  it('counts 0 downloads when the downloads API fails', async () => {
+  it('counts downloads as unknown (null), not 0, when the downloads API fails', async () => {
     fake.fail('downloads', 'error');
-    expect(await npm.weeklyDownloads('acme-weather-mcp')).toBe(0);
+    expect(await npm.weeklyDownloads('acme-weather-mcp')).toBeNull();
     expect(logger.warnings[0]?.obj).toMatchObject({ source: 'npm-downloads' });
   });
 });

@@ -45,7 +45,7 @@ export class NpmSource implements MarketSource {
   readonly name = 'npm' as const;
   private readonly searches: TtlCache<SourcePackage[]>;
   private readonly documents: TtlCache<SourcePackage | null>;
-  private readonly downloads: TtlCache<number>;
+  private readonly downloads: TtlCache<number | null>;
 
   constructor(private readonly opts: NpmSourceOptions) {
     const ttl = opts.ttlMs ?? 5 * MINUTE;
@@ -87,17 +87,17 @@ export class NpmSource implements MarketSource {
     });
   }
 
-  /** Last week's downloads from npm's downloads API; 0 when unknown or the API fails. */
-  async weeklyDownloads(name: string): Promise<number> {
-    if (!isNpmName(name)) return 0;
+  /** Last week's downloads from npm's downloads API; null when unknown or the API fails (not 0: nobody said 0). */
+  async weeklyDownloads(name: string): Promise<number | null> {
+    if (!isNpmName(name)) return null;
     try {
       return await this.downloads.getOrLoad(name, async () => {
         const answer = await getJson(joinUrl(this.opts.downloadsUrl, `downloads/point/last-week/${name}`), this.http());
-        return isRecord(answer) && typeof answer.downloads === 'number' ? answer.downloads : 0;
+        return isRecord(answer) && typeof answer.downloads === 'number' ? answer.downloads : null;
       });
     } catch (err) {
       this.opts.logger.warn({ source: 'npm-downloads', name, err: String(err) }, 'marketplace downloads lookup failed');
-      return 0;
+      return null;
     }
   }
 

@@ -3,7 +3,7 @@ import { MINUTE, TtlCache } from './cache.js';
 import { getJson, joinUrl, SourceError } from './http.js';
 import { firstGithubUrl, personName } from './links.js';
 import { fromEntry, type McpRegistrySource } from './mcp-registry.js';
-import { emptyPackage, type MarketSource, type SourceOptions, type SourcePackage } from './types.js';
+import { emptyPackage, type MarketSource, type PartialFailure, type SourceOptions, type SourcePackage } from './types.js';
 
 /** PEP 508 project names. */
 const PYPI_NAME = /^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/;
@@ -46,11 +46,16 @@ export class PypiSource implements MarketSource {
   }
 
   /** Throws SourceError only when both ways failed: one that answered is a search that worked, if partly. */
-  async search(query: string, limit: number): Promise<SourcePackage[]> {
+  async search(query: string, limit: number, partial?: (failure: PartialFailure) => void): Promise<SourcePackage[]> {
     const [exactResult, listedResult] = await Promise.allSettled([this.exactMatch(query), this.fromRegistry(query)]);
     if (exactResult.status === 'rejected' && listedResult.status === 'rejected') {
       throw new SourceError(`${errorText(exactResult.reason)}; via the MCP Registry: ${errorText(listedResult.reason)}`);
     }
+    // One half failed: the other's results, and a warning that they may be incomplete (issue 15, item 3).
+    if (listedResult.status === 'rejected')
+      partial?.({ part: 'MCP Registry', reason: errorText(listedResult.reason), setting: 'MCP_REGISTRY_URL' });
+    if (exactResult.status === 'rejected')
+      partial?.({ part: 'PyPI JSON API', reason: errorText(exactResult.reason), setting: 'PYPI_JSON_URL' });
     const exact = exactResult.status === 'fulfilled' ? exactResult.value : null;
     const listed = listedResult.status === 'fulfilled' ? listedResult.value : [];
     const seen = new Set<string>();

@@ -67,6 +67,15 @@ export interface SourcePackage {
   mcpName: string;
 }
 
+/** Part of a source's search that failed while the rest answered (PyPI's MCP Registry half): reported, not thrown. */
+export interface PartialFailure {
+  /** The registry that failed, as messages name it. */
+  part: string;
+  reason: string;
+  /** The setting that points at that registry. */
+  setting: string;
+}
+
 /** What the marketplace asks of every source. */
 export interface MarketSource {
   readonly name: SourceName;
@@ -74,7 +83,7 @@ export interface MarketSource {
    * Up to `limit` packages for a non-empty query; throws SourceError (after a log line) when the registry
    * fails, so that a failed search is never shown as "nothing found" (issue 15, item 3).
    */
-  search(query: string, limit: number): Promise<SourcePackage[]>;
+  search(query: string, limit: number, partial?: (failure: PartialFailure) => void): Promise<SourcePackage[]>;
   /** The package with its readme; null when the registry says it does not exist; throws SourceError when the registry fails. */
   details(name: string): Promise<SourcePackage | null>;
 }
