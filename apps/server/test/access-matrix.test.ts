@@ -420,6 +420,11 @@ describe.each(engines)('access matrix on %s', (engine) => {
       expect: signedIn(200),
       call: () => json('POST', `/api/mcp_services/${remoteId}/health/check`, {}),
     },
+    // Update of a service that runs no installed package: refused with the reason, to admins only.
+    'POST /api/mcp_services/:id/update_package': {
+      expect: adminOnly(400),
+      call: () => json('POST', `/api/mcp_services/${remoteId}/update_package`, {}),
+    },
     'POST /api/mcp_services/:id/reconnect': {
       expect: adminOnly(200),
       call: () => json('POST', `/api/mcp_services/${remoteId}/reconnect`, {}),

@@ -226,7 +226,6 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
       [{ ...group, name: 'other', members: [{ service_id: memory, tools: ['nope'] }] }, 'Service memory has no tool named "nope"'],
       [{ ...group, name: 'other', separator: 'e' }, 'The separator "e" appears in the service name "everything"'],
       [{ ...group, name: 'other', separator: '/' }, 'Invalid separator "/"'],
-      [{ ...group, name: 'other', mode: 'discovery' }, 'Discovery mode is not available yet'],
       [{ ...group, name: 'other', access: { restricted: true, user_ids: [888_888] } }, 'There are no users with these IDs: 888888'],
     ];
     for (const [body, message] of refusals) {
@@ -234,6 +233,8 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
       expect(res.status, message).toBe(400);
       expect(res.body.message).toContain(message);
     }
+    // Discovery mode is built (decision 0033); a mode that does not exist is refused.
+    expect((await api('POST', '/groups', admin.token, { ...group, name: 'other', mode: 'smart' })).status).toBe(400);
     const zh = await api('POST', '/groups', admin.token, { ...group, name: 'other', members: [] }, 'zh-CN');
     expect(zh.body.message).toBe('分组至少需要一个服务');
     expect((await api('GET', '/groups', admin.token)).body.data.map((g: { name: string }) => g.name)).toEqual(['team']);

@@ -145,10 +145,13 @@ describe.each(engines)('managing installed services on %s', (engine) => {
     expect(after).toMatchObject({ command: 'https://other.example/mcp', headers: { Authorization: 'Bearer hv1', 'X-New': 'n1' } });
 
     const stdio = await createStdio('editable-stdio');
+    // A pinned npx service runs its installed executable once installed (decision 0035); a PUT never changes it.
+    const command = (await t.ctx.catalog.byId(stdio))?.command;
     const envs = await call('PUT', `/mcp_services/${stdio}`, admin, { default_envs_json: '{"TOKEN":"ev2"}', command: 'ignored for stdio' });
     expect(envs.statusCode, envs.body).toBe(200);
     expect(events).toEqual([{ type: 'service.changed', serviceId: stdio }]);
-    expect(await t.ctx.catalog.byId(stdio)).toMatchObject({ command: 'npx', env: { TOKEN: 'ev2' } });
+    expect(await t.ctx.catalog.byId(stdio)).toMatchObject({ command, env: { TOKEN: 'ev2' } });
+    expect(command).not.toBe('ignored for stdio');
 
     for (const [payload, message] of [
       [{ display_name: '  ' }, 'Display name cannot be empty'],
