@@ -351,7 +351,9 @@ export class Multiplexer {
    */
   originOf(request: JSONRPCRequest): Pending | undefined {
     const token = request.params?._meta?.progressToken;
-    if (typeof token === 'number') {
+    // The SDKs stamp a request they want progress on with their own request id as its token: that names the
+    // server's own request, in the server's id space, never one of ours (which may hold the same number).
+    if (typeof token === 'number' && token !== request.id) {
       const named = this.pending.get(token);
       if (named?.session && named.progressToken !== undefined) return named;
     }
