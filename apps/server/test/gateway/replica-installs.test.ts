@@ -118,12 +118,12 @@ describe('installs reach every replica', () => {
     const english = ((await post(url, key, initializeBody())).json() as { error?: { message: string } }).error?.message;
     expect(english).toMatch(new RegExp(`^Service ${PACKAGE} could not be installed on this gateway replica .*: `));
     expect(english).not.toMatch(/[\u4e00-\u9fff]/);
-    // The cause, in short; the service log of C has npm's own words.
-    expect(english).toContain('npm exited with code 1');
+    // The cause, in short and in the client's language (decision 0035); the service log of C has npm's own words.
+    expect(english).toContain(`package not found on the registry: ${PACKAGE}`);
     const chinese = ((await post(url, key, initializeBody(), { 'accept-language': 'zh-CN' })).json() as { error?: { message: string } })
       .error?.message;
     expect(chinese).toMatch(new RegExp(`^服务 ${PACKAGE} 无法在此网关副本上安装`));
-    expect(chinese).toContain('npm exited with code 1');
+    expect(chinese).toContain(`package not found on the registry: ${PACKAGE}`);
     await until(async () => (await installLines(c)).some((l) => l.level === 'error'), 'C’s failure in its service log');
     expect((await installLines(c)).some((l) => /E404/.test(l.message))).toBe(true);
     expect(existsSync(packageDir(c))).toBe(false);

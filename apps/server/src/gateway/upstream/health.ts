@@ -4,7 +4,7 @@ import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { HealthResult } from '../link-api.js';
 import { errorText } from './channel.js';
 import { describeRoundTrip } from './handshake.js';
-import type { Link } from './link.js';
+import { type Link, STOPPED_WHILE_CHECKED } from './link.js';
 import type { OptionsReader, ServiceLogWriter } from './types.js';
 
 export interface HealthHost {
@@ -66,6 +66,8 @@ export async function checkServiceHealth(host: HealthHost, serviceId: number): P
       if (about) result.about = about;
     } catch (err) {
       if (err instanceof AuthorizedPerUser) result = { status: 'healthy', details: err.message, checkedAt: Date.now() };
+      // A demand-started process that reached its idle time during the check stopped as it should: not a fault.
+      else if (link && link.state === 'stopped') result = { status: 'stopped', details: STOPPED_WHILE_CHECKED, checkedAt: Date.now() };
       else result = { status: 'unhealthy', details: host.serviceLog.redact(errorText(err)), checkedAt: Date.now() };
     }
   }

@@ -17,6 +17,9 @@ import type { LinkDeps } from './types.js';
 
 export type LinkState = 'stopped' | 'starting' | 'ready' | 'backoff' | 'closed';
 
+/** What a request of the gateway's own gets from a link that stopped (idle) while it was on its way. */
+export const STOPPED_WHILE_CHECKED = 'the tool server stopped (idle) during the check';
+
 export interface LinkHealth {
   status: HealthStatus;
   details: string;
@@ -229,10 +232,12 @@ export class Link implements UpstreamLink {
   /** Health round trip through the running connection: ping, then tools/list. */
   async roundTrip(): Promise<number | undefined> {
     await this.mux.internal('ping', undefined, this.opts.deps.tuning.initializeTimeoutMs).catch((err) => {
-      // An error answer to ping is still an answer: the server is there.
-      if (!(err instanceof UpstreamRpcError)) throw err;
+      // An error answer to ping is still an answer: the server is there (unless it stopped meanwhile).
+      if (!(err instanceof UpstreamRpcError) || this.state === 'stopped') throw err;
     });
-    return this.countTools(false);
+    const tools = await this.countTools(false);
+    if (this.state === 'stopped') throw new Error(STOPPED_WHILE_CHECKED);
+    return tools;
   }
 
   // ---- connection ----
@@ -379,6 +384,12 @@ export class Link implements UpstreamLink {
   private transmit(pending: Pending): void {
     if (pending.raw || this.state === 'ready') {
       this.write(pending);
+      return;
+    }
+    if (!pending.session && this.state === 'stopped') {
+      // The gateway's own requests (a health check's tools/list, a log level) never start a stopped process: a
+      // check that began just before an idle stop would otherwise bring it back for good. Clients' calls do.
+      this.mux.fail(pending, GatewayErrorCode.ConnectionClosed, STOPPED_WHILE_CHECKED);
       return;
     }
     pending.busy = true;

@@ -119,6 +119,15 @@ describe('supervisor', () => {
     } finally {
       clearInterval(checks);
     }
+    // Wait for the link itself: the process may be gone a moment before the link has taken note.
+    await until(() => (link as Link).state !== 'ready', 'the link to notice the stop');
+    expect((link as Link).state).toBe('stopped');
+    // A check that was on its way when the idle stop came (its ping answered, its tools/list not yet sent)
+    // fails instead of starting the process again.
+    await expect((link as Link).roundTrip()).rejects.toThrow(/stopped/);
+    expect((link as Link).state).toBe('stopped');
+    // A check now probes with a short-lived process of its own and leaves the link stopped.
+    await pool.checkHealth(spec.id);
     expect((link as Link).state).toBe('stopped');
     // Her open session's next call starts it again.
     const second = await pids(link, alice);

@@ -167,7 +167,8 @@ describe('search result mapping (docs/console.md §3)', () => {
       source: 'npm',
       isInstalled: true,
       installed_service_id: 3,
-      downloads: null,
+      // No count applies to an installed service (shown without one); null is a package whose count is unknown.
+      downloads: undefined,
     });
     const fromUvx = fromInstalledService(installedService({ id: 5, source: 'custom', package_name: 'Acme_Notes', package_manager: 'uv' }));
     expect(fromUvx).toMatchObject({ id: 'Acme_Notes:pypi', source: 'pypi' });
