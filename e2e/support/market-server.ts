@@ -1,4 +1,4 @@
-import { type FakeRegistries, startFakeRegistries } from '../../apps/server/test/fake-registries';
+import { type FakeRegistries, type FakeRegistriesOptions, startFakeRegistries } from '../../apps/server/test/fake-registries';
 import { ADMIN_PASSWORD } from './constants';
 import { test as base } from './fixtures';
 import { startServer } from './server';
@@ -18,11 +18,12 @@ export interface MarketServer {
  * test (Playwright sets up a worker fixture like a beforeAll, and before any test's baseURL is needed) and
  * stops both after its last; every page, request and sign-in goes to that server.
  */
-export const test = base.extend<object, { marketServer: MarketServer }>({
+export const test = base.extend<object, { marketServer: MarketServer; fakeRegistryOptions: FakeRegistriesOptions }>({
+  /** What a spec adds to the fake (`test.use({ fakeRegistryOptions: … })`); a worker of its own then serves it. */
+  fakeRegistryOptions: [{}, { scope: 'worker', option: true }],
   marketServer: [
-    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
-    async ({}, use) => {
-      const fake = await startFakeRegistries();
+    async ({ fakeRegistryOptions }, use) => {
+      const fake = await startFakeRegistries(fakeRegistryOptions);
       try {
         const server = await startServer(ADMIN_PASSWORD, fake.env);
         try {

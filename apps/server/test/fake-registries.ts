@@ -37,6 +37,8 @@ export interface FakeRegistriesOptions {
   pypiFilesDir?: string;
   /** MCP Registry entries served besides the fixture files' (a test's own, e.g. a remote at a given address). */
   extraMcpServers?: Fixtures['mcpServers'];
+  /** Package directories served as installable npm packages besides those of npm/tarballs (e.g. a scoped one). */
+  extraNpmPackages?: string[];
 }
 
 export interface FakeRegistries {
@@ -148,11 +150,14 @@ export function packTarball(dir: string): Buffer {
  * Packs each package of npm/tarballs and registers it as the registry would list it: a packument whose
  * `dist` names the tarball here with its `shasum` and `integrity`, and a search result.
  */
-function addInstallablePackages(f: Fixtures, npmBase: string): void {
+function addInstallablePackages(f: Fixtures, npmBase: string, extraDirs: string[]): void {
   const root = path.join(FIXTURES, 'npm/tarballs');
-  if (!existsSync(root)) return;
-  for (const dirName of readdirSync(root).sort()) {
-    const dir = path.join(root, dirName);
+  const dirs = existsSync(root)
+    ? readdirSync(root)
+        .sort()
+        .map((dirName) => path.join(root, dirName))
+    : [];
+  for (const dir of [...dirs, ...extraDirs]) {
     if (!statSync(dir).isDirectory()) continue;
     const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as Record<string, unknown> & {
       name: string;
@@ -262,7 +267,7 @@ export async function startFakeRegistries(options: FakeRegistriesOptions = {}): 
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  addInstallablePackages(fixtures, `${base}/npm/`);
+  addInstallablePackages(fixtures, `${base}/npm/`, options.extraNpmPackages ?? []);
   const urls = {
     npm: `${base}/npm/`,
     npmDownloads: `${base}/npm-downloads`,
