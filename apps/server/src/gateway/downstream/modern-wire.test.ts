@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { classify, decodeHeaderValue, modernAnswer, upstreamRequest } from './modern-wire.js';
+import { classify, decodeHeaderValue, modernAnswer, refusedId, upstreamRequest } from './modern-wire.js';
 
 const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
 const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -55,6 +55,20 @@ describe('the era of a POST, by its shape', () => {
     const future = call({ _meta: { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' } });
     expect(code({ ...modernHeaders, 'mcp-protocol-version': '2027-01-01' }, future)).toEqual([400, -32022]);
     expect(code(modernHeaders, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: envelope } })).toEqual([400, -32020]);
+  });
+
+  it('refuses a version claim that is no revision date as modern (-32022 naming it, or -32020), under the request id', () => {
+    const odd = call({ _meta: { ...envelope, 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } });
+    const same = classify(req({ ...modernHeaders, 'mcp-protocol-version': 'v999.0.0' }), [odd], false);
+    expect(same).toMatchObject({
+      era: 'refused',
+      failure: { status: 400, code: -32022, data: { requested: 'v999.0.0', supported: ['2026-07-28'] } },
+    });
+    const other = classify(req(modernHeaders), [odd], false);
+    expect(other).toMatchObject({ era: 'refused', failure: { status: 400, code: -32020 } });
+    expect(refusedId([odd], false)).toBe(1);
+    expect(refusedId([odd], true)).toBeNull();
+    expect(refusedId([{ jsonrpc: '2.0', method: 'notifications/initialized' }], false)).toBeNull();
   });
 
   it('reads Base64 header values and refuses broken ones', () => {

@@ -23,8 +23,10 @@ export const MODERN_VERSIONS: readonly string[] = ['2026-07-28'];
 const FIRST_MODERN = '2026-07-28';
 
 /** A revision identifier of the modern era: a date on or after 2026-07-28 (how the SDKs compare them). */
+const REVISION_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
 export const isModernVersion = (version: unknown): version is string =>
-  typeof version === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= FIRST_MODERN;
+  typeof version === 'string' && REVISION_DATE.test(version) && version >= FIRST_MODERN;
 
 export const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
@@ -129,8 +131,9 @@ export function classify(req: IncomingMessage, messages: JSONRPCMessage[], batch
   const meta = metaOf(params) as Params;
   const version = meta[META.protocolVersion];
   if (typeof version !== 'string') return refused(failures.invalidEnvelope(`${META.protocolVersion}: expected a protocol version string`));
-  // A claim naming a 2025 revision is legacy traffic, answered as before.
-  if (!isModernVersion(version)) return legacy;
+  // A claim naming a 2025 revision is legacy traffic, answered as before; one that is no revision date at
+  // all is refused here as a modern request would be (header mismatch, else unsupported version).
+  if (!isModernVersion(version) && REVISION_DATE.test(version)) return legacy;
   if (versionHeader !== undefined && versionHeader !== version) {
     return refused(
       failures.headerMismatch(
@@ -186,6 +189,12 @@ export function classify(req: IncomingMessage, messages: JSONRPCMessage[], batch
       ...(typeof logLevel === 'string' ? { logLevel } : {}),
     },
   };
+}
+
+/** The id a refusal answers under: the request's, when the POST is one request (JSON-RPC keeps ids paired). */
+export function refusedId(messages: JSONRPCMessage[], batch: boolean): RequestId | null {
+  const [message] = messages;
+  return !batch && message && 'method' in message && 'id' in message ? message.id : null;
 }
 
 const methodMismatch = (header: string, method: string): ProxyFailure =>

@@ -186,7 +186,9 @@ export class ModernCall implements ReplyTarget {
     if (!responder) return;
     this.responder = undefined;
     this.done = true;
-    responder.reply.response(modernAnswer(this.method, responder.id, message), status);
+    // The revision answers a method the server does not have with HTTP 404 as well as -32601.
+    const notFound = 'error' in message && message.error.code === RpcCode.MethodNotFound;
+    responder.reply.response(modernAnswer(this.method, responder.id, message), status ?? (notFound ? 404 : undefined));
     this.rejectAsks('the request was answered');
     this.host.end(this, 'request answered');
   }
@@ -320,6 +322,7 @@ export class ModernHttp {
       return this.json(
         res,
         rpcErrorJson(request.id, RpcCode.MethodNotFound, `Method not found: ${request.method} (removed in protocol revision 2026-07-28)`),
+        404,
       );
     }
     if (request.method === 'server/discover') return this.discover(res, caller, request, envelope, locale);
@@ -465,9 +468,9 @@ export class ModernHttp {
     };
   }
 
-  private json(res: ServerResponse, body: string): void {
+  private json(res: ServerResponse, body: string, status = 200): void {
     if (res.headersSent) return void res.end();
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   }
 }

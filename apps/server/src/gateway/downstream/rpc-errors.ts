@@ -113,16 +113,16 @@ export const failures = {
 export const rpcErrorJson = (id: string | number | null, code: number, message: string): string =>
   JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
 
-/** Answers a whole HTTP request with a JSON-RPC error body. */
-export function sendFailure(res: ServerResponse, failure: ProxyFailure): void {
+/** Answers a whole HTTP request with a JSON-RPC error body (under the request's id when it is known). */
+export function sendFailure(res: ServerResponse, failure: ProxyFailure, id: string | number | null = null): void {
   if (res.headersSent) {
     res.end();
     return;
   }
   const body =
     failure.data === undefined
-      ? rpcErrorJson(null, failure.code, failure.message)
-      : JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: failure.code, message: failure.message, data: failure.data } });
+      ? rpcErrorJson(id, failure.code, failure.message)
+      : JSON.stringify({ jsonrpc: '2.0', id, error: { code: failure.code, message: failure.message, data: failure.data } });
   res.writeHead(failure.status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -4,7 +4,7 @@ import { CallScope } from './call-scope.js';
 import { isRequest } from './dispatcher.js';
 import { accepts, localeOf, SseStream } from './http-io.js';
 import { ModernHttp } from './modern.js';
-import { classify, isModernBodyless } from './modern-wire.js';
+import { classify, isModernBodyless, refusedId } from './modern-wire.js';
 import type { ProxyCaller } from './proxy-auth.js';
 import type { ProxyDeps, ProxyRequest } from './proxy-deps.js';
 import { PostReply } from './reply-target.js';
@@ -41,7 +41,7 @@ export class StreamableHttp {
     if ('status' in post) return sendFailure(res, post);
 
     const era = classify(req.raw, post.messages, post.batch);
-    if (era.era === 'refused') return sendFailure(res, era.failure);
+    if (era.era === 'refused') return sendFailure(res, era.failure, refusedId(post.messages, post.batch));
     if (era.era === 'modern-notification') return void res.writeHead(202).end();
     if (era.era === 'modern') return this.modern.post(req, res, caller, era.request, era.envelope, post.bytes);
 
