@@ -24,6 +24,8 @@ const pageOverflow = (page: Page) => page.evaluate(() => document.documentElemen
 
 /** Each of `controls` is shown and lies wholly between the left and right edge of a `width` wide screen. */
 async function expectOnScreen(controls: Locator, width: number): Promise<void> {
+  // all() does not wait: let the page render the first one (the analytics table loads after the heading).
+  await expect(controls.first()).toBeVisible();
   const all = await controls.all();
   expect(all.length, 'no control matched').toBeGreaterThan(0);
   for (const control of all) {
