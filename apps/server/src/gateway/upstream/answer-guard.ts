@@ -1,6 +1,7 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCErrorResponse, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { responseIdOf } from './json-head.js';
+import { readSseEvents } from './sse-events.js';
 
 /** The error a request gets when a remote server's answer to it broke. */
 export const BROKEN_ANSWER_CODE = -32000;
@@ -52,17 +53,8 @@ export function answerGuard(base: FetchLike, deliver: Deliver): FetchLike {
 }
 
 async function watch(body: ReadableStream<Uint8Array>, asked: Set<RequestId>, deliver: Deliver): Promise<void> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let data: string[] = [];
-  let eventType = '';
-  let resumable = false;
-  const dispatch = () => {
-    const text = data.join('\n');
-    const type = eventType;
-    data = [];
-    eventType = '';
-    if (text === '' || (type !== '' && type !== 'message')) return;
+  const { resumable, broken } = await readSseEvents(body, ({ event, data: text }) => {
+    if (event !== '' && event !== 'message') return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -77,47 +69,7 @@ async function watch(body: ReadableStream<Uint8Array>, asked: Set<RequestId>, de
       const msg = m as { id?: RequestId; method?: unknown };
       if (msg && msg.method === undefined && msg.id !== undefined) asked.delete(msg.id);
     }
-  };
-  const line = (raw: string) => {
-    if (raw === '') return dispatch();
-    if (raw.startsWith(':')) return;
-    const colon = raw.indexOf(':');
-    const field = colon === -1 ? raw : raw.slice(0, colon);
-    let value = colon === -1 ? '' : raw.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') eventType = value;
-    else if (field === 'id' && value !== '') resumable = true;
-  };
-  const reader = body.getReader();
-  let broken: string | undefined;
-  const lineEnd = /\r\n|\r|\n/g;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        // The CR held back in case an LF followed ends its line after all.
-        if (buffer.endsWith('\r')) line(buffer.slice(0, -1));
-        break;
-      }
-      // Only the new text is searched for line ends: a large event arriving in many chunks costs one pass.
-      // A CR at the very end may be the first half of a CRLF, so it is looked at again with what follows.
-      const scanned = Math.max(0, buffer.length - 1);
-      buffer += decoder.decode(value, { stream: true });
-      lineEnd.lastIndex = scanned;
-      let start = 0;
-      for (let m = lineEnd.exec(buffer); m !== null; m = lineEnd.exec(buffer)) {
-        if (m[0] === '\r' && m.index === buffer.length - 1) break;
-        line(buffer.slice(start, m.index));
-        start = m.index + m[0].length;
-      }
-      if (start > 0) buffer = buffer.slice(start);
-      // A line without its end that keeps growing is the SDK's problem as much as ours: bounded here.
-      if (buffer.length > 16 * 1024 * 1024) buffer = buffer.slice(0, 1024);
-    }
-  } catch (err) {
-    broken = err instanceof Error ? err.message : String(err);
-  }
+  });
   // An event not closed by a blank line is incomplete and dropped, as the SDK's parser drops it.
   if (asked.size === 0 || resumable) return;
   const why = broken
