@@ -83,6 +83,23 @@ export function decodeHeaderValue(value: string): string | undefined {
   }
 }
 
+/**
+ * A header value as a modern client sends it: plain when it is a safe ASCII field value, else
+ * `=?base64?<Base64 of the UTF-8>?=` (also for an empty value, surrounding whitespace, or a value that
+ * looks like the sentinel itself). `decodeHeaderValue` reverses it.
+ */
+export function encodeHeaderValue(value: string): string {
+  const plain =
+    value !== '' && value === value.trim() && !(value.startsWith('=?base64?') && value.endsWith('?=')) && /^[\t\x20-\x7e]*$/.test(value);
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+/** The value a request's `Mcp-Name` header mirrors (`params.name`, or `params.uri` for a read), if its method has one. */
+export function mcpNameOf(method: string, params: unknown): string | undefined {
+  const field = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method] : undefined;
+  return field && isObject(params) && typeof params[field] === 'string' ? (params[field] as string) : undefined;
+}
+
 const legacy: Classified = { era: 'legacy' };
 const refused = (failure: ProxyFailure): Classified => ({ era: 'refused', failure });
 

@@ -9,13 +9,21 @@ const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
  * of its own, kept in `live` while the request and its body last; the channel aborts them all when
  * it closes, so nothing ever listens on the shared signal. Requests go out through `remoteFetch`:
  * redirects only within the origin, addresses as the AllowPrivateNetworkUpstreams preference says.
+ * With `followSignal`, a caller that gives each request a signal of its own (modern-remote-channel.ts)
+ * aborts that request with it; the SDK transports' shared signal is never followed.
  */
-export function perRequestFetch(live: Set<AbortController>, base: FetchLike = remoteFetch): FetchLike {
+export function perRequestFetch(live: Set<AbortController>, base: FetchLike = remoteFetch, followSignal = false): FetchLike {
   return async (url, init) => {
     const controller = new AbortController();
     if (init?.signal?.aborted) controller.abort(init.signal.reason);
+    const outer = followSignal ? init?.signal : undefined;
+    const abort = () => controller.abort(outer?.reason);
+    outer?.addEventListener('abort', abort, { once: true });
     live.add(controller);
-    const release = () => live.delete(controller);
+    const release = () => {
+      live.delete(controller);
+      outer?.removeEventListener('abort', abort);
+    };
     let response: Response;
     try {
       response = await base(url, { ...init, signal: controller.signal });
