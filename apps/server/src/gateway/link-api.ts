@@ -22,6 +22,11 @@ export interface SessionPeer {
   /** Protocol version negotiated with this client. */
   readonly protocolVersion: string;
   /**
+   * 'modern': one request of a 2026-07-28 client (stateless, its envelope in the request). The pool serves it
+   * through the service's modern link when the upstream speaks that revision itself, else like any session.
+   */
+  readonly era?: 'modern';
+  /**
    * Server-initiated messages not tied to one of this session's requests: list_changed fan-out,
    * resources/updated for its subscriptions, and log messages that are unambiguous. Delivered on the
    * session's standalone stream (GET on streamable HTTP, the SSE stream on the legacy transport);
@@ -60,6 +65,8 @@ export interface RequestSink {
 }
 
 export interface UpstreamLink {
+  /** 'modern': requests go up as the client sent them, envelope and retry members included (upstream/modern-link.ts). */
+  readonly era?: 'modern';
   /** Answers `initialize` locally from the upstream's cached result, with the negotiated version. */
   initialize(session: SessionPeer, params: InitializeRequest['params']): Promise<InitializeResult>;
   /**

@@ -51,6 +51,12 @@ async function runSuite(url: string): Promise<Map<string, Check[]>> {
   }
 }
 
+/** The failing checks with the suite's own words, for the assertion's message. */
+const whyFailed = (results: Map<string, Check[]>) =>
+  [...results]
+    .flatMap(([name, checks]) => checks.filter((c) => c.status === 'FAILURE').map((c) => `${name} ${c.id}: ${c.errorMessage ?? ''}`))
+    .join('\n');
+
 const failuresOf = (results: Map<string, Check[]>) =>
   Object.fromEntries(
     [...results]
@@ -61,21 +67,8 @@ const failuresOf = (results: Map<string, Check[]>) =>
 // What fails through the gateway, scenario by scenario, with the failing check ids (docs/conformance.md says why).
 // The test asserts exactly this: a scenario that starts passing, or a new failure, changes the table.
 const RECORDED_FAILURES: Record<string, string[]> = {
-  // Required by 2026-07-28. The upstream is reached in the legacy era (decision 0031): the gateway names the
-  // questions itself (`elicitation-1`, …), and on a shared link the calls the suite leaves parked (it never
-  // answers some round 1s) make every later server-to-client request ambiguous, so it is refused (decision 0024).
-  'input-required-result-basic-elicitation': ['sep-2322-elicitation-incomplete'],
-  'input-required-result-basic-list-roots': ['sep-2322-list-roots-incomplete'],
-  'input-required-result-basic-sampling': ['sep-2322-sampling-incomplete'],
-  'input-required-result-capability-check': ['sep-2322-respect-client-capabilities'],
-  'input-required-result-multi-round': ['sep-2322-multi-round-r1'],
-  'input-required-result-multiple-input-requests': ['sep-2322-multiple-inputs-incomplete'],
-  'input-required-result-non-tool-request': ['sep-2322-non-tool-incomplete'],
-  'input-required-result-request-state': ['sep-2322-request-state-incomplete'],
-  'input-required-result-result-type': ['sep-2322-result-type-included'],
-  'input-required-result-tampered-state': ['sep-2322-reject-tampered-state'],
-  // The gateway answers an undeclared capability by refusing the upstream's request, not with -32021.
-  'server-stateless': ['sep-2575-missing-capability-http-400', 'sep-2575-server-rejects-undeclared-capability'],
+  // Every scenario required by 2026-07-28 passes: the fixture speaks the revision, so the gateway reaches it in
+  // its own era (decision 0039) and its input requests, keys and requestState reach the suite untouched.
   // Pending (reported, not scored): the suite sends these probes without the URL's `?key=` (401), and the
   // fixture has no tool with x-mcp-header parameters.
   'http-header-validation': [
@@ -122,13 +115,14 @@ describe(`the official conformance suite (${REVISION} server scenarios) through 
   let gw: LiveGateway;
   let key: string;
   let all: string[];
+  let serviceId: number;
 
   beforeAll(async () => {
     await ensureSuite([cli]);
     all = await required();
     gw = await startGateway('sqlite');
     key = (await addUser(gw.ctx, 'conformance26')).key;
-    await addService(gw.ctx, { name: 'conformance26', command: process.execPath, args: [fixture] });
+    serviceId = await addService(gw.ctx, { name: 'conformance26', command: process.execPath, args: [fixture] });
   }, 360_000);
   afterAll(async () => {
     await gw?.close();
@@ -143,17 +137,24 @@ describe(`the official conformance suite (${REVISION} server scenarios) through 
     expect(all).toContain('input-required-result-basic-elicitation');
   });
 
-  it('runs every required scenario (and the reported ones) in shared mode; the failures are exactly the recorded ones', async () => {
-    const results = await runSuite(proxyUrl());
-    for (const name of all) expect(results.has(name), name).toBe(true);
-    expect(failuresOf(results)).toEqual(RECORDED_FAILURES);
-    // Everything required and not recorded passes: no failure, at least one success.
-    const passed = all.filter((n) => !(n in RECORDED_FAILURES));
-    for (const name of passed)
-      expect(
-        results.get(name)?.some((c) => c.status === 'SUCCESS'),
-        name,
-      ).toBe(true);
-    expect(passed.length).toBe(all.length - 11);
-  }, 300_000);
+  for (const mode of ['shared', 'isolated'] as const) {
+    it(`runs every required scenario (and the reported ones) in ${mode} mode; the failures are exactly the recorded ones`, async () => {
+      if (mode === 'isolated') {
+        // One upstream per client; a modern request belongs to no session, so each user gets a process of their own.
+        await gw.ctx.db.updateTable('services').set({ isolation: 'session', updated_at: Date.now() }).where('id', '=', serviceId).execute();
+        gw.ctx.events.emit({ type: 'service.changed', serviceId });
+      }
+      const results = await runSuite(proxyUrl());
+      for (const name of all) expect(results.has(name), name).toBe(true);
+      expect(failuresOf(results), whyFailed(results)).toEqual(RECORDED_FAILURES);
+      // Everything required and not recorded passes: no failure, at least one success.
+      const passed = all.filter((n) => !(n in RECORDED_FAILURES));
+      for (const name of passed)
+        expect(
+          results.get(name)?.some((c) => c.status === 'SUCCESS'),
+          name,
+        ).toBe(true);
+      expect(passed).toEqual(all);
+    }, 300_000);
+  }
 });

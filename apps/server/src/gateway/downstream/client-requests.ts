@@ -53,6 +53,22 @@ export function refusalFor(capabilities: ClientCapabilities | undefined, message
   }
 }
 
+/** The capability a server-to-client request needs, in the shape of `requiredCapabilities` (-32021). */
+export function requiredCapability(message: JSONRPCRequest): Record<string, unknown> {
+  switch (message.method) {
+    case 'sampling/createMessage':
+      return { sampling: {} };
+    case 'roots/list':
+      return { roots: {} };
+    case 'elicitation/create':
+      return (message.params as { mode?: unknown } | undefined)?.mode === 'url'
+        ? { elicitation: { url: {} } }
+        : { elicitation: { form: {} } };
+    default:
+      return {};
+  }
+}
+
 /**
  * The server-to-client requests one session has sent its client and not seen answered: each gets an
  * id of the gateway's (the upstream's own would collide between upstreams, and tell the client

@@ -9,6 +9,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { Locale } from '../../i18n/index.js';
+import { translate } from '../../i18n/index.js';
 import { LocalisedError } from '../../i18n/localised-error.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { RequestSink, UpstreamLink, UpstreamPool } from '../link-api.js';
@@ -19,6 +20,7 @@ import type { AbuseGuard } from './abuse.js';
 import type { CallScope } from './call-scope.js';
 import { type CallTelemetry, NO_CALL, type ProxiedCall } from './call-telemetry.js';
 import { isCounted, MeteredCall } from './metering-hook.js';
+import { carriesForeignState, upstreamRequest } from './modern-wire.js';
 import type { ReplyTarget } from './reply-target.js';
 import { RpcCode, rpcErrorJson } from './rpc-errors.js';
 import type { DownstreamSession } from './session.js';
@@ -227,8 +229,24 @@ export class Dispatcher {
       return this.sessionClosed(session, request, target, metered, call);
     }
     if (scope.gone) return this.cancelled(metered, call);
+    let upstream = request;
+    if (session.transport === 'modern' && link.era !== 'modern') {
+      // A modern client's request to a legacy upstream: the envelope stays here. A retry naming a state this
+      // gateway never issued (an upstream's own, from before a fallback) cannot be resumed.
+      if (carriesForeignState(request)) {
+        const json = rpcErrorJson(
+          request.id,
+          RpcCode.InvalidParams,
+          translate(target.locale ?? 'en', 'proxy.modern_unknown_request_state'),
+        );
+        metered?.abandoned('unknown requestState');
+        call.end('error', 'unknown requestState');
+        return target.response(json);
+      }
+      upstream = upstreamRequest(request);
+    }
     if (slot) slot.handedOff = true;
-    this.forward(session, link, request, target, scope, metered, call, slot?.release, rewrite);
+    this.forward(session, link, upstream, target, scope, metered, call, slot?.release, rewrite);
   }
 
   /**

@@ -68,6 +68,8 @@ class MemberSession extends DownstreamSession {
       protocolVersion: group.protocolVersion,
       issuedAt: group.issuedAt,
       transport: group.transport,
+      // A group's listen stream hears its members' list changes through their legacy links.
+      legacyUpstream: group.era === undefined,
       initParams: group.initParams,
       revocationCheckedAt: Date.now(),
       // Each member numbers its own requests to the client: the member in the id keeps them apart.

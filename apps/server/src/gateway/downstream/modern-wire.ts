@@ -240,6 +240,18 @@ export function upstreamRequest(request: JSONRPCRequest): JSONRPCRequest {
   return { ...request, params };
 }
 
+/**
+ * The prefix of the `requestState` this gateway issues for a call it parks (modern.ts). A state without it
+ * belongs to an upstream that speaks the revision itself and goes to it untouched (docs/decisions/0039).
+ */
+export const PARKED_STATE_PREFIX = 'toolport.';
+
+/** A retry carrying a `requestState` the gateway did not issue. */
+export function carriesForeignState(request: JSONRPCRequest): boolean {
+  const state = isObject(request.params) ? request.params.requestState : undefined;
+  return state !== undefined && !(typeof state === 'string' && state.startsWith(PARKED_STATE_PREFIX));
+}
+
 /** Results a modern client may cache: each carries `ttlMs` and `cacheScope`. */
 const CACHEABLE = new Set([
   'tools/list',

@@ -11,6 +11,7 @@ import {
 import type { Locale } from '../../i18n/index.js';
 import { translate } from '../../i18n/index.js';
 import { CallScope } from './call-scope.js';
+import { refusalFor, requiredCapability } from './client-requests.js';
 import { localeOf, SseStream } from './http-io.js';
 import {
   discoverResult,
@@ -18,9 +19,9 @@ import {
   inputRequest,
   META,
   modernAnswer,
+  PARKED_STATE_PREFIX,
   REMOVED_METHODS,
   SERVER_INFO,
-  upstreamRequest,
 } from './modern-wire.js';
 import type { ProxyCaller } from './proxy-auth.js';
 import type { ProxyDeps, ProxyRequest } from './proxy-deps.js';
@@ -37,6 +38,18 @@ const severity = (level: unknown): number => {
   const at = LEVELS.indexOf(String(level));
   return at < 0 ? LEVELS.length : at;
 };
+
+/**
+ * The HTTP status of a modern answer that carries no status of its own: a method the server does not have is
+ * HTTP 404 as well as -32601, and a capability the client did not declare HTTP 400 as well as -32021 (whether the
+ * gateway or an upstream that speaks the revision said so); any other error is the payload of a 200.
+ */
+function httpStatusOf(message: Answer): number | undefined {
+  if (!('error' in message)) return undefined;
+  if (message.error.code === RpcCode.MethodNotFound) return 404;
+  if (message.error.code === RpcCode.MissingClientCapability) return 400;
+  return undefined;
+}
 
 /**
  * Bounds on the calls that wait for a client's input between two of its HTTP requests (MRTR): how
@@ -73,7 +86,7 @@ interface Responder {
  * own request. The final result then answers whichever HTTP request is waiting.
  */
 export class ModernCall implements ReplyTarget {
-  readonly token = randomBytes(24).toString('base64url');
+  readonly token = `${PARKED_STATE_PREFIX}${randomBytes(24).toString('base64url')}`;
   private responder: Responder | undefined;
   private final: { message: Answer; status?: number } | undefined;
   private readonly asks = new Map<string, Ask>();
@@ -145,6 +158,19 @@ export class ModernCall implements ReplyTarget {
 
   ask(message: JSONRPCRequest, timeoutMs: number): Promise<Answer> {
     if (this.done) return Promise.reject(new Error('the request was already answered'));
+    const refusal = refusalFor(this.envelope.capabilities, message);
+    if (refusal) {
+      // The revision's answer to a server that needs what the client did not declare: -32021 with what is missing.
+      const requiredCapabilities = requiredCapability(message);
+      const error = {
+        code: RpcCode.MissingClientCapability,
+        message: `Missing required client capabilities: ${Object.keys(requiredCapabilities).join(', ')}`,
+        data: { requiredCapabilities },
+      };
+      // Answering ends the call: the session's end cancels the upstream request (Dispatcher.forward).
+      this.response(JSON.stringify({ jsonrpc: '2.0', id: 0, error }));
+      return Promise.reject(new Error(refusal));
+    }
     this.next += 1;
     const key = `${message.method.split('/')[0]}-${this.next}`;
     return new Promise<Answer>((resolve, reject) => {
@@ -186,9 +212,7 @@ export class ModernCall implements ReplyTarget {
     if (!responder) return;
     this.responder = undefined;
     this.done = true;
-    // The revision answers a method the server does not have with HTTP 404 as well as -32601.
-    const notFound = 'error' in message && message.error.code === RpcCode.MethodNotFound;
-    responder.reply.response(modernAnswer(this.method, responder.id, message), status ?? (notFound ? 404 : undefined));
+    responder.reply.response(modernAnswer(this.method, responder.id, message), status ?? httpStatusOf(message));
     this.rejectAsks('the request was answered');
     this.host.end(this, 'request answered');
   }
@@ -328,7 +352,10 @@ export class ModernHttp {
     if (request.method === 'server/discover') return this.discover(res, caller, request, envelope, locale);
     if (request.method === 'subscriptions/listen') return this.listen(res, caller, request, envelope);
     const params = (request.params ?? {}) as { requestState?: unknown; inputResponses?: unknown };
-    if (typeof params.requestState === 'string') return this.resume(res, caller, request, params, locale);
+    // A state of ours resumes a parked call; any other belongs to an upstream that speaks the revision (dispatcher.ts).
+    if (typeof params.requestState === 'string' && params.requestState.startsWith(PARKED_STATE_PREFIX)) {
+      return this.resume(res, caller, request, params, locale);
+    }
 
     const session = this.session(caller, envelope);
     const scope = new CallScope(session);
@@ -341,7 +368,7 @@ export class ModernHttp {
       },
     });
     call.attach(this.reply(res, caller, locale), res, request.id);
-    await this.deps.dispatcher.dispatch(session, caller.service, [upstreamRequest(request)], call, scope, bytes);
+    await this.deps.dispatcher.dispatch(session, caller.service, [request], call, scope, bytes);
   }
 
   /** A client's retry: the answers go to the parked call, and this request waits for what comes next. */
@@ -387,7 +414,11 @@ export class ModernHttp {
       wanted.add(method);
     }
     const nonce = newNonce();
-    const session = new ListenSession(this.init(caller, envelope, `listen-${nonce}`, nonce), request.id, wanted);
+    const session = new ListenSession(
+      { ...this.init(caller, envelope, `listen-${nonce}`, nonce), legacyUpstream: true },
+      request.id,
+      wanted,
+    );
     try {
       await this.deps.dispatcher.attach(session, caller.service);
     } catch (err) {

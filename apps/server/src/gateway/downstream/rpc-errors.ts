@@ -19,6 +19,8 @@ export const RpcCode = {
   SessionNotFound: -32001,
   /** 2026-07-28: the MCP-Protocol-Version, Mcp-Method or Mcp-Name header disagrees with the body, or is missing. */
   HeaderMismatch: -32020,
+  /** 2026-07-28: the server needs a client capability the request's envelope does not declare (data: requiredCapabilities). */
+  MissingClientCapability: -32021,
   /** 2026-07-28: a protocol version this gateway does not speak (the error's data lists the supported ones). */
   UnsupportedProtocolVersion: -32022,
 } as const;

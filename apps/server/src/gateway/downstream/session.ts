@@ -28,6 +28,8 @@ export interface SessionInit {
   issuedAt: number;
   /** `modern`: a 2026-07-28 request or listen stream (modern.ts), which lives no longer than its HTTP exchange. */
   transport: 'streamable' | 'legacy' | 'modern';
+  /** A modern session that must reach the upstream in the legacy era all the same (a listen stream hears list changes there). */
+  legacyUpstream?: boolean;
   /** The client's initialize parameters; a neutral stand-in when the session was rebuilt after a restart. */
   initParams: InitializeParams;
   /** When the revocation list was last read for this id (0: never). */
@@ -49,6 +51,8 @@ export class DownstreamSession implements SessionPeer {
   readonly serviceId: number;
   readonly issuedAt: number;
   readonly transport: 'streamable' | 'legacy' | 'modern';
+  /** A modern request's session may be served by the service's modern link (link-api.ts); a listen stream is not. */
+  readonly era: 'modern' | undefined;
   protocolVersion: string;
   initParams: InitializeParams;
   /** The GET stream (streamable HTTP) or the SSE stream (legacy). */
@@ -86,6 +90,7 @@ export class DownstreamSession implements SessionPeer {
     this.serviceId = init.serviceId;
     this.issuedAt = init.issuedAt;
     this.transport = init.transport;
+    this.era = init.transport === 'modern' && !init.legacyUpstream ? 'modern' : undefined;
     this.protocolVersion = init.protocolVersion;
     this.initParams = init.initParams;
     this.revocationCheckedAt = init.revocationCheckedAt ?? 0;
@@ -125,6 +130,8 @@ export class DownstreamSession implements SessionPeer {
   }
 
   refuses(message: JSONRPCRequest): string | undefined {
+    // A modern request's client hears of a capability it lacks as -32021, from the call itself (modern.ts).
+    if (this.transport === 'modern') return undefined;
     return refusalFor(this.initParams?.capabilities, message);
   }
 

@@ -11,6 +11,8 @@ import type { ConnectionOwner, UpstreamAuthorization, UpstreamOAuthMode } from '
 import type { Channel } from './channel.js';
 import { AuthorizedPerUser, checkServiceHealth, type HealthHost, PeriodicHealth, type ProbeResult } from './health.js';
 import { Link, type LinkHealth } from './link.js';
+import { ModernLink, NotModernError } from './modern-link.js';
+import { ModernRemoteChannel } from './modern-remote-channel.js';
 import { buildProcessEnv, type RegistryMirrors } from './process-env.js';
 import { type RemoteAuth, RemoteChannel } from './remote-channel.js';
 import { StdioChannel } from './stdio-channel.js';
@@ -52,6 +54,7 @@ export async function openUpstream(
   spec: ServiceSpec,
   userEnv: Record<string, string> | undefined,
   auth: RemoteAuth = {},
+  era?: 'modern',
 ): Promise<Channel> {
   const { serviceLog, logger, config } = deps;
   // A process never starts from an install directory this replica does not have.
@@ -61,7 +64,11 @@ export async function openUpstream(
     ...Object.values(userEnv ?? {}),
     ...Object.values(spec.headers),
   ]);
-  if (spec.type !== 'stdio') return RemoteChannel.open(spec, logger, tuning.initializeTimeoutMs, auth);
+  if (spec.type !== 'stdio') {
+    // A streamable HTTP server is spoken to in the 2026-07-28 binding on a modern link (modern-link.ts).
+    if (era === 'modern') return ModernRemoteChannel.open(spec, logger, tuning.initializeTimeoutMs, auth);
+    return RemoteChannel.open(spec, logger, tuning.initializeTimeoutMs, auth);
+  }
   // Every command run is on record (docs/architecture.md §8); secret values are redacted by the writer.
   serviceLog.write({
     serviceId: spec.id,
@@ -99,6 +106,18 @@ interface Entry {
   owner: ConnectionOwner | undefined;
 }
 
+/** How long an upstream that did not speak the 2026-07-28 revision is taken at its word before it is asked again. */
+const LEGACY_ONLY_RECHECK_MS = 10 * 60_000;
+
+/** A modern link (modern-link.ts) of one service: shared, or one user's (personal values, own OAuth connection, isolation). */
+interface ModernEntry {
+  key: string;
+  serviceId: number;
+  userId: number | undefined;
+  link: ModernLink;
+  runtime: string;
+}
+
 /** Whose connection a link of this kind uses in this OAuth mode. */
 function ownerOf(mode: UpstreamOAuthMode | undefined, kind: EntryKind, userId: number | undefined): ConnectionOwner | undefined {
   if (mode === 'shared') return 0;
@@ -124,6 +143,14 @@ export class LinkPool implements UpstreamPool {
   /** Which entry serves a session on a service: `${serviceId}:${sessionId}`. */
   private readonly bySession = new Map<string, Entry>();
   private readonly probes = new Set<Link>();
+  /** Modern links by `modern:${serviceId}` or `modern:${serviceId}:${userId}` (docs/decisions/0039). */
+  private readonly modern = new Map<string, ModernEntry>();
+  /**
+   * Services whose upstream did not answer `server/discover` as a server of the revision, with the runtime it was
+   * learnt of and until when it holds: a legacy server stays one, but a refusal may have been a passing fault,
+   * so it is asked again later (the legacy link serves its modern clients meanwhile).
+   */
+  private readonly legacyOnly = new Map<number, { runtime: string; until: number }>();
   private readonly serial = new Map<number, Promise<void>>();
   private readonly linkDeps: LinkDeps;
   private readonly health: PeriodicHealth;
@@ -157,6 +184,10 @@ export class LinkPool implements UpstreamPool {
 
   async acquire(service: ServiceSpec, session: SessionPeer): Promise<UpstreamLink> {
     if (this.closed) throw new Error('the gateway is shutting down');
+    if (session.era === 'modern') {
+      const modern = await this.modernLink(service, session);
+      if (modern) return modern;
+    }
     const cacheKey = `${service.id}:${session.id}`;
     const cached = this.bySession.get(cacheKey);
     // The common case: a map lookup, no database.
@@ -180,6 +211,7 @@ export class LinkPool implements UpstreamPool {
   release(serviceId: number, session: SessionPeer): void {
     const cacheKey = `${serviceId}:${session.id}`;
     this.bySession.delete(cacheKey);
+    for (const entry of this.modern.values()) if (entry.serviceId === serviceId && entry.link.has(session.id)) entry.link.detach(session);
     for (const entry of [...this.entries.values()]) {
       if (entry.serviceId !== serviceId || !entry.link.has(session.id)) continue;
       entry.link.detach(session);
@@ -192,7 +224,8 @@ export class LinkPool implements UpstreamPool {
   }
 
   async reconnect(serviceId: number): Promise<HealthResult> {
-    const restarts = [...this.entries.values()]
+    this.legacyOnly.delete(serviceId);
+    const restarts = [...this.entries.values(), ...this.modern.values()]
       .filter((e) => e.serviceId === serviceId)
       .map((e) => e.link.restart('reconnect asked by an administrator'));
     await Promise.all(restarts);
@@ -208,8 +241,9 @@ export class LinkPool implements UpstreamPool {
     this.stopListening();
     clearInterval(this.idleTimer);
     this.health.stop();
-    const links = [...[...this.entries.values()].map((e) => e.link), ...this.probes];
+    const links = [...[...this.entries.values(), ...this.modern.values()].map((e) => e.link), ...this.probes];
     this.entries.clear();
+    this.modern.clear();
     this.bySession.clear();
     await Promise.all(links.map((link) => link.close('the gateway is shutting down')));
   }
@@ -219,7 +253,78 @@ export class LinkPool implements UpstreamPool {
     return [...this.entries.values()].filter((e) => serviceId === undefined || e.serviceId === serviceId).map((e) => e.link);
   }
 
+  /** Live modern links, for tests and metrics. */
+  modernLinks(serviceId?: number): ModernLink[] {
+    return [...this.modern.values()].filter((e) => serviceId === undefined || e.serviceId === serviceId).map((e) => e.link);
+  }
+
   // ---- which link serves a session ----
+
+  /**
+   * The modern link for one modern request, when the upstream speaks the 2026-07-28 revision itself
+   * (docs/decisions/0039): learnt by its first connection's `server/discover`, remembered per runtime; a
+   * legacy-only upstream is remembered too, and its modern requests go through the legacy link (undefined).
+   * Placement follows the legacy links: shared, or the user's own for personal values and per-user OAuth,
+   * and per user for an isolated service (a modern request belongs to no session).
+   */
+  private async modernLink(service: ServiceSpec, session: SessionPeer): Promise<ModernLink | undefined> {
+    if (!this.modernCapableType(service) || !service.enabled) return undefined;
+    const base = runtimeKey(service);
+    const known = this.legacyOnly.get(service.id);
+    if (known && known.runtime === base && Date.now() < known.until) return undefined;
+    const mode = await this.oauthMode(service);
+    if (mode === 'per_user') await this.deps.authorization?.token(service.id, session.userId);
+    let userEnv: Record<string, string> | undefined;
+    if (mode === undefined && service.type === 'stdio') {
+      const values = await this.deps.catalog.userEnv(service.id, session.userId);
+      if (values && Object.keys(values).length > 0) userEnv = values;
+    }
+    if (service.type === 'stdio') await this.deps.packages?.ensure(service, true);
+    if (this.closed) throw new Error('the gateway is shutting down');
+    const perUser = mode === 'per_user' || userEnv !== undefined || service.isolation === 'session';
+    const key = perUser ? `modern:${service.id}:${session.userId}` : `modern:${service.id}`;
+    const runtime = runtimeKey(service, userEnv);
+    let entry = this.modern.get(key);
+    if (entry && entry.runtime !== runtime) {
+      this.modern.delete(key);
+      void entry.link.close('service configuration changed');
+      entry = undefined;
+    }
+    if (!entry) {
+      const owner = ownerOf(mode, perUser ? 'user' : 'shared', session.userId);
+      const link: ModernLink = new ModernLink({
+        spec: service,
+        deps: this.linkDeps,
+        open: (current) => this.open(current, userEnv, this.remoteAuth(current, owner), 'modern'),
+      });
+      entry = { key, serviceId: service.id, userId: perUser ? session.userId : undefined, link, runtime };
+      this.modern.set(key, entry);
+    }
+    entry.link.spec = service;
+    try {
+      await entry.link.ensureReady();
+    } catch (err) {
+      if (!(err instanceof NotModernError)) throw err;
+      this.legacyOnly.set(service.id, { runtime: base, until: Date.now() + LEGACY_ONLY_RECHECK_MS });
+      if (this.modern.get(key) === entry) this.modern.delete(key);
+      void entry.link.close('the tool server speaks the legacy era only');
+      this.deps.logger.debug({ service: service.name, reason: err.message }, 'modern requests go through the legacy link');
+      return undefined;
+    }
+    entry.link.attach(session);
+    return entry.link;
+  }
+
+  /** A process or streamable HTTP server can speak the revision; a legacy SSE endpoint cannot. */
+  private modernCapableType(service: ServiceSpec): boolean {
+    return service.type === 'stdio' || service.type === 'streamableHttp';
+  }
+
+  private async closeModern(predicate: (entry: ModernEntry) => boolean, reason: string): Promise<void> {
+    const doomed = [...this.modern.values()].filter(predicate);
+    for (const entry of doomed) this.modern.delete(entry.key);
+    await Promise.all(doomed.map((entry) => entry.link.close(reason)));
+  }
 
   private async entryFor(service: ServiceSpec, session: SessionPeer): Promise<Entry> {
     const mode = await this.oauthMode(service);
@@ -325,8 +430,8 @@ export class LinkPool implements UpstreamPool {
     };
   }
 
-  private open(spec: ServiceSpec, userEnv: Record<string, string> | undefined, auth: RemoteAuth = {}): Promise<Channel> {
-    return openUpstream(this.deps, this.tuning, spec, userEnv, auth);
+  private open(spec: ServiceSpec, userEnv: Record<string, string> | undefined, auth: RemoteAuth = {}, era?: 'modern'): Promise<Channel> {
+    return openUpstream(this.deps, this.tuning, spec, userEnv, auth, era);
   }
 
   private async probe(spec: ServiceSpec): Promise<ProbeResult> {
@@ -394,6 +499,9 @@ export class LinkPool implements UpstreamPool {
       return;
     }
     for (const [key, entry] of this.bySession) if (entry.serviceId === serviceId) this.bySession.delete(key);
+    // A modern link is cheap to open again: any change closes it, and the next modern request reconnects.
+    this.legacyOnly.delete(serviceId);
+    await this.closeModern((e) => e.serviceId === serviceId, 'service configuration changed');
     const work: Promise<void>[] = [];
     // A new OAuth mode (or none) changes whose token a link sends: such links are replaced.
     const mode = await this.oauthMode(spec);
@@ -414,6 +522,7 @@ export class LinkPool implements UpstreamPool {
   /** Personal variable values may have changed: every session finds its link again, the user's links follow. */
   private async userChanged(userId: number): Promise<void> {
     this.bySession.clear();
+    await this.closeModern((e) => e.userId === userId, 'personal values changed');
     for (const entry of [...this.entries.values()]) {
       // A per-user OAuth link is not made of personal values: a user change leaves it alone.
       if (entry.kind !== 'user' || entry.userId !== userId || entry.owner !== undefined) continue;
@@ -429,6 +538,8 @@ export class LinkPool implements UpstreamPool {
 
   private async dropService(serviceId: number, reason: string): Promise<void> {
     for (const [key, entry] of this.bySession) if (entry.serviceId === serviceId) this.bySession.delete(key);
+    this.legacyOnly.delete(serviceId);
+    await this.closeModern((e) => e.serviceId === serviceId, reason);
     const doomed = [...this.entries.values()].filter((e) => e.serviceId === serviceId);
     if (doomed.length === 0) return;
     await Promise.all(doomed.map((e) => this.remove(e, reason)));
@@ -472,6 +583,11 @@ export class LinkPool implements UpstreamPool {
   private reapIdle(): void {
     const timeoutMs = this.tuning.idleTimeoutMs ?? this.deps.options.int('StdioIdleTimeoutMinutes') * 60_000;
     const now = Date.now();
+    for (const entry of [...this.modern.values()]) {
+      if (entry.link.inFlight > 0 || now - entry.link.lastActivity < timeoutMs) continue;
+      this.modern.delete(entry.key);
+      void entry.link.close('idle');
+    }
     for (const entry of [...this.entries.values()]) {
       const { link } = entry;
       if (link.state === 'stopped' || link.state === 'closed' || link.inFlight > 0 || now - link.lastActivity < timeoutMs) continue;
