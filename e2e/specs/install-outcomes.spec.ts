@@ -146,12 +146,12 @@ for (const lang of ['en', 'zh-CN'] as const) {
       const token = await accessToken(request);
       const service = await serviceNamed(request, token, name);
       expect(service).toMatchObject({ enabled: false, health_status: 'install_failed' });
-      // The reason is stored once, in the server's words (English today, whatever the console's language).
       const reason = (service as unknown as { health_details: string }).health_details;
       expect(reason).toContain(MISSING_PACKAGE);
 
+      // The card says the reason in the console's language: the server says its own words per request.
       const card = page.getByRole('group', { name, exact: true });
-      await expect(card).toContainText(reason);
+      await expect(card).toContainText(l.notFound(MISSING_PACKAGE));
       await expect(card.getByRole('switch', { name: l.enable(name) })).not.toBeChecked();
       await card.getByRole('button', { name: l.remove, exact: true }).click();
       const confirm = page.getByRole('alertdialog', { name: l.confirmTitle });

@@ -123,7 +123,7 @@ describe('installs reach every replica', () => {
     const chinese = ((await post(url, key, initializeBody(), { 'accept-language': 'zh-CN' })).json() as { error?: { message: string } })
       .error?.message;
     expect(chinese).toMatch(new RegExp(`^服务 ${PACKAGE} 无法在此网关副本上安装`));
-    expect(chinese).toContain(`package not found on the registry: ${PACKAGE}`);
+    expect(chinese).toContain(`：软件包在仓库中不存在：${PACKAGE}`);
     await until(async () => (await installLines(c)).some((l) => l.level === 'error'), 'C’s failure in its service log');
     expect((await installLines(c)).some((l) => /E404/.test(l.message))).toBe(true);
     expect(existsSync(packageDir(c))).toBe(false);

@@ -1,5 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import type { i18n } from 'i18next';
+import { installedServicesKey } from '../features/services/use-installed-services';
 import { type ApiHooks, setApiHooks } from '../lib/api';
 import { notify } from '../lib/notify';
 import { markSessionEnded, signInPath } from './return-to';
@@ -36,4 +37,7 @@ export function apiHooksFor(router: Navigator, i18n: i18n, queryClient: QueryCli
 
 export function installApiHooks(router: Navigator, i18n: i18n, queryClient: QueryClient): void {
   setApiHooks(apiHooksFor(router, i18n, queryClient));
+  // The server words a service's reason (a failed install's) in the language each request asks for: after a
+  // change of language the list is asked for again, in the new one (the page's language is set first).
+  i18n.on('languageChanged', () => void queryClient.invalidateQueries({ queryKey: installedServicesKey }));
 }

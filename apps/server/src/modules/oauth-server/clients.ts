@@ -149,7 +149,8 @@ export class OAuthClients {
     try {
       response = await this.fetch(clientId, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
     } catch (err) {
-      if (err instanceof OutboundError) throw new OAuthError('invalid_client', err.key, err.params, 401, err.detail);
+      if (err instanceof OutboundError)
+        throw new OAuthError('invalid_client', err.key, err.params, 401, typeof err.detail === 'string' ? err.detail : err.detail.message);
       throw new OAuthError('invalid_client', 'oauth_server.metadata_unreachable', { url: clientId });
     }
     if (response.status !== 200) {

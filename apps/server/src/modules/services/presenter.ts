@@ -1,5 +1,6 @@
 import type { EnvVarDeclaration, InstalledService, ServiceType } from '@toolport/contract';
 import type { ServiceRow } from '../../db/schema.js';
+import { readStoredText, type Translator } from '../../i18n/localised-error.js';
 import type { Secrets } from '../../infra/secrets.js';
 import { SECRET_MASK } from '../options/index.js';
 import { declaredVariables } from './catalog.js';
@@ -35,6 +36,8 @@ function envVarsOf(row: ServiceRow): EnvVarDeclaration[] {
 }
 
 export interface PresentOptions {
+  /** The caller's language: a reason stored in words of ours (a failed install's) is said in it. */
+  t: Translator;
   /** How many of its tools an admin switched off. */
   toolsDisabled?: number;
   /** Admins see variable and header values; everyone else sees the names with masked values. */
@@ -84,7 +87,7 @@ export function presentService(row: ServiceRow, secrets: Secrets, opts: PresentO
     switched_off_by: opts.admin ? opts.switchedOffBy : [],
     isolation: row.isolation === 'session' ? 'session' : 'shared',
     health_status: row.health_status,
-    health_details: row.health_details,
+    health_details: readStoredText(row.health_details, opts.t),
     last_health_check: row.last_health_check,
     tool_count: row.tool_count,
     tools_disabled: opts.toolsDisabled ?? 0,

@@ -14,7 +14,7 @@ export async function serviceRoutes(
   api: ZodApi,
   { services, health, personal }: { services: ServicesService; health: HealthChecks; personal: PersonalEnvs },
 ): Promise<void> {
-  route(api, endpoints.services.installed, async (req, reply) => ok(reply, await services.installed(req.principal)));
+  route(api, endpoints.services.installed, async (req, reply) => ok(reply, await services.installed(req.principal, req.t)));
 
   route(api, endpoints.services.update, async (req, reply) => {
     const done = await services.update(serviceIdOf(req.params.id), req.body);

@@ -3,6 +3,7 @@ import { isAdminRole } from '@toolport/contract';
 import type { ServiceRow, ServiceUpdate } from '../../db/schema.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
+import type { Translator } from '../../i18n/localised-error.js';
 import { dayIn } from '../../infra/day.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { Secrets } from '../../infra/secrets.js';
@@ -95,7 +96,8 @@ export class ServicesService {
     return row;
   }
 
-  async installed(caller: Principal): Promise<InstalledService[]> {
+  /** `t`: the caller's language, which a stored reason of ours (a failed install's) is said in. */
+  async installed(caller: Principal, t: Translator): Promise<InstalledService[]> {
     const admin = isAdminRole(caller.role);
     const [all, counts, myEnvs, may, oauth, switchedOff, offByUsers] = await Promise.all([
       this.deps.repo.all(),
@@ -114,6 +116,7 @@ export class ServicesService {
       const myEnvNames = mine ? Object.keys(this.deps.secrets.decryptJson<Record<string, string>>(mine, {})) : [];
       const view = oauth?.get(row.id);
       return presentService(row, this.deps.secrets, {
+        t,
         admin,
         todayCount: counts.get(row.id) ?? 0,
         myEnvNames,

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { fail, fakeApi, ok, storeSession } from '../../test/fake-api';
@@ -267,6 +267,36 @@ describe('services page: uninstall', () => {
     expect(await screen.findByText('Uninstall Failed')).toBeInTheDocument();
     expect(screen.getByText('Service not found')).toBeInTheDocument();
     expect(screen.getByRole('heading', { name: 'Seven' })).toBeInTheDocument();
+  });
+});
+
+describe('services page: a failed install’s reason in the chosen language', () => {
+  it('asks for the list again when the language changes, and shows the reason as the server words it for that language', async () => {
+    storeSession(ADMIN);
+    const reasons: Record<string, string> = {
+      en: 'npm exited with code 1',
+      'zh-CN': 'npm 以退出码 1 退出',
+    };
+    const api = fakeApi({
+      'GET /api/mcp_market/installed': (req) =>
+        ok([
+          installedService({
+            id: 11,
+            display_name: 'Broken',
+            enabled: false,
+            health_status: 'install_failed',
+            health_details: reasons[req.headers.get('accept-language') ?? 'en'] ?? '',
+          }),
+        ]),
+    });
+    const { i18n } = await renderWithProviders(<ServicesPage />, { path: '/services' });
+    const card = await screen.findByRole('group', { name: 'Broken' });
+    expect(card).toHaveTextContent('npm exited with code 1');
+
+    await act(() => i18n.changeLanguage('zh-CN'));
+    await waitFor(() => expect(card).toHaveTextContent('npm 以退出码 1 退出'));
+    const asked = api.callsTo('GET', '/api/mcp_market/installed').map((c) => c.headers.get('accept-language'));
+    expect(asked).toEqual(['en', 'zh-CN']);
   });
 });
 

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../../../http/errors.js';
 import type { Principal } from '../../../http/principals.js';
 import { type Locale, type MessageKey, type MessageParams, translate } from '../../../i18n/index.js';
+import { sayMessage } from '../../../i18n/localised-error.js';
 import type { ServiceRows } from '../../services/index.js';
 import type { InstallTarget } from '../install/installer.js';
 import type { InstallLifecycle } from '../install/lifecycle.js';
@@ -260,7 +261,7 @@ export class BatchImporter {
       plan = runner === 'npx' ? planFromNpx(entry.args) : planFromUvx(entry.args);
     } catch (err) {
       if (!(err instanceof InstallError)) throw err;
-      return { name: entry.name, status: 'failed', message: t('market.batch_item_failed', { reason: err.message }) };
+      return { name: entry.name, status: 'failed', message: t('market.batch_item_failed', { reason: sayMessage(err.data(), t) }) };
     }
     const target: InstallTarget = {
       name: entry.name,
@@ -280,7 +281,7 @@ export class BatchImporter {
     const outcome = await this.deps.installs.installer.installAndWait(callerId, target, entry.env);
     const spec = `${plan.identifier}${plan.version ? `@${plan.version}` : ''}`;
     if (!outcome.ok) {
-      const reason = outcome.reason ? t(outcome.reason.key, outcome.reason.params) : outcome.error;
+      const reason = outcome.reason ? sayMessage(outcome.reason, t) : outcome.error;
       return { name: entry.name, status: 'failed', message: t('market.batch_item_install_failed', { spec, reason }) };
     }
     return { name: entry.name, status: 'success', message: t('market.batch_item_installed', { spec, tools: outcome.toolCount ?? 0 }) };

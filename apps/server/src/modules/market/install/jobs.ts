@@ -1,6 +1,8 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { translate } from '../../../i18n/index.js';
+import { LocalisedError, type MessageData, redactMessage, sayMessage, storedText } from '../../../i18n/localised-error.js';
 import type { ConfigEvents } from '../../../infra/events.js';
 import { relativeToInstallDir, resolveInstallDir, storedInstallDir } from '../../../infra/install-dir.js';
 import type { Metrics } from '../../../infra/metrics.js';
@@ -9,14 +11,7 @@ import type { HealthProbe, ServiceRows } from '../../services/index.js';
 import { installNpm } from '../installers/npm.js';
 import { drainProcessesIn } from '../installers/processes.js';
 import { installPypi } from '../installers/pypi.js';
-import {
-  InstallError,
-  type InstalledPackage,
-  MANIFEST_FILE,
-  PackageNotFoundError,
-  type PackagePlan,
-  type RemotePlan,
-} from '../installers/types.js';
+import { InstallError, type InstalledPackage, MANIFEST_FILE, type PackagePlan, type RemotePlan } from '../installers/types.js';
 import type { InstallTasks } from './tasks.js';
 
 export interface InstallTimeouts {
@@ -69,25 +64,25 @@ export interface UpdateJob {
 
 export interface JobOutcome {
   ok: boolean;
-  /** The reason of a failure, redacted. */
+  /** The reason of a failure, redacted, in English. */
   error: string;
-  /** A failure the console can say in the user's language (the registry does not know the package). */
-  reason?: FailureReason;
+  /** The same reason in words of ours, to be said in each reader's language (absent for an unforeseen error). */
+  reason?: MessageData;
   toolCount?: number;
   /** The version installed. */
   version?: string;
 }
 
-/** A failure cause with a message key of its own, stored with the task so that its status says it localised. */
-export interface FailureReason {
-  key: 'market.install_package_not_found';
-  params: { name: string };
+/**
+ * Why a job failed, redacted: in words of ours (kept as a message, said in each reader's language) when the
+ * error is one of ours, else the error's own text. `text` is the English, for logs and older readers.
+ */
+function failureOf(err: unknown, aborted: boolean, redact: (text: string) => string): { text: string; reason?: MessageData } {
+  const error = aborted ? new InstallError('install.shutting_down') : err;
+  if (!(error instanceof LocalisedError)) return { text: redact(errorText(error)) };
+  const reason = redactMessage(error.data(), redact);
+  return { text: sayMessage(reason, (key, params) => translate('en', key, params)), reason };
 }
-
-export const reasonOf = (err: unknown): FailureReason | undefined =>
-  err instanceof PackageNotFoundError
-    ? { key: 'market.install_package_not_found', params: { name: `${err.identifier}${err.version ? `@${err.version}` : ''}` } }
-    : undefined;
 
 /** What the service row records when an install left it disabled. */
 export const INSTALL_FAILED = 'install_failed';
@@ -98,10 +93,11 @@ export const packageDirOf = (dataDir: string, kind: 'npm' | 'pypi', serviceName:
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+/** The MCP handshake of a freshly installed server, given up after `ms`. */
+function handshakeWithin<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new InstallError(`${what} did not finish within ${Math.round(ms / 1000)} s`)), ms);
+    timer = setTimeout(() => reject(new InstallError('install.handshake_timeout', { seconds: Math.round(ms / 1000) })), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
@@ -172,13 +168,13 @@ export class InstallJobs {
           updated_at: Date.now(),
         });
       }
-      if (signal.aborted) throw new InstallError('the server is shutting down');
+      if (signal.aborted) throw new InstallError('install.shutting_down');
       // Enabled in the database only: the gateway's probe reads it, but nothing is announced (and
       // no `boot` process started) before the handshake has succeeded.
       await this.deps.rows.update(job.serviceId, { enabled: 1, health_status: 'unknown', updated_at: Date.now() });
       await log('info', 'Starting the server and completing the MCP handshake (initialize, tools/list)…');
-      const health = await withTimeout(this.deps.gateway.checkHealth(job.serviceId), this.timeouts.handshakeMs, 'The MCP handshake');
-      if (health.status !== 'healthy') throw new InstallError(`The server did not complete the MCP handshake: ${health.details}`);
+      const health = await handshakeWithin(this.deps.gateway.checkHealth(job.serviceId), this.timeouts.handshakeMs);
+      if (health.status !== 'healthy') throw new InstallError('install.handshake_failed', {}, health.details);
       const toolCount = health.toolCount ?? 0;
       await log('info', `Handshake complete: ${toolCount} tools. ${job.serviceName} is ready at /proxy/${job.serviceName}/mcp`);
       this.deps.events.emit({ type: 'service.changed', serviceId: job.serviceId });
@@ -186,11 +182,10 @@ export class InstallJobs {
       await this.tasks.finish(job.taskId, 'completed', '', { service_id: job.serviceId, tool_count: toolCount, version });
       return { ok: true, error: '', toolCount, ...(version ? { version } : {}) };
     } catch (err) {
-      const reason = serviceLog.redact(signal.aborted ? 'the server is shutting down' : errorText(err));
-      const cause = signal.aborted ? undefined : reasonOf(err);
+      const { text: reason, reason: cause } = failureOf(err, signal.aborted, (text) => serviceLog.redact(text));
       await log('error', `Installation failed: ${reason}`);
       if (job.onFailure === 'disable') {
-        await disableService(this.deps, job.serviceId, dir, reason);
+        await disableService(this.deps, job.serviceId, dir, cause ?? reason);
         await log('info', 'The service is disabled: read the reason, then remove it or correct the command');
       } else {
         await discardService(this.deps, job.serviceId, dir);
@@ -234,10 +229,10 @@ export class InstallJobs {
     const previous = `${dir}.previous`;
     let swapped = false;
     try {
-      if (!before) throw new InstallError('the service was removed');
+      if (!before) throw new InstallError('install.service_removed');
       await this.tasks.setStatus(job.taskId, 'installing');
       const installed = await this.installPackage(job.plan, next, (line) => void log('info', line).catch(() => undefined), signal);
-      if (signal.aborted) throw new InstallError('the server is shutting down');
+      if (signal.aborted) throw new InstallError('install.shutting_down');
       await log('info', `Installed ${installed.manifest.identifier}@${installed.version} (was ${before.version || 'unknown'})`);
       rmSync(previous, { recursive: true, force: true });
       if (existsSync(dir)) renameSync(dir, previous);
@@ -256,8 +251,8 @@ export class InstallJobs {
       // The gateway restarts the service on the new files (a running one as a changed configuration does).
       events.emit({ type: 'service.changed', serviceId: job.serviceId });
       await log('info', 'Restarting the server and completing the MCP handshake (initialize, tools/list)…');
-      const health = await withTimeout(this.deps.gateway.checkHealth(job.serviceId), this.timeouts.handshakeMs, 'The MCP handshake');
-      if (health.status !== 'healthy') throw new InstallError(`The server did not complete the MCP handshake: ${health.details}`);
+      const health = await handshakeWithin(this.deps.gateway.checkHealth(job.serviceId), this.timeouts.handshakeMs);
+      if (health.status !== 'healthy') throw new InstallError('install.handshake_failed', {}, health.details);
       const toolCount = health.toolCount ?? 0;
       await log('info', `Updated to ${installed.version}: ${toolCount} tools`);
       void drainProcessesIn(previous, 10_000).then(() => rmSync(previous, { recursive: true, force: true }));
@@ -268,8 +263,7 @@ export class InstallJobs {
       });
       return { ok: true, error: '', toolCount, version: installed.version };
     } catch (err) {
-      const reason = serviceLog.redact(signal.aborted ? 'the server is shutting down' : errorText(err));
-      const cause = signal.aborted ? undefined : reasonOf(err);
+      const { text: reason, reason: cause } = failureOf(err, signal.aborted, (text) => serviceLog.redact(text));
       await log('error', `Update failed: ${reason}`);
       if (swapped && before) {
         // Back to what ran before: its files and its row.
@@ -315,19 +309,20 @@ export class InstallJobs {
 
 /**
  * Keeps a service whose install failed, switched off with the reason as its health details: nothing
- * restarts it, the console shows why and offers to remove it. Its processes and files go.
+ * restarts it, the console shows why and offers to remove it. Its processes and files go. A reason in
+ * words of ours is stored as a message (`storedText`), which the services API says in each reader's language.
  */
 export async function disableService(
   { rows, dataDir, events }: { rows: ServiceRows; dataDir: string; events?: ConfigEvents },
   serviceId: number,
   stored: string,
-  reason: string,
+  reason: string | MessageData,
 ): Promise<void> {
   if (!(await rows.byId(serviceId))) return;
   await rows.update(serviceId, {
     enabled: 0,
     health_status: INSTALL_FAILED,
-    health_details: reason.slice(0, 4000),
+    health_details: typeof reason === 'string' ? reason.slice(0, 4000) : storedText(reason),
     last_health_check: Date.now(),
     updated_at: Date.now(),
   });

@@ -100,8 +100,16 @@ describe.each(engines)('install tasks interrupted by a stopped server, on %s', (
       expect(await t.ctx.db.selectFrom('services').selectAll().where('id', '=', pinned.id).executeTakeFirstOrThrow()).toMatchObject({
         enabled: 0,
         health_status: 'install_failed',
-        health_details: INTERRUPTED_REASON,
       });
+      // Said in the reader's language, on the card as in the task's status.
+      const listed = async (lang: string) =>
+        (
+          (
+            await t.app.inject({ method: 'GET', url: '/api/mcp_market/installed', headers: { ...bearer(token), 'accept-language': lang } })
+          ).json().data as { id: number; health_details: string }[]
+        ).find((s) => s.id === pinned.id)?.health_details;
+      expect(await listed('en')).toBe(INTERRUPTED_REASON);
+      expect(await listed('zh-CN')).toBe('已中断：运行此任务的服务器在任务完成前停止了（重启或崩溃）。请重新开始。');
       expect(existsSync(pinnedDir)).toBe(false);
       // A batch's log holds only progress events: nothing is added to it.
       expect(await status('stale-batch')).toMatchObject({ status: 'failed', logs: ['Installing…'] });

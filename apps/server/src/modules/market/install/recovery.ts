@@ -1,10 +1,13 @@
 import type { Logger } from 'pino';
+import { translate } from '../../../i18n/index.js';
+import type { MessageData } from '../../../i18n/localised-error.js';
 import type { ServiceRows } from '../../services/index.js';
 import { disableService, discardService } from './jobs.js';
 import { type InstallTasks, TASK_STALE_MS } from './tasks.js';
 
-export const INTERRUPTED_REASON =
-  'Interrupted: the server running this task stopped before it finished (restart or crash). Start it again.';
+/** The reason of an interrupted task, said in each reader's language; `INTERRUPTED_REASON` is its English (logs). */
+const INTERRUPTED: MessageData = { key: 'install.interrupted', params: {} };
+export const INTERRUPTED_REASON = translate('en', INTERRUPTED.key);
 
 /** How often unfinished tasks are looked at: a replica that died mid-install is noticed within a minute or so. */
 export const SWEEP_INTERVAL_MS = 30_000;
@@ -34,13 +37,13 @@ export async function recoverInterruptedTasks(
           await tasks.detachService(task.id);
         } else {
           // A custom `npx`/`uvx` service stays, disabled with the reason, as a failure would leave it.
-          await disableService(deps, row.id, row.install_dir, INTERRUPTED_REASON);
+          await disableService(deps, row.id, row.install_dir, INTERRUPTED);
         }
       }
     }
     // A batch's log holds only its progress events; its stream ends the batch with what it has.
     if (task.kind !== 'batch') await tasks.log(task.id, INTERRUPTED_REASON);
-    await tasks.finish(task.id, 'failed', INTERRUPTED_REASON);
+    await tasks.finish(task.id, 'failed', INTERRUPTED_REASON, { reason: INTERRUPTED });
   }
   if (recovered > 0) deps.logger.warn({ count: recovered }, 'install tasks interrupted by a stopped server were marked failed');
   return recovered;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ServiceRow } from '../../../db/schema.js';
 import type { ServiceCatalog, ServiceSpec } from '../../../gateway/catalog.js';
-import { LocalisedError } from '../../../i18n/localised-error.js';
+import { LocalisedError, redactMessage } from '../../../i18n/localised-error.js';
 import type { ConfigEvents } from '../../../infra/events.js';
 import { resolveInstallDir } from '../../../infra/install-dir.js';
 import type { ServiceLog } from '../../../infra/service-log.js';
@@ -24,14 +24,19 @@ const RETRY_AFTER_MS = 30_000;
 const REQUEST_WAIT_MS = 20_000;
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 
-const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 /**
- * Thrown to the client whose request finds the service not installed on this replica. MCP clients
- * get one message and the proxy has no locale of its own at that depth, so it carries both.
+ * Said to a client whose request reached a replica that does not have the package (yet), in the client's
+ * language (the proxy calls `localised`); the cause of a failed install is its detail, in words of ours
+ * where it is ours (npm's exit code, a package the registry does not know) and the tool's own text otherwise.
  */
-/** Said to a client whose request reached a replica that does not have the package (yet). */
 export class ReplicaInstallError extends LocalisedError {}
+
+/** Why an install on this replica failed, redacted, kept for the requests of the next while. */
+function causeOf(err: unknown, aborted: boolean, redact: (text: string) => string): string | LocalisedError {
+  const error = aborted ? new InstallError('install.shutting_down') : err;
+  if (!(error instanceof LocalisedError)) return redact(error instanceof Error ? error.message : String(error));
+  return LocalisedError.from(redactMessage(error.data(), redact));
+}
 
 export interface ReplicaInstallsDeps {
   /** Names this replica in log lines and in its staging directories. */
@@ -68,7 +73,7 @@ export class ReplicaInstalls {
   private readonly running = new Map<string, Promise<void>>();
   /** Install directories found complete, with the service version (`id:updatedAt`) they were checked for. */
   private readonly verified = new Map<string, string>();
-  private readonly failures = new Map<string, { key: string; at: number; reason: string }>();
+  private readonly failures = new Map<string, { key: string; at: number; reason: string | LocalisedError }>();
   /** Services whose files this replica installed itself: removed with the service. */
   private readonly installedHere = new Map<number, string>();
   private readonly controller = new AbortController();
@@ -168,13 +173,13 @@ export class ReplicaInstalls {
   private async provide(spec: ServiceSpec, dir: string, key: string): Promise<void> {
     try {
       const row = await this.deps.rows.byId(spec.id);
-      if (!row) throw new InstallError('the service was removed');
+      if (!row) throw new InstallError('install.service_removed');
       if (!matches(dir, row)) await this.install(spec, dir, row);
       this.verified.set(dir, key);
       this.failures.delete(dir);
     } catch (err) {
-      const reason = this.deps.serviceLog.redact(this.controller.signal.aborted ? 'the server is shutting down' : errorText(err));
-      this.log(spec, 'error', `Installation on this replica failed: ${reason}`);
+      const reason = causeOf(err, this.controller.signal.aborted, (text) => this.deps.serviceLog.redact(text));
+      this.log(spec, 'error', `Installation on this replica failed: ${typeof reason === 'string' ? reason : reason.message}`);
       this.failures.set(dir, { key, at: Date.now(), reason });
       throw new ReplicaInstallError('market.replica_install_failed', { name: spec.name }, reason);
     }
@@ -206,7 +211,7 @@ export class ReplicaInstalls {
       // The command line stored by the replica that installed it must work here too.
       for (const part of [spec.command, ...spec.args]) {
         if (part.startsWith('./') && !existsSync(path.join(staging, part)))
-          throw new InstallError(`${part} is not part of ${identifier}@${manifest.version}`);
+          throw new InstallError('install.replica_part_missing', { part, package: `${identifier}@${manifest.version}` });
       }
       writeFileSync(path.join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
       if (matches(dir, row)) {
@@ -266,7 +271,7 @@ export class ReplicaInstalls {
       const plan = planForLaunch((await findPackage(this.deps.sources, row.package_name, 'mcp_registry')).launch, row.package_name);
       if (plan.kind === kind) return plan.identifier;
     }
-    throw new InstallError(`cannot tell which ${kind} package ${spec.name} runs: install it again through the console`);
+    throw new InstallError('install.replica_package_unknown', { kind, name: spec.name });
   }
 }
 

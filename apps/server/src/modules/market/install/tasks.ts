@@ -1,6 +1,6 @@
 import type { InstallStatus } from '@toolport/contract';
 import type { Db } from '../../../db/db.js';
-import { isMessageKey, type MessageKey, type MessageParams } from '../../../i18n/index.js';
+import { type MessageData, messageDataFrom, sayMessage, type Translator } from '../../../i18n/localised-error.js';
 import { randomToken } from '../../../infra/secrets.js';
 
 export type InstallTaskStatus = InstallStatus['status'];
@@ -197,10 +197,10 @@ export class InstallTasks {
   }
 
   /**
-   * `translate`: a failure whose cause has a message of its own (the registry does not know the
-   * package) is said in the caller's language.
+   * `translate`: a failure whose cause is in words of ours (the registry does not know the package, npm
+   * exited with a code) is said in the caller's language; the install tool's own output in it stays as it is.
    */
-  async status(taskId: string, translate?: (key: MessageKey, params?: MessageParams) => string): Promise<InstallStatus | undefined> {
+  async status(taskId: string, translate?: Translator): Promise<InstallStatus | undefined> {
     const task = await this.db.selectFrom('install_tasks').selectAll().where('id', '=', taskId).executeTakeFirst();
     if (!task) return undefined;
     const lines = await this.db
@@ -210,7 +210,7 @@ export class InstallTasks {
       .orderBy('seq', 'asc')
       .execute();
     const result = parseResult(task.result_json);
-    const error = result.reason && translate ? translate(result.reason.key, result.reason.params) : task.error_message;
+    const error = result.reason && translate ? sayMessage(result.reason, translate) : task.error_message;
     return {
       task_id: task.id,
       kind: task.kind,
@@ -227,13 +227,10 @@ export class InstallTasks {
 }
 
 /** What a finished task recorded: the version installed, or the cause of its failure. */
-function parseResult(json: string): { version?: unknown; reason?: { key: MessageKey; params: MessageParams } } {
+function parseResult(json: string): { version?: unknown; reason?: MessageData } {
   try {
-    const parsed = JSON.parse(json || '{}') as { version?: unknown; reason?: { key?: unknown; params?: unknown } };
-    const reason =
-      parsed.reason && typeof parsed.reason.key === 'string' && isMessageKey(parsed.reason.key)
-        ? { key: parsed.reason.key, params: (parsed.reason.params ?? {}) as MessageParams }
-        : undefined;
+    const parsed = JSON.parse(json || '{}') as { version?: unknown; reason?: unknown };
+    const reason = messageDataFrom(parsed.reason);
     return { version: parsed.version, ...(reason ? { reason } : {}) };
   } catch {
     return {};

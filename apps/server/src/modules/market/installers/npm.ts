@@ -15,22 +15,21 @@ import {
 export function pickBin(pkg: { name?: unknown; bin?: unknown }, identifier: string, wanted: string): string {
   const base = identifier.split('/').pop() ?? identifier;
   if (typeof pkg.bin === 'string' && pkg.bin) {
-    if (wanted && wanted !== base) throw new InstallError(`npm package ${identifier} has no executable named ${wanted}`);
+    if (wanted && wanted !== base) throw new InstallError('install.npm_no_such_bin', { package: identifier, name: wanted });
     return pkg.bin;
   }
   const bins = pkg.bin && typeof pkg.bin === 'object' ? Object.entries(pkg.bin as Record<string, unknown>) : [];
   const named = (name: string) => bins.find(([n, file]) => n === name && typeof file === 'string')?.[1] as string | undefined;
   if (wanted) {
     const file = named(wanted);
-    if (!file) throw new InstallError(`npm package ${identifier} has no executable named ${wanted}`);
+    if (!file) throw new InstallError('install.npm_no_such_bin', { package: identifier, name: wanted });
     return file;
   }
   if (bins.length === 1 && typeof bins[0]?.[1] === 'string') return bins[0][1];
   const file = named(base);
   if (file) return file;
-  if (bins.length === 0)
-    throw new InstallError(`npm package ${identifier} has no executable ("bin" in its package.json): it is not a tool server`);
-  throw new InstallError(`npm package ${identifier} has several executables (${bins.map(([n]) => n).join(', ')}): name the one to run`);
+  if (bins.length === 0) throw new InstallError('install.npm_no_bin', { package: identifier });
+  throw new InstallError('install.npm_several_bins', { package: identifier, names: bins.map(([n]) => n).join(', ') });
 }
 
 /** A script with a shebang that is not Node's runs on its own; everything else runs with `node`. */
@@ -54,7 +53,7 @@ export async function installNpm(plan: PackagePlan, opts: InstallerOptions): Pro
   const { pkgDir, pkg } = await npmInstallFiles(plan, opts);
   const bin = path.resolve(pkgDir, pickBin(pkg, plan.identifier, plan.entry));
   if (!bin.startsWith(`${pkgDir}${path.sep}`) || !existsSync(bin))
-    throw new InstallError(`the executable of ${plan.identifier} is missing: ${bin}`);
+    throw new InstallError('install.executable_missing', { package: plan.identifier, path: bin });
   const version = typeof pkg.version === 'string' ? pkg.version : plan.version;
   const node = runsWithNode(bin);
   return {
@@ -93,7 +92,7 @@ export async function npmInstallFiles(
   try {
     pkg = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
   } catch {
-    throw new InstallError(`npm finished but ${plan.identifier} is not in ${pkgDir}`);
+    throw new InstallError('install.npm_package_absent', { package: plan.identifier, dir: pkgDir });
   }
   return { pkgDir, pkg };
 }

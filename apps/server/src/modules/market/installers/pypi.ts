@@ -27,7 +27,7 @@ function distInfoOf(venv: string, identifier: string): string {
       if (hit) return path.join(site, hit);
     }
   }
-  throw new InstallError(`pip finished but ${identifier} is not installed in ${venv}`);
+  throw new InstallError('install.pypi_package_absent', { package: identifier, dir: venv });
 }
 
 /** `[console_scripts]` names of entry_points.txt. */
@@ -45,15 +45,14 @@ export function consoleScripts(entryPoints: string): string[] {
 /** The console script to run, chosen the way uvx chooses it: the one named like the package, else the only one. */
 export function pickScript(scripts: string[], identifier: string, wanted: string): string {
   if (wanted) {
-    if (!scripts.includes(wanted)) throw new InstallError(`PyPI package ${identifier} has no command named ${wanted}`);
+    if (!scripts.includes(wanted)) throw new InstallError('install.pypi_no_such_script', { package: identifier, name: wanted });
     return wanted;
   }
   const same = scripts.find((s) => normalize(s) === normalize(identifier));
   if (same) return same;
   if (scripts.length === 1 && scripts[0]) return scripts[0];
-  if (scripts.length === 0)
-    throw new InstallError(`PyPI package ${identifier} has no command (no console_scripts entry point): it is not a tool server`);
-  throw new InstallError(`PyPI package ${identifier} has several commands (${scripts.join(', ')}): name the one to run`);
+  if (scripts.length === 0) throw new InstallError('install.pypi_no_script', { package: identifier });
+  throw new InstallError('install.pypi_several_scripts', { package: identifier, names: scripts.join(', ') });
 }
 
 /** pip refuses plain-http indexes other than localhost unless the host is trusted: a mirror chosen by the operator is. */
@@ -75,7 +74,8 @@ export async function installPypi(plan: PackagePlan, opts: InstallerOptions): Pr
   const scripts = consoleScripts(existsSync(entryPoints) ? readFileSync(entryPoints, 'utf8') : '');
   const script = pickScript(scripts, plan.identifier, plan.entry);
   const command = path.join(venv, BIN, script);
-  if (!isExecutableFile(command)) throw new InstallError(`the command ${script} of ${plan.identifier} is missing: ${command}`);
+  if (!isExecutableFile(command))
+    throw new InstallError('install.script_missing', { name: script, package: plan.identifier, path: command });
   // The script's first line names the venv's Python by its absolute path, which a DATA_DIR mounted
   // elsewhere does not have: the venv's Python runs it instead (the venv is found from where that
   // Python is, so the pair works at any path).
@@ -122,7 +122,7 @@ export async function pipInstallFiles(
     await run(uv, ['pip', 'install', '--python', python, '--index-url', opts.registry, spec]);
   } else {
     const system = findExecutable('python3') || findExecutable('python');
-    if (!system) throw new InstallError('Python is not installed on this machine (neither uv nor python3 is on PATH)');
+    if (!system) throw new InstallError('install.no_python');
     await run(system, ['-m', 'venv', venv]);
     await run(python, ['-m', 'pip', 'install', '--index-url', opts.registry, ...trustedHostArgs(opts.registry), spec]);
   }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { LocalisedError } from '../../../i18n/localised-error.js';
 
 /** Where an install step's output goes, one line at a time (the installer redacts and stores it). */
 export type LineSink = (line: string) => void;
@@ -13,7 +14,8 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-export class CommandFailedError extends Error {}
+/** An install step that did not succeed, in words of ours (its command, its exit code, the time it had). */
+export class CommandFailedError extends LocalisedError {}
 
 /** A line longer than this is cut: install tools print progress bars and minified stack traces. */
 const MAX_LINE = 4000;
@@ -64,16 +66,19 @@ export function runCommand(command: string, args: string[], opts: RunOptions): P
     const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const out = lineReader(opts.onLine);
     const err = lineReader(opts.onLine);
-    let stopped = '';
+    let stopped: CommandFailedError | undefined;
     let settled = false;
-    const stop = (why: string) => {
+    const stop = (why: CommandFailedError) => {
       if (stopped || child.pid === undefined) return;
       stopped = why;
       signalGroup(child.pid, 'SIGTERM');
       setTimeout(() => child.pid !== undefined && signalGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS).unref();
     };
-    const timer = setTimeout(() => stop(`timed out after ${Math.round(opts.timeoutMs / 1000)} s`), opts.timeoutMs);
-    const onAbort = () => stop('cancelled');
+    const timer = setTimeout(
+      () => stop(new CommandFailedError('install.command_timeout', { command, seconds: Math.round(opts.timeoutMs / 1000) })),
+      opts.timeoutMs,
+    );
+    const onAbort = () => stop(new CommandFailedError('install.command_cancelled', { command }));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const done = (error?: Error) => {
       if (settled) return;
@@ -87,13 +92,17 @@ export function runCommand(command: string, args: string[], opts: RunOptions): P
     };
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.once('error', (e) => done(new CommandFailedError(`${command} could not be started: ${e.message}`)));
+    child.once('error', (e) => done(new CommandFailedError('install.command_not_started', { command }, e.message)));
     child.once('close', (code, signal) => {
       // Whatever the leader left behind in its group (install scripts' children) goes with it.
       if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-      if (stopped) return done(new CommandFailedError(`${command} ${stopped}`));
+      if (stopped) return done(stopped);
       if (code === 0) return done();
-      done(new CommandFailedError(`${command} ${signal ? `was killed by ${signal}` : `exited with code ${code}`}`));
+      done(
+        signal
+          ? new CommandFailedError('install.command_killed', { command, signal })
+          : new CommandFailedError('install.command_exit', { command, code: code ?? -1 }),
+      );
     });
     if (opts.signal?.aborted) onAbort();
   });

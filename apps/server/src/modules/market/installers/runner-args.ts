@@ -10,19 +10,17 @@ export const isPinnableVersion = (v: string) => VERSION.test(v);
 export function parseNpmSpec(spec: string): { identifier: string; version: string } {
   const at = spec.lastIndexOf('@');
   const [identifier, version] = at > 0 ? [spec.slice(0, at), spec.slice(at + 1)] : [spec, ''];
-  if (!isNpmName(identifier))
-    throw new InstallError(`${spec} is not an npm registry package (git URLs, paths and tarballs are not installed)`);
-  if (version && !isPinnableVersion(version)) throw new InstallError(`${spec}: pin an exact version (ranges are not installed)`);
+  if (!isNpmName(identifier)) throw new InstallError('install.not_npm_package', { spec });
+  if (version && !isPinnableVersion(version)) throw new InstallError('install.npm_version_range', { spec });
   return { identifier, version: version === 'latest' ? '' : version };
 }
 
 /** `name`, `name==1.2`, `name@1.2` (uvx); extras and ranges are refused. */
 export function parsePypiSpec(spec: string): { identifier: string; version: string } {
   const match = /^([A-Za-z0-9][A-Za-z0-9._-]*)(?:(?:==|@)(.+))?$/.exec(spec.trim());
-  if (!match?.[1] || !isPypiName(match[1]))
-    throw new InstallError(`${spec} is not a PyPI package name (extras, ranges, URLs and paths are not installed)`);
+  if (!match?.[1] || !isPypiName(match[1])) throw new InstallError('install.not_pypi_package', { spec });
   const version = match[2] ?? '';
-  if (version && !isPinnableVersion(version)) throw new InstallError(`${spec}: pin an exact version`);
+  if (version && !isPinnableVersion(version)) throw new InstallError('install.pypi_version_range', { spec });
   return { identifier: match[1], version: version === 'latest' ? '' : version };
 }
 
@@ -68,14 +66,14 @@ function walk(args: string[], valueFlags: Set<string>, onFlag: (flag: string, va
 export function planFromNpx(args: string[]): PackagePlan {
   let fromFlag = '';
   const start = walk(args, new Set([...NPX_VALUE_FLAGS, '-p', '--package']), (flag, value) => {
-    if (flag === '-c' || flag === '--call') throw new InstallError('npx -c runs a shell command and is not imported');
+    if (flag === '-c' || flag === '--call') throw new InstallError('install.npx_shell');
     if ((flag === '-p' || flag === '--package') && value) {
-      if (fromFlag) throw new InstallError('npx with several --package options is not imported');
+      if (fromFlag) throw new InstallError('install.npx_several_packages');
       fromFlag = value;
     }
   });
   const first = args[start];
-  if (!first) throw new InstallError('npx names no package');
+  if (!first) throw new InstallError('install.npx_no_package');
   const rest = args.slice(start + 1);
   if (fromFlag) return { kind: 'npm', ...parseNpmSpec(fromFlag), entry: first, args: rest };
   return { kind: 'npm', ...parseNpmSpec(first), entry: '', args: rest };
@@ -85,11 +83,11 @@ export function planFromNpx(args: string[]): PackagePlan {
 export function planFromUvx(args: string[]): PackagePlan {
   let from = '';
   const start = walk(args, new Set([...UVX_VALUE_FLAGS, ...UVX_REFUSED, '--from']), (flag, value) => {
-    if (UVX_REFUSED.has(flag)) throw new InstallError(`uvx ${flag} is not imported: install extra packages into one environment by hand`);
+    if (UVX_REFUSED.has(flag)) throw new InstallError('install.uvx_refused_flag', { flag });
     if (flag === '--from' && value) from = value;
   });
   const first = args[start];
-  if (!first) throw new InstallError('uvx names no command');
+  if (!first) throw new InstallError('install.uvx_no_command');
   const rest = args.slice(start + 1);
   if (from) return { kind: 'pypi', ...parsePypiSpec(from), entry: first, args: rest };
   const pkg = parsePypiSpec(first);

@@ -1,3 +1,4 @@
+import { LocalisedError } from '../../../i18n/localised-error.js';
 import type { LineSink } from './run-command.js';
 
 /** What an install puts on disk and runs: a package of npm or PyPI, pinned to one version. */
@@ -64,7 +65,11 @@ export interface InstallerOptions {
   signal?: AbortSignal;
 }
 
-export class InstallError extends Error {}
+/**
+ * Why an install failed, in words of ours (a message key, said in each reader's language) with the install
+ * tool's own output, when any, as untranslated detail. Its `message` is the English text, for logs.
+ */
+export class InstallError extends LocalisedError {}
 
 /**
  * The registry does not know the package (npm's E404, pip's "No matching distribution", uv's "not found
@@ -76,7 +81,7 @@ export class PackageNotFoundError extends InstallError {
     readonly identifier: string,
     readonly version: string,
   ) {
-    super(`package not found on the registry: ${identifier}${version ? `@${version}` : ''}`);
+    super('market.install_package_not_found', { name: `${identifier}${version ? `@${version}` : ''}` });
   }
 }
 
