@@ -20,6 +20,8 @@ const { app, ctx } = bench;
 const keys: string[] = [];
 for (let i = 0; i < 20; i += 1) keys.push(await bench.addUser(`bench${i}`));
 await bench.addStdioService('everything', [everything, 'stdio']);
+// BENCH_V2_FIXTURE=<path>: also `v2`, a server on the v2 SDK that speaks both eras (bench/modern.bench.ts).
+if (process.env.BENCH_V2_FIXTURE) await bench.addStdioService('v2', [process.env.BENCH_V2_FIXTURE]);
 
 const url = await bench.listen(Number(process.env.PORT ?? 0));
 const port = Number(new URL(url).port);

@@ -16,39 +16,17 @@
  * one keep-alive socket, and calls per second at 10 and 50 sessions. The report gives the median over the
  * rounds, the after/before ratio, and the load average at the start and the end.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadavg } from 'node:os';
 import { type LeanSession, openLeanSession } from './lean-client.js';
-import { pinSelf, startGateway } from './targets.js';
+import { beforeTree, pinSelf, startGateway } from './targets.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..');
 /** A commit to compare with; unset: this tree with deferred count writes. */
 const BEFORE = process.env.BENCH_BEFORE ?? '';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SEQUENTIAL_CALLS = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const WARMUP_CALLS = 300;
-
-function beforeTree(): string {
-  // Outside the repository, so that neither the type check nor the linter reads the old copy; its
-  // packages resolve through a node_modules link to this checkout's.
-  const dir = path.join(tmpdir(), `toolport-meter-before-${BEFORE}`);
-  const script = path.join(dir, 'bench', 'gateway-target.ts');
-  if (existsSync(script)) return script;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  execFileSync('sh', ['-c', `git archive ${BEFORE} apps/server/src apps/server/package.json bench | tar -x -C "$0"`, dir], {
-    cwd: root,
-    stdio: 'inherit',
-  });
-  symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
-  return script;
-}
 
 async function sequentialP50(endpoint: string, key: string): Promise<number> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -122,7 +100,7 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(1))
       .join(' ');
   const loadAtStart = load();
-  const beforeScript = BEFORE ? beforeTree() : undefined;
+  const beforeScript = BEFORE ? beforeTree(BEFORE, 'meter') : undefined;
   const beforeEnv: Record<string, string> = BEFORE ? {} : { METER_COUNT_WRITES: 'deferred' };
   const runs: { before: Figures[]; after: Figures[] } = { before: [], after: [] };
   for (let round = 1; round <= ROUNDS; round += 1) {

@@ -1,22 +1,31 @@
 /**
- * The 2026-07-28 era on the call path (decision 0031); not part of `npm test`. Run from the repository root:
+ * The 2026-07-28 era on the call path (decisions 0031 and 0039); not part of `npm test`. From the repository root:
  *
  *   npx tsx bench/modern.bench.ts
+ *   BENCH_BEFORE=<commit> npx tsx bench/modern.bench.ts   # this tree against the gateway at <commit>, same run
  *
- * In one run, against one gateway (bench/gateway-target.ts: the real app, server-everything as a shared
- * stdio service): sequential `echo` calls of a 2025-era session (initialize once, then each POST with its
- * Mcp-Session-Id) and of a 2026-07-28 client (every POST stateless, with the `_meta` envelope and the
- * standard headers), over keep-alive HTTP; and the cost of the era check every POST now passes
- * (`classify`), measured alone. See docs/performance.md.
+ * Against one gateway (bench/gateway-target.ts: the real app, server-everything as a shared stdio service, and
+ * `v2`, the v2-SDK fixture that speaks both eras): sequential `echo` calls over keep-alive HTTP of a 2025-era
+ * session (initialize once, then each POST with its Mcp-Session-Id) and of a 2026-07-28 client (every POST
+ * stateless, with the `_meta` envelope and the standard headers) to server-everything (a legacy-only upstream:
+ * the gateway translates) and to `v2` (reached in its own era since decision 0039); and the cost of the era check
+ * every POST passes (`classify`), measured alone. With BENCH_BEFORE, both gateways are started and measured in
+ * alternating rounds (BENCH_ROUNDS, default 3), and the report gives the median of each and after/before.
+ * See docs/performance.md.
  */
 
 import type { IncomingMessage } from 'node:http';
 import http from 'node:http';
+import { loadavg } from 'node:os';
+import path from 'node:path';
 import { classify } from '../apps/server/src/gateway/downstream/modern-wire.js';
 import { openLeanSession } from './lean-client.js';
-import { pinSelf, startGateway } from './targets.js';
+import { beforeTree, pinSelf, startGateway } from './targets.js';
 
 const CALLS = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
+const BEFORE = process.env.BENCH_BEFORE ?? '';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const V2_FIXTURE = path.resolve(import.meta.dirname, '../apps/server/test/fixtures/modern-server.mjs');
 const WARMUP = 300;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -72,7 +81,9 @@ function modernPost(agent: http.Agent, endpoint: URL, key: string, id: number): 
         res.on('data', (c) => {
           text += c;
         });
-        res.on('end', () => (text.includes(`Echo: m${id}`) ? resolve() : reject(new Error(`unexpected answer: ${text.slice(0, 200)}`))));
+        res.on('end', () =>
+          text.toLowerCase().includes(`echo: m${id}`) ? resolve() : reject(new Error(`unexpected answer: ${text.slice(0, 200)}`)),
+        );
       },
     );
     req.on('error', reject);
@@ -92,30 +103,86 @@ function classifyCost(): number {
   return Number(process.hrtime.bigint() - start) / n;
 }
 
-async function main(): Promise<void> {
-  pinSelf();
-  const gateway = await startGateway();
-  const endpoint = `${gateway.url}/proxy/everything/mcp`;
+interface Figures {
+  legacy: number;
+  modern: number;
+  modernV2: number;
+  legacyPerSecond: number;
+  modernPerSecond: number;
+  modernV2PerSecond: number;
+}
+
+/** One gateway, measured: p50 in ms and calls per second of each kind of client. */
+async function measure(script: string | undefined): Promise<Figures> {
+  const gateway = await startGateway(script, { BENCH_V2_FIXTURE: V2_FIXTURE });
   const key = gateway.keys[0] as string;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const session = await openLeanSession(endpoint, key, agent);
-
+    const everything = `${gateway.url}/proxy/everything/mcp`;
+    const session = await openLeanSession(everything, key, agent);
     const legacy = await timed(CALLS, async (i) => {
       if ((await session.call(`x${i}`)) !== 'ok') throw new Error('legacy call failed');
     });
-    const url = new URL(endpoint);
-    const modern = await timed(CALLS, (i) => modernPost(agent, url, key, i + 1));
     await session.close();
-    const ns = classifyCost();
-    console.log(`| Client | p50 ms | p99 ms | calls/s |\n| --- | --- | --- | --- |`);
-    console.log(`| 2025-11-25 session | ${legacy.p50.toFixed(2)} | ${legacy.p99.toFixed(2)} | ${legacy.perSecond.toFixed(0)} |`);
-    console.log(`| 2026-07-28 stateless | ${modern.p50.toFixed(2)} | ${modern.p99.toFixed(2)} | ${modern.perSecond.toFixed(0)} |`);
-    console.log(`\nEra check per POST (classify, legacy request with a session id): ${ns.toFixed(0)} ns`);
+    const modern = await timed(CALLS, (i) => modernPost(agent, new URL(everything), key, i + 1));
+    const v2 = new URL(`${gateway.url}/proxy/v2/mcp`);
+    const modernV2 = await timed(CALLS, (i) => modernPost(agent, v2, key, i + 1));
+    return {
+      legacy: legacy.p50,
+      modern: modern.p50,
+      modernV2: modernV2.p50,
+      legacyPerSecond: legacy.perSecond,
+      modernPerSecond: modern.perSecond,
+      modernV2PerSecond: modernV2.perSecond,
+    };
   } finally {
     agent.destroy();
     await gateway.stop();
   }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+
+async function main(): Promise<void> {
+  pinSelf();
+  const loadAtStart = load();
+  const rows: [string, keyof Figures][] = [
+    ['2025-11-25 session → server-everything, p50 ms', 'legacy'],
+    ['2026-07-28 stateless → server-everything (translated), p50 ms', 'modern'],
+    ['2026-07-28 stateless → v2 fixture, p50 ms', 'modernV2'],
+    ['2025-11-25 session → server-everything, calls/s', 'legacyPerSecond'],
+    ['2026-07-28 stateless → server-everything, calls/s', 'modernPerSecond'],
+    ['2026-07-28 stateless → v2 fixture, calls/s', 'modernV2PerSecond'],
+  ];
+  if (!BEFORE) {
+    const after = await measure(undefined);
+    console.log('| measure | this tree |\n| --- | ---: |');
+    for (const [label, k] of rows) console.log(`| ${label} | ${after[k].toFixed(k.endsWith('PerSecond') ? 0 : 3)} |`);
+  } else {
+    const script = beforeTree(BEFORE, 'modern');
+    const before: Figures[] = [];
+    const after: Figures[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      before.push(await measure(script));
+      after.push(await measure(undefined));
+      console.log(`round ${round + 1}: before ${JSON.stringify(before.at(-1))} after ${JSON.stringify(after.at(-1))}`);
+    }
+    console.log(
+      `\nMedian of ${ROUNDS} alternating rounds, ${CALLS} sequential calls each; load average ${loadAtStart} at the start, ${load()} at the end:\n`,
+    );
+    console.log(`| measure | before (${BEFORE}) | after | after / before |\n| --- | ---: | ---: | ---: |`);
+    for (const [label, k] of rows) {
+      const b = median(before.map((f) => f[k]));
+      const a = median(after.map((f) => f[k]));
+      const digits = k.endsWith('PerSecond') ? 0 : 3;
+      console.log(`| ${label} | ${b.toFixed(digits)} | ${a.toFixed(digits)} | ${(a / b).toFixed(3)} |`);
+    }
+  }
+  console.log(`\nEra check per POST (classify, legacy request with a session id): ${classifyCost().toFixed(0)} ns`);
 }
 
 await main();

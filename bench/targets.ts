@@ -1,7 +1,8 @@
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -198,4 +199,26 @@ export async function startFloorRelay(): Promise<PeerTarget> {
       if (child.pid) process.kill(-child.pid, 'SIGKILL');
     },
   };
+}
+
+/**
+ * The gateway at an older commit, for a before/after comparison in one run: its `apps/server/src` extracted into
+ * a temporary directory outside the repository (so that neither the type check nor the linter reads the old copy),
+ * with its packages resolved through a link to this checkout's node_modules. The bench harness itself is this
+ * tree's (`bench/`), so that both sides are measured the same way. Returns the target script to start.
+ */
+export function beforeTree(commit: string, label: string): string {
+  const root = path.resolve(here, '..');
+  const dir = path.join(tmpdir(), `toolport-${label}-before-${commit}`);
+  const script = path.join(dir, 'bench', 'gateway-target.ts');
+  if (existsSync(script)) return script;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  execFileSync('sh', ['-c', `git archive ${commit} apps/server/src apps/server/package.json | tar -x -C "$0"`, dir], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  cpSync(path.join(root, 'bench'), path.join(dir, 'bench'), { recursive: true, filter: (src) => !src.includes('node_modules') });
+  symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+  return script;
 }

@@ -26,6 +26,8 @@ export interface SessionPeer {
    * through the service's modern link when the upstream speaks that revision itself, else like any session.
    */
   readonly era?: 'modern';
+  /** Headers of the client's request that an upstream reached over HTTP in the 2026-07-28 revision hears too (`Mcp-Param-*`). */
+  readonly forwardHeaders?: Record<string, string>;
   /**
    * Server-initiated messages not tied to one of this session's requests: list_changed fan-out,
    * resources/updated for its subscriptions, and log messages that are unambiguous. Delivered on the

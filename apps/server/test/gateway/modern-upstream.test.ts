@@ -98,6 +98,7 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
       remote?.once('exit', (code) => reject(new Error(`the HTTP fixture exited with ${code}`)));
     });
     ids.remote = await addService(gw.ctx, { name: 'remote-v2', type: 'streamableHttp', command: `http://127.0.0.1:${port}/mcp`, args: [] });
+    await addService(gw.ctx, { name: 'remote-v2-unlisted', type: 'streamableHttp', command: `http://127.0.0.1:${port}/mcp`, args: [] });
   });
   afterAll(async () => {
     await gw?.close();
@@ -194,6 +195,8 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
   });
 
   it('cancels the request upstream when the client closes its stream', async () => {
+    // Listed first: a call to a tool the gateway has not seen listed lists the tools before it goes up.
+    expect((await modernPost(proxy('v2-cancel'), alice.key, { method: 'tools/list' })).status).toBe(200);
     const controller = new AbortController();
     const pending = fetch(proxy('v2-cancel'), {
       method: 'POST',
@@ -253,6 +256,35 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
     expect(retry.status).toBe(200);
     expect(retry.body.result.resultType).toBe('complete');
     expect(pool().modernLinks(ids.remote)).toHaveLength(1);
+  });
+
+  it('checks Mcp-Param headers against the arguments, and passes them on to a remote server of the revision', async () => {
+    const list = await modernPost(proxy('remote-v2'), alice.key, { method: 'tools/list' });
+    const routed = list.body.result.tools.find((t: { name: string }) => t.name === 'routed');
+    expect(routed.inputSchema.properties.region['x-mcp-header']).toBe('Region');
+    const call = (region: string) => ({ method: 'tools/call', params: { name: 'routed', arguments: { region } } });
+    const ok = await modernPost(proxy('remote-v2'), alice.key, call('eu-west'), { 'mcp-param-region': 'eu-west' });
+    expect(ok.status).toBe(200);
+    // The upstream (which checks them itself) heard the header.
+    expect(JSON.parse(texts(ok.body.result))['mcp-param-region']).toBe('eu-west');
+    const tokyo = await modernPost(proxy('remote-v2'), alice.key, call('東京'), {
+      'mcp-param-region': `=?base64?${Buffer.from('東京').toString('base64')}?=`,
+    });
+    expect(tokyo.status).toBe(200);
+    for (const [headers, why] of [
+      [{}, /Mcp-Param-Region header is absent/],
+      [{ 'mcp-param-region': 'us-east' }, /Mcp-Param-Region header decodes to "us-east"/],
+      [{ 'mcp-param-region': '=?base64?SGVs!!!bG8=?=' }, /invalid Base64/],
+    ] as const) {
+      const refused = await modernPost(proxy('remote-v2'), alice.key, call('eu-west'), headers);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe(-32020);
+      expect(refused.body.error.message).toMatch(why);
+    }
+    // A service whose tools nobody listed yet: the gateway lists them before it lets the call through.
+    const unlisted = await modernPost(proxy('remote-v2-unlisted'), alice.key, call('eu-west'));
+    expect(unlisted.status).toBe(400);
+    expect(unlisted.body.error.message).toMatch(/Mcp-Param-Region header is absent/);
   });
 
   it('serves modern clients of a legacy-only upstream through its legacy link, after one look', async () => {

@@ -208,6 +208,15 @@ export function classify(req: IncomingMessage, messages: JSONRPCMessage[], batch
   };
 }
 
+/** The `_meta` keys that say what an envelope says (for a request the gateway makes on a modern client's behalf). */
+export function envelopeMeta(envelope: Envelope): Params {
+  return {
+    [META.protocolVersion]: envelope.protocolVersion,
+    [META.clientCapabilities]: envelope.capabilities,
+    ...(envelope.clientInfo ? { [META.clientInfo]: envelope.clientInfo } : {}),
+  };
+}
+
 /** The id a refusal answers under: the request's, when the POST is one request (JSON-RPC keeps ids paired). */
 export function refusedId(messages: JSONRPCMessage[], batch: boolean): RequestId | null {
   const [message] = messages;

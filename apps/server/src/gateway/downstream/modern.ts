@@ -16,6 +16,7 @@ import { localeOf, SseStream } from './http-io.js';
 import {
   discoverResult,
   type Envelope,
+  envelopeMeta,
   inputRequest,
   META,
   modernAnswer,
@@ -23,10 +24,11 @@ import {
   REMOVED_METHODS,
   SERVER_INFO,
 } from './modern-wire.js';
+import { ParamHeaderIndex, paramHeaderMismatch, paramHeadersOfRequest } from './param-headers.js';
 import type { ProxyCaller } from './proxy-auth.js';
 import type { ProxyDeps, ProxyRequest } from './proxy-deps.js';
 import { PostReply, type ReplyTarget } from './reply-target.js';
-import { RpcCode, rpcErrorJson } from './rpc-errors.js';
+import { failures, RpcCode, rpcErrorJson, sendFailure } from './rpc-errors.js';
 import { DownstreamSession } from './session.js';
 import { newNonce } from './session-token.js';
 
@@ -104,6 +106,8 @@ export class ModernCall implements ReplyTarget {
       park(call: ModernCall): boolean;
       unpark(call: ModernCall): void;
       end(call: ModernCall, reason: string): void;
+      /** The final answer, before it is sent (what a tools/list says its tools declare is learnt here). */
+      answered?(message: Answer): void;
     },
   ) {}
 
@@ -212,6 +216,7 @@ export class ModernCall implements ReplyTarget {
     if (!responder) return;
     this.responder = undefined;
     this.done = true;
+    this.host.answered?.(message);
     responder.reply.response(modernAnswer(this.method, responder.id, message), status ?? httpStatusOf(message));
     this.rejectAsks('the request was answered');
     this.host.end(this, 'request answered');
@@ -323,6 +328,7 @@ const LIST_KINDS = [
  */
 export class ModernHttp {
   private readonly parked: ParkedCalls;
+  private readonly paramHeaders = new ParamHeaderIndex();
 
   constructor(
     private readonly deps: ProxyDeps,
@@ -357,7 +363,11 @@ export class ModernHttp {
       return this.resume(res, caller, request, params, locale);
     }
 
-    const session = this.session(caller, envelope);
+    if (request.method === 'tools/call') {
+      const mismatch = await this.paramHeaderMismatch(req, caller, request, envelope);
+      if (mismatch) return sendFailure(res, failures.headerMismatch(mismatch.header, mismatch.detail), request.id);
+    }
+    const session = this.session(caller, envelope, paramHeadersOfRequest(req.raw));
     const scope = new CallScope(session);
     const call = new ModernCall(session, scope, request.method, envelope, locale, {
       park: (c) => this.parked.park(c),
@@ -366,9 +376,65 @@ export class ModernHttp {
         this.parked.unpark(c);
         this.deps.sessions.remove(c.session, reason);
       },
+      ...(request.method === 'tools/list' ? { answered: (m: Answer) => this.learnTools(caller, request, m) } : {}),
     });
     call.attach(this.reply(res, caller, locale), res, request.id);
     await this.deps.dispatcher.dispatch(session, caller.service, [request], call, scope, bytes);
+  }
+
+  /** What a tools/list answer says about the `Mcp-Param-*` headers of its tools (param-headers.ts). */
+  private learnTools(caller: ProxyCaller, request: JSONRPCRequest, message: Answer): void {
+    if (!('result' in message)) return;
+    const firstPage = (request.params as { cursor?: unknown } | undefined)?.cursor === undefined;
+    this.paramHeaders.learn(caller.service.id, (message.result as { tools?: unknown }).tools, firstPage);
+  }
+
+  /**
+   * Whether a tools/call's `Mcp-Param-*` headers disagree with its arguments, for the tool as its clients see it.
+   * A tool of a service whose tools are not known here (or not lately) is looked up by listing them once.
+   */
+  private async paramHeaderMismatch(
+    req: ProxyRequest,
+    caller: ProxyCaller,
+    request: JSONRPCRequest,
+    envelope: Envelope,
+  ): Promise<{ header: string; detail: string } | undefined> {
+    const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
+    if (typeof params.name !== 'string') return undefined;
+    let declared = this.paramHeaders.declared(caller.service.id, params.name);
+    if (!declared) {
+      await this.listTools(caller, envelope);
+      declared = this.paramHeaders.declared(caller.service.id, params.name) ?? [];
+    }
+    if (declared.length === 0) return undefined;
+    const detail = paramHeaderMismatch(declared, params.arguments, req.raw);
+    if (!detail) return undefined;
+    const header = /the (Mcp-Param-[^ ]+) header/.exec(detail)?.[1] ?? 'Mcp-Param-*';
+    return { header, detail };
+  }
+
+  /** Lists the tools as the caller sees them (every page, at most 20), for the index only. */
+  private async listTools(caller: ProxyCaller, envelope: Envelope): Promise<void> {
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const session = this.session(caller, envelope);
+      const request: JSONRPCRequest = {
+        jsonrpc: '2.0',
+        id: `param-headers-${page}`,
+        method: 'tools/list',
+        params: { ...(cursor ? { cursor } : {}), _meta: envelopeMeta(envelope) },
+      };
+      const answer = await new Promise<Answer>((resolve) => {
+        const target: ReplyTarget = { notification() {}, response: (json) => resolve(JSON.parse(json) as Answer) };
+        this.deps.dispatcher
+          .dispatch(session, caller.service, [request], target, new CallScope(session), 0)
+          .catch((err) => resolve(JSON.parse(rpcErrorJson(request.id, RpcCode.InternalError, String(err))) as Answer));
+      }).finally(() => this.deps.sessions.remove(session, 'tools listed'));
+      if (!('result' in answer)) return;
+      this.learnTools(caller, request, answer);
+      cursor = (answer.result as { nextCursor?: unknown }).nextCursor as string | undefined;
+      if (typeof cursor !== 'string') return;
+    }
   }
 
   /** A client's retry: the answers go to the parked call, and this request waits for what comes next. */
@@ -475,9 +541,12 @@ export class ModernHttp {
   }
 
   /** The session one modern request lives on: the envelope's client, towards the upstream as an initialize would say. */
-  private session(caller: ProxyCaller, envelope: Envelope): DownstreamSession {
+  private session(caller: ProxyCaller, envelope: Envelope, forwardHeaders?: Record<string, string>): DownstreamSession {
     const nonce = newNonce();
-    return new DownstreamSession(this.init(caller, envelope, `modern-${nonce}`, nonce));
+    return new DownstreamSession({
+      ...this.init(caller, envelope, `modern-${nonce}`, nonce),
+      ...(forwardHeaders ? { forwardHeaders } : {}),
+    });
   }
 
   private init(caller: ProxyCaller, envelope: Envelope, key: string, nonce: string): ConstructorParameters<typeof DownstreamSession>[0] {

@@ -28,6 +28,8 @@ export interface SessionInit {
   issuedAt: number;
   /** `modern`: a 2026-07-28 request or listen stream (modern.ts), which lives no longer than its HTTP exchange. */
   transport: 'streamable' | 'legacy' | 'modern';
+  /** A modern request's `Mcp-Param-*` headers, passed on to an upstream that speaks the revision over HTTP. */
+  forwardHeaders?: Record<string, string>;
   /** A modern session that must reach the upstream in the legacy era all the same (a listen stream hears list changes there). */
   legacyUpstream?: boolean;
   /** The client's initialize parameters; a neutral stand-in when the session was rebuilt after a restart. */
@@ -53,6 +55,7 @@ export class DownstreamSession implements SessionPeer {
   readonly transport: 'streamable' | 'legacy' | 'modern';
   /** A modern request's session may be served by the service's modern link (link-api.ts); a listen stream is not. */
   readonly era: 'modern' | undefined;
+  readonly forwardHeaders: Record<string, string> | undefined;
   protocolVersion: string;
   initParams: InitializeParams;
   /** The GET stream (streamable HTTP) or the SSE stream (legacy). */
@@ -91,6 +94,7 @@ export class DownstreamSession implements SessionPeer {
     this.issuedAt = init.issuedAt;
     this.transport = init.transport;
     this.era = init.transport === 'modern' && !init.legacyUpstream ? 'modern' : undefined;
+    this.forwardHeaders = init.forwardHeaders;
     this.protocolVersion = init.protocolVersion;
     this.initParams = init.initParams;
     this.revocationCheckedAt = init.revocationCheckedAt ?? 0;

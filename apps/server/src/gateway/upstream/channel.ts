@@ -5,8 +5,11 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
  * SDK client transport. The link above it speaks JSON-RPC and never knows which.
  */
 export interface Channel {
-  /** Stdio writes synchronously; remote transports resolve once the POST is accepted. */
-  send(message: JSONRPCMessage): void | Promise<void>;
+  /**
+   * Stdio writes synchronously; remote transports resolve once the POST is accepted. `headers`: extra HTTP headers
+   * for this message (a modern request's `Mcp-Param-*`), where the channel has HTTP requests; others ignore them.
+   */
+  send(message: JSONRPCMessage, headers?: Record<string, string>): void | Promise<void>;
   /** Ends the connection and, for a process, its whole process group. Never rejects. */
   close(): Promise<void>;
   onmessage: (message: JSONRPCMessage) => void;

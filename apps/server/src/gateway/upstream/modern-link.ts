@@ -313,7 +313,7 @@ export class ModernLink implements UpstreamLink {
       { once: true },
     );
     Promise.resolve()
-      .then(() => channel.send({ ...request, id, params }))
+      .then(() => channel.send({ ...request, id, params }, session.forwardHeaders))
       .catch((err) =>
         this.answer(id, errorResponse(request.id, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${errorText(err)}`)),
       );

@@ -69,10 +69,10 @@ export class ModernRemoteChannel implements Channel {
     return channel;
   }
 
-  send(message: JSONRPCMessage): void {
+  send(message: JSONRPCMessage, headers?: Record<string, string>): void {
     if (this.closing) return;
     if ('method' in message && 'id' in message) {
-      void this.exchange(message as JSONRPCRequest);
+      void this.exchange(message as JSONRPCRequest, headers);
       return;
     }
     if ('method' in message && message.method === 'notifications/cancelled') {
@@ -103,8 +103,10 @@ export class ModernRemoteChannel implements Channel {
     exchange.controller.abort(new Error(reason));
   }
 
-  private headersFor(request: JSONRPCRequest): Headers {
+  private headersFor(request: JSONRPCRequest, extra?: Record<string, string>): Headers {
     const headers = new Headers(this.headers);
+    // The client's Mcp-Param-* headers first: the revision's own below always win.
+    for (const [name, value] of Object.entries(extra ?? {})) headers.set(name, value);
     headers.set('content-type', 'application/json');
     headers.set('accept', 'application/json, text/event-stream');
     const meta = isObject(request.params) && isObject(request.params._meta) ? request.params._meta : {};
@@ -116,7 +118,7 @@ export class ModernRemoteChannel implements Channel {
     return headers;
   }
 
-  private async exchange(request: JSONRPCRequest): Promise<void> {
+  private async exchange(request: JSONRPCRequest, extra?: Record<string, string>): Promise<void> {
     const { id } = request;
     // The link never reuses an id in flight; were it to, the earlier request is given up, not confused with this one.
     this.withdraw(id, 'replaced by a request with the same id');
@@ -132,7 +134,7 @@ export class ModernRemoteChannel implements Channel {
     try {
       const response = await this.fetch(this.url, {
         method: 'POST',
-        headers: this.headersFor(request),
+        headers: this.headersFor(request, extra),
         body: JSON.stringify(request),
         signal: exchange.controller.signal,
       });

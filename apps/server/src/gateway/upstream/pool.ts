@@ -150,7 +150,7 @@ export class LinkPool implements UpstreamPool {
    * learnt of and until when it holds: a legacy server stays one, but a refusal may have been a passing fault,
    * so it is asked again later (the legacy link serves its modern clients meanwhile).
    */
-  private readonly legacyOnly = new Map<number, { runtime: string; until: number }>();
+  private readonly legacyOnly = new Map<number, { runtime: string; updatedAt: number; until: number }>();
   private readonly serial = new Map<number, Promise<void>>();
   private readonly linkDeps: LinkDeps;
   private readonly health: PeriodicHealth;
@@ -269,9 +269,14 @@ export class LinkPool implements UpstreamPool {
    */
   private async modernLink(service: ServiceSpec, session: SessionPeer): Promise<ModernLink | undefined> {
     if (!this.modernCapableType(service) || !service.enabled) return undefined;
-    const base = runtimeKey(service);
+    // The common case once learnt, on every modern request to a legacy-only service: no hashing, no database.
     const known = this.legacyOnly.get(service.id);
-    if (known && known.runtime === base && Date.now() < known.until) return undefined;
+    if (known && known.updatedAt === service.updatedAt && Date.now() < known.until) return undefined;
+    const base = runtimeKey(service);
+    if (known && known.runtime === base && Date.now() < known.until) {
+      known.updatedAt = service.updatedAt;
+      return undefined;
+    }
     const mode = await this.oauthMode(service);
     if (mode === 'per_user') await this.deps.authorization?.token(service.id, session.userId);
     let userEnv: Record<string, string> | undefined;
@@ -305,7 +310,7 @@ export class LinkPool implements UpstreamPool {
       await entry.link.ensureReady();
     } catch (err) {
       if (!(err instanceof NotModernError)) throw err;
-      this.legacyOnly.set(service.id, { runtime: base, until: Date.now() + LEGACY_ONLY_RECHECK_MS });
+      this.legacyOnly.set(service.id, { runtime: base, updatedAt: service.updatedAt, until: Date.now() + LEGACY_ONLY_RECHECK_MS });
       if (this.modern.get(key) === entry) this.modern.delete(key);
       void entry.link.close('the tool server speaks the legacy era only');
       this.deps.logger.debug({ service: service.name, reason: err.message }, 'modern requests go through the legacy link');
