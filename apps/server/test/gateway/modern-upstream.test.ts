@@ -87,6 +87,13 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
       .execute();
     gw.ctx.events.emit({ type: 'service.changed', serviceId: ids['v2-isolated'] as number });
     ids.everything = await addService(gw.ctx, { name: 'everything' });
+    ids.everythingIsolated = await addService(gw.ctx, { name: 'everything-isolated' });
+    await gw.ctx.db
+      .updateTable('services')
+      .set({ isolation: 'session' })
+      .where('id', '=', ids.everythingIsolated as number)
+      .execute();
+    gw.ctx.events.emit({ type: 'service.changed', serviceId: ids.everythingIsolated as number });
     const port = await freePort();
     remote = spawn(process.execPath, [httpFixture, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
@@ -300,6 +307,21 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
       .execute();
     // The legacy link's process, and the one that was asked server/discover once.
     expect(starts).toHaveLength(2);
+  });
+
+  it('serves each user’s modern requests to an isolated legacy-only service from one process of theirs', async () => {
+    for (const [user, n] of [
+      [alice, 1],
+      [alice, 2],
+      [alice, 3],
+      [bob, 4],
+    ] as const) {
+      expect(texts((await modernPost(proxy('everything-isolated'), user.key, echo(`i${n}`))).body.result)).toBe(`Echo: i${n}`);
+    }
+    // Kept between requests (one per user), where each request used to start and stop a process of its own.
+    const links = pool().links(ids.everythingIsolated);
+    expect(links).toHaveLength(2);
+    expect(links.map((l) => l.state)).toEqual(['ready', 'ready']);
   });
 
   it('answers -32021 with HTTP 400 when a legacy upstream needs a capability the request did not declare', async () => {

@@ -104,6 +104,8 @@ interface Entry {
   runtime: string;
   /** Whose OAuth connection a remote link sends (0: the shared one); undefined when it uses none. */
   owner: ConnectionOwner | undefined;
+  /** An isolated link of a user's modern requests: a request's end does not close it (idle does). */
+  outlivesSessions?: boolean;
 }
 
 /** How long an upstream that did not speak the 2026-07-28 revision is taken at its word before it is asked again. */
@@ -215,7 +217,7 @@ export class LinkPool implements UpstreamPool {
     for (const entry of [...this.entries.values()]) {
       if (entry.serviceId !== serviceId || !entry.link.has(session.id)) continue;
       entry.link.detach(session);
-      if (entry.kind === 'session') void this.remove(entry, 'client session ended');
+      if (entry.kind === 'session' && !entry.outlivesSessions) void this.remove(entry, 'client session ended');
     }
   }
 
@@ -360,7 +362,10 @@ export class LinkPool implements UpstreamPool {
   }
 
   private sessionEntry(service: ServiceSpec, session: SessionPeer, mode?: UpstreamOAuthMode): Entry {
-    const key = `session:${service.id}:${session.id}`;
+    // A modern request belongs to no session: a user's modern requests share one isolated link, kept between
+    // them like a session's (stopped when idle), instead of a process per request.
+    const perUserModern = session.era === 'modern';
+    const key = perUserModern ? `session:${service.id}:modern:${session.userId}` : `session:${service.id}:${session.id}`;
     const existing = this.entries.get(key);
     if (existing) return this.upToDate(existing, service);
     const mine: Entry[] = [];
@@ -377,7 +382,9 @@ export class LinkPool implements UpstreamPool {
       }
       void this.remove(idle, `isolated session limit (${this.tuning.perUserSessionLinks}) reached: replaced by a newer session`);
     }
-    return this.add(key, 'session', service, session.userId, undefined, ownerOf(mode, 'session', session.userId));
+    const entry = this.add(key, 'session', service, session.userId, undefined, ownerOf(mode, 'session', session.userId));
+    if (perUserModern) entry.outlivesSessions = true;
+    return entry;
   }
 
   /** A newer spec (or new personal values) reached acquire before its event: apply it now. */
