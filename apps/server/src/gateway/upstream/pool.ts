@@ -108,6 +108,9 @@ interface Entry {
   outlivesSessions?: boolean;
 }
 
+/** Placements remembered at most (a map cleared when full: each is one lookup away from being found again). */
+const MAX_MODERN_PLACEMENTS = 10_000;
+
 /** How long an upstream that did not speak the 2026-07-28 revision is taken at its word before it is asked again. */
 const LEGACY_ONLY_RECHECK_MS = 10 * 60_000;
 
@@ -153,6 +156,8 @@ export class LinkPool implements UpstreamPool {
    * so it is asked again later (the legacy link serves its modern clients meanwhile).
    */
   private readonly legacyOnly = new Map<number, { runtime: string; updatedAt: number; until: number }>();
+  /** Which modern link a user's requests to a service use, while the service is unchanged (`${serviceId}:${userId}`). */
+  private readonly modernPlaced = new Map<string, { key: string; updatedAt: number }>();
   private readonly serial = new Map<number, Promise<void>>();
   private readonly linkDeps: LinkDeps;
   private readonly health: PeriodicHealth;
@@ -271,6 +276,15 @@ export class LinkPool implements UpstreamPool {
    */
   private async modernLink(service: ServiceSpec, session: SessionPeer): Promise<ModernLink | undefined> {
     if (!this.modernCapableType(service) || !service.enabled) return undefined;
+    // The common case: this user's requests to this service found their link before, and it is up.
+    const placed = this.modernPlaced.get(`${service.id}:${session.userId}`);
+    if (placed && placed.updatedAt === service.updatedAt) {
+      const entry = this.modern.get(placed.key);
+      if (entry?.link.state === 'ready') {
+        entry.link.attach(session);
+        return entry.link;
+      }
+    }
     // The common case once learnt, on every modern request to a legacy-only service: no hashing, no database.
     const known = this.legacyOnly.get(service.id);
     if (known && known.updatedAt === service.updatedAt && Date.now() < known.until) return undefined;
@@ -319,6 +333,8 @@ export class LinkPool implements UpstreamPool {
       return undefined;
     }
     entry.link.attach(session);
+    if (this.modernPlaced.size >= MAX_MODERN_PLACEMENTS) this.modernPlaced.clear();
+    this.modernPlaced.set(`${service.id}:${session.userId}`, { key, updatedAt: service.updatedAt });
     return entry.link;
   }
 
@@ -328,6 +344,8 @@ export class LinkPool implements UpstreamPool {
   }
 
   private async closeModern(predicate: (entry: ModernEntry) => boolean, reason: string): Promise<void> {
+    // Where each user's requests go is decided again (personal values or the service may have changed).
+    this.modernPlaced.clear();
     const doomed = [...this.modern.values()].filter(predicate);
     for (const entry of doomed) this.modern.delete(entry.key);
     await Promise.all(doomed.map((entry) => entry.link.close(reason)));
