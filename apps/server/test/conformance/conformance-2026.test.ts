@@ -1,28 +1,18 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addService, addUser, type LiveGateway, startGateway } from '../gateway/gateway-harness.js';
 import { ensureSuite, node22, tools } from './suite-install.js';
+import { type Check, run, runServerSuite, whyFailed } from './suite-run.js';
 
 // The official MCP conformance suite's 2026-07-28 server scenarios (release 0.2.0-alpha.12, installed in
 // tools/conformance under the npm alias `conformance-next`, beside 0.1.16 which conformance.test.ts runs for
 // 2025-11-25), run through the gateway's modern era on /proxy/{name}/mcp (decision 0031) against a fixture
 // built on the v2 SDK (apps/server/test/fixtures/conformance-server-v2.mjs). Results: docs/conformance.md.
-const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(tools, 'node_modules/conformance-next/dist/index.js');
 const fixture = path.resolve(here, '../fixtures/conformance-server-v2.mjs');
 const REVISION = '2026-07-28';
-
-interface Check {
-  id: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
-  errorMessage?: string;
-}
 
 /** The server scenarios the suite requires for REVISION (frozen at its release), as the suite lists them. */
 async function required(): Promise<string[]> {
@@ -31,31 +21,7 @@ async function required(): Promise<string[]> {
   return [...server.matchAll(/^\s+- ([a-z0-9-]+)$/gm)].map((m) => m[1] as string);
 }
 
-/** Runs the scenarios REVISION requires, at its wire, against `url`; returns each scenario's checks. */
-async function runSuite(url: string): Promise<Map<string, Check[]>> {
-  const out = mkdtempSync(path.join(tmpdir(), 'toolport-conformance-2026-'));
-  try {
-    // The suite exits 1 when a scenario fails; the checks it wrote are what the test reads.
-    await run(node22, [cli, 'server', '--url', url, '--requirements', REVISION, '-o', out], { timeout: 240_000 }).catch((e) => {
-      if (typeof e?.code !== 'number') throw e;
-    });
-    const results = new Map<string, Check[]>();
-    for (const dir of readdirSync(out)) {
-      const name = /^server-(.+)-\d{4}-\d{2}-\d{2}T/.exec(dir)?.[1];
-      if (!name || !existsSync(path.join(out, dir, 'checks.json'))) continue;
-      results.set(name, JSON.parse(readFileSync(path.join(out, dir, 'checks.json'), 'utf8')) as Check[]);
-    }
-    return results;
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
-}
-
-/** The failing checks with the suite's own words, for the assertion's message. */
-const whyFailed = (results: Map<string, Check[]>) =>
-  [...results]
-    .flatMap(([name, checks]) => checks.filter((c) => c.status === 'FAILURE').map((c) => `${name} ${c.id}: ${c.errorMessage ?? ''}`))
-    .join('\n');
+const runSuite = (url: string) => runServerSuite(cli, url, ['--requirements', REVISION]);
 
 const failuresOf = (results: Map<string, Check[]>) =>
   Object.fromEntries(

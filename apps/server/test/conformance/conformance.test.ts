@@ -1,18 +1,14 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addService, addUser, type LiveGateway, startGateway } from '../gateway/gateway-harness.js';
 import { ADMIN_PASSWORD } from '../harness.js';
 import { ensureSuite, node22, tools } from './suite-install.js';
+import { type Check, run, runServerSuite } from './suite-run.js';
 
 // The official MCP conformance suite, run through the gateway against our fixture server
 // (apps/server/test/fixtures/conformance-server.mjs). The suite lives in tools/conformance, outside the npm
 // workspaces, with the Node 22 it needs; it is installed here on demand. Results: docs/conformance.md.
-const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(tools, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const fixture = path.resolve(here, '../fixtures/conformance-server.mjs');
@@ -24,33 +20,8 @@ async function scenarios(): Promise<string[]> {
   return [...stdout.matchAll(/^\s+- ([a-z0-9-]+)/gm)].map((m) => m[1] as string);
 }
 
-interface Check {
-  id: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
-  errorMessage?: string;
-}
-
 /** Runs every SPEC server scenario against `url`; returns each scenario's checks. */
-async function runSuite(url: string): Promise<Map<string, Check[]>> {
-  const out = mkdtempSync(path.join(tmpdir(), 'toolport-conformance-'));
-  try {
-    // The suite exits 1 when a scenario fails; the checks it wrote are what the test reads.
-    await run(node22, [cli, 'server', '--url', url, '--suite', 'all', '--spec-version', SPEC, '-o', out], { timeout: 240_000 }).catch(
-      (e) => {
-        if (typeof e?.code !== 'number') throw e;
-      },
-    );
-    const results = new Map<string, Check[]>();
-    for (const dir of readdirSync(out)) {
-      const name = /^server-(.+)-\d{4}-\d{2}-\d{2}T/.exec(dir)?.[1];
-      if (!name) continue;
-      results.set(name, JSON.parse(readFileSync(path.join(out, dir, 'checks.json'), 'utf8')) as Check[]);
-    }
-    return results;
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
-}
+const runSuite = (url: string) => runServerSuite(cli, url, ['--suite', 'all', '--spec-version', SPEC]);
 
 const failuresOf = (results: Map<string, Check[]>) =>
   Object.fromEntries(
