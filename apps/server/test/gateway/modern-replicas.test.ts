@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgDatabase, createTestApp, type TestApp } from '../harness.js';
 import { addService, addUser } from './gateway-harness.js';
@@ -7,8 +8,8 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MODERN = '2026-07-28';
 
 /** One modern tools/call (with the standard headers) on one replica; the JSON-RPC answer. */
-async function modernCall(base: string, key: string, id: number, params: Record<string, unknown>) {
-  const res = await fetch(`${base}/proxy/everything/mcp`, {
+async function modernCall(base: string, key: string, id: number, params: Record<string, unknown>, service = 'everything') {
+  const res = await fetch(`${base}/proxy/${service}/mcp`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${key}`,
@@ -44,8 +45,10 @@ async function modernCall(base: string, key: string, id: number, params: Record<
 }
 
 /**
- * A 2026-07-28 call waiting for the client's input lives on the replica that asked (decision 0031): a
- * retry on another replica gets a clear error, and the call still completes on its own replica.
+ * A 2026-07-28 call waiting for the client's input, translated for a legacy upstream, lives on the replica that
+ * asked (decision 0031): a retry on another replica gets a clear error, and the call still completes on its own
+ * replica. An upstream that speaks the revision keeps the state in the client's hands (decision 0039): its retry
+ * completes on whichever replica it reaches.
  */
 describe('a modern call waiting for input, with two replicas', () => {
   const apps: TestApp[] = [];
@@ -90,5 +93,21 @@ describe('a modern call waiting for input, with two replicas', () => {
     expect(elsewhere.error.message).toMatch(/requestState is unknown or has expired.*start the call again/);
     const home = await modernCall(a, user.key, 3, retry);
     expect(home.result.content.map((c: { text: string }) => c.text).join('\n')).toContain('Name: Katherine Johnson');
+  });
+
+  it('completes a retry on the other replica when the upstream speaks the revision itself', async () => {
+    const [a, b] = urls as [string, string];
+    await addService((apps[0] as TestApp).ctx, { name: 'v2', args: [path.join(import.meta.dirname, '../fixtures/modern-server.mjs')] });
+    const user = await addUser((apps[0] as TestApp).ctx, 'modern-replica-user-2');
+    const call = { name: 'confirm', arguments: { action: 'ship' } };
+    const first = await modernCall(a, user.key, 1, call, 'v2');
+    expect(first.result).toMatchObject({ resultType: 'input_required', requestState: 'confirm:ship' });
+    const retry = {
+      ...call,
+      requestState: first.result.requestState,
+      inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+    };
+    const elsewhere = await modernCall(b, user.key, 2, retry, 'v2');
+    expect(elsewhere.result.content[0].text).toBe('ship: confirmed=true (state confirm:ship)');
   });
 });
