@@ -54,6 +54,7 @@ describe('ConfigEvents between replicas', () => {
   it('accepts the four event shapes from another replica and nothing else', () => {
     expect(parseConfigEvent({ type: 'service.changed', serviceId: 3 })).toEqual({ type: 'service.changed', serviceId: 3 });
     expect(parseConfigEvent({ type: 'service.removed', serviceId: 3, extra: 'x' })).toEqual({ type: 'service.removed', serviceId: 3 });
+    expect(parseConfigEvent({ type: 'service.reconnect', serviceId: 5 })).toEqual({ type: 'service.reconnect', serviceId: 5 });
     expect(parseConfigEvent({ type: 'user.changed', userId: 4 })).toEqual({ type: 'user.changed', userId: 4 });
     expect(parseConfigEvent({ type: 'option.changed', key: 'TimeZone' })).toEqual({ type: 'option.changed', key: 'TimeZone' });
     for (const bad of [
@@ -61,6 +62,7 @@ describe('ConfigEvents between replicas', () => {
       'service.changed',
       { type: 'service.changed', serviceId: '3' },
       { type: 'user.changed' },
+      { type: 'service.reconnect' },
       { type: 'shell', cmd: 'rm' },
     ]) {
       expect(parseConfigEvent(bad)).toBeUndefined();

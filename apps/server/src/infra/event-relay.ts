@@ -16,6 +16,7 @@ export function parseConfigEvent(value: unknown): ConfigEvent | undefined {
   switch (e.type) {
     case 'service.changed':
     case 'service.removed':
+    case 'service.reconnect':
     case 'tools.changed':
       return isInt(e.serviceId) ? { type: e.type, serviceId: e.serviceId } : undefined;
     case 'user.changed':

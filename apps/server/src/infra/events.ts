@@ -9,6 +9,11 @@ import { EventEmitter } from 'node:events';
 export type ConfigEvent =
   | { type: 'service.changed'; serviceId: number }
   | { type: 'service.removed'; serviceId: number }
+  /**
+   * An administrator asked to reconnect a service: every replica restarts its links of it. The replica asked
+   * does so itself and announces it to the others only (`announce`).
+   */
+  | { type: 'service.reconnect'; serviceId: number }
   | { type: 'user.changed'; userId: number }
   | { type: 'option.changed'; key: string }
   /** A tool override of the service changed (issue 17): lists leaving the gateway change with it. */
@@ -31,6 +36,11 @@ export class ConfigEvents {
   /** A change made in this process: its listeners hear it now, the other replicas through the relay. */
   emit(event: ConfigEvent): void {
     this.emitter.emit('event', event);
+    this.relay?.(event);
+  }
+
+  /** Something this process has done itself, for the other replicas only: its own listeners do not hear it. */
+  announce(event: ConfigEvent): void {
     this.relay?.(event);
   }
 

@@ -112,6 +112,25 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
     expect(call.json()).toMatchObject({ result: { content: [{ type: 'text', text: 'Echo: from B' }] } });
   });
 
+  it('restarts the service’s processes on every replica when an admin reconnects it through one', async () => {
+    const id = await addService(a.t.ctx, { name: 'reconnected' });
+    await until(() => processesOf(a, id).length === 1 && processesOf(b, id).length === 1, 'a process on each replica');
+    const [onA] = processesOf(a, id);
+    const [onB] = processesOf(b, id);
+    const res = await a.t.app.inject({
+      method: 'POST',
+      url: `/api/mcp_services/${id}/reconnect`,
+      headers: bearer(await a.t.rootToken()),
+    });
+    expect(res.statusCode).toBe(200);
+    // Replica A restarted its own before it answered; replica B hears of it and restarts its own.
+    expect(processesOf(a, id)).not.toContain(onA);
+    await until(() => {
+      const now = processesOf(b, id);
+      return now.length === 1 && now[0] !== onB;
+    }, 'replica B to restart its process');
+  });
+
   it('applies a preference changed through one replica on the other', async () => {
     const origin = 'https://gateway.example.com';
     const fromBrowser = () => post(`${b.url}/proxy/none/mcp`, undefined, {}, { origin });

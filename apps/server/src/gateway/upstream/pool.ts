@@ -231,16 +231,23 @@ export class LinkPool implements UpstreamPool {
   }
 
   async reconnect(serviceId: number): Promise<HealthResult> {
-    this.legacyOnly.delete(serviceId);
-    const restarts = [...this.entries.values(), ...this.modern.values()]
-      .filter((e) => e.serviceId === serviceId)
-      .map((e) => e.link.restart('reconnect asked by an administrator'));
-    await Promise.all(restarts);
+    // The other replicas restart theirs when they hear of it (onEvent); this one reports the result.
+    this.deps.events.announce({ type: 'service.reconnect', serviceId });
+    await this.restartLinks(serviceId, 'reconnect asked by an administrator');
     const shared = this.entries.get(`shared:${serviceId}`)?.link;
     // A link that starts again (kept alive, or sessions attached) is checked once it is up; a failed start is
     // what the check then reports, through a connection of its own.
     if (shared?.state === 'starting') await shared.ensureReady().catch(() => undefined);
     return checkServiceHealth(this.healthHost, serviceId);
+  }
+
+  /** Every link of the service on this replica starts afresh (processes, connections; backoff forgotten). */
+  private async restartLinks(serviceId: number, reason: string): Promise<void> {
+    this.legacyOnly.delete(serviceId);
+    const restarts = [...this.entries.values(), ...this.modern.values()]
+      .filter((e) => e.serviceId === serviceId)
+      .map((e) => e.link.restart(reason));
+    await Promise.all(restarts);
   }
 
   async shutdown(): Promise<void> {
@@ -506,6 +513,9 @@ export class LinkPool implements UpstreamPool {
     if (this.closed) return;
     if (event.type === 'service.changed') this.serially(event.serviceId, () => this.serviceChanged(event.serviceId));
     if (event.type === 'service.removed') this.serially(event.serviceId, () => this.dropService(event.serviceId, 'service removed'));
+    if (event.type === 'service.reconnect') {
+      this.serially(event.serviceId, () => this.restartLinks(event.serviceId, 'reconnect asked by an administrator on another replica'));
+    }
     if (event.type === 'user.changed') void this.userChanged(event.userId);
     if (event.type === 'option.changed' && event.key === 'StdioServiceStartupStrategy') void this.applyStrategy();
     if (event.type === 'option.changed' && event.key === 'HealthCheckIntervalSeconds') this.health.schedule();
