@@ -11,9 +11,9 @@ export default defineConfig({
   workers: 2,
   fullyParallel: false,
   forbidOnly: true,
-  // One retry, reported as "flaky" in the output: the two workers share the fake registries, and the specs that
-  // make a registry fail (market-search-failures, market-search-warnings) can collide with a search on the other
-  // worker (seen once: market.spec's empty result). Scoping those failures to their own queries is the real fix.
+  // One retry, reported as "flaky" in the output (never silent). Seen once: market.spec's empty result on a
+  // loaded machine. Its cause is not found: each worker runs its own fake registries and server
+  // (support/market-server.ts), and the specs that make a registry fail reset it after each test.
   retries: 1,
   timeout: 30_000,
   reporter: [['list']],
