@@ -294,6 +294,35 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
     expect(unlisted.body.error.message).toMatch(/Mcp-Param-Region header is absent/);
   });
 
+  it('reaches a group’s member that speaks the revision in it: the group’s list, a call and its round trip', async () => {
+    const created = await api('POST', '/groups', {
+      name: 'modern-team',
+      members: [{ service_id: ids.v2 }, { service_id: ids.everything }],
+    });
+    expect(created.status).toBe(201);
+    const group = `${gw.url}/group/modern-team/mcp`;
+    // The group's own list of each member is made by the gateway: the member that speaks the revision hears it
+    // with the client's envelope (without one it would refuse it).
+    const list = await modernPost(group, alice.key, { method: 'tools/list' });
+    const names = list.body.result.tools.map((t: { name: string }) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['v2__confirm', 'v2__echo', 'everything__echo']));
+    const call = { method: 'tools/call', params: { name: 'v2__confirm', arguments: { action: 'merge' }, _meta: ELICITS } };
+    const first = await modernPost(group, alice.key, call);
+    expect(first.body.result).toMatchObject({ resultType: 'input_required', requestState: 'confirm:merge' });
+    expect(Object.keys(first.body.result.inputRequests)).toEqual(['confirm']);
+    const retry = await modernPost(group, alice.key, {
+      ...call,
+      params: { ...call.params, requestState: 'confirm:merge', inputResponses: { confirm: { action: 'accept', content: { ok: true } } } },
+    });
+    expect(texts(retry.body.result)).toBe('merge: confirmed=true (state confirm:merge)');
+    expect(
+      texts(
+        (await modernPost(group, alice.key, { method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'g' } } }))
+          .body.result,
+      ),
+    ).toBe('Echo: g');
+  });
+
   it('serves modern clients of a legacy-only upstream through its legacy link, after one look', async () => {
     for (const n of [1, 2, 3])
       expect(texts((await modernPost(proxy('everything'), alice.key, echo(`e${n}`))).body.result)).toBe(`Echo: e${n}`);

@@ -20,7 +20,7 @@ import type { AbuseGuard } from './abuse.js';
 import type { CallScope } from './call-scope.js';
 import { type CallTelemetry, NO_CALL, type ProxiedCall } from './call-telemetry.js';
 import { isCounted, MeteredCall } from './metering-hook.js';
-import { carriesForeignState, upstreamRequest } from './modern-wire.js';
+import { carriesForeignState, upstreamRequest, withEnvelope } from './modern-wire.js';
 import type { ReplyTarget } from './reply-target.js';
 import { RpcCode, rpcErrorJson } from './rpc-errors.js';
 import type { DownstreamSession } from './session.js';
@@ -230,7 +230,10 @@ export class Dispatcher {
     }
     if (scope.gone) return this.cancelled(metered, call);
     let upstream = request;
-    if (session.transport === 'modern' && link.era !== 'modern') {
+    // A request the gateway made on a modern client's behalf (a group's list of a member) carries no envelope of
+    // its own: an upstream that speaks the revision hears the client's.
+    if (link.era === 'modern') upstream = withEnvelope(request, session.initParams);
+    else if (session.transport === 'modern') {
       // A modern client's request to a legacy upstream: the envelope stays here. A retry naming a state this
       // gateway never issued (an upstream's own, from before a fallback) cannot be resumed.
       if (carriesForeignState(request)) {

@@ -217,6 +217,25 @@ export function envelopeMeta(envelope: Envelope): Params {
   };
 }
 
+/**
+ * The request with a modern envelope: as it is when it has one, else with one saying what `client` said of itself
+ * (the parameters of its session: a modern request's envelope, or a group's client's).
+ */
+export function withEnvelope(
+  request: JSONRPCRequest,
+  client: { capabilities?: ClientCapabilities; clientInfo?: Implementation },
+): JSONRPCRequest {
+  if (claims(request.params)) return request;
+  const params: Params = isObject(request.params) ? request.params : {};
+  const meta = isObject(params._meta) ? params._meta : {};
+  const envelope = envelopeMeta({
+    protocolVersion: MODERN_VERSIONS[0] as string,
+    capabilities: client.capabilities ?? {},
+    clientInfo: client.clientInfo,
+  });
+  return { ...request, params: { ...params, _meta: { ...meta, ...envelope } } };
+}
+
 /** The id a refusal answers under: the request's, when the POST is one request (JSON-RPC keeps ids paired). */
 export function refusedId(messages: JSONRPCMessage[], batch: boolean): RequestId | null {
   const [message] = messages;
