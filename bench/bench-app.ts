@@ -1,17 +1,17 @@
 /**
  * The real app as the benchmarks run it (shared by gateway-target.ts and groups.bench.ts): buildApp on a
  * fresh SQLite data directory, users with API keys and stdio services inserted straight into the
- * database (no install step), listening on loopback.
+ * database (no install step) by the gateway suites' addUser and addService
+ * (apps/server/test/gateway/gateway-harness.ts), listening on loopback.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Role, UserStatus } from '@toolport/contract';
 import { type AppParts, buildApp } from '../apps/server/src/app.js';
 import { loadConfig } from '../apps/server/src/config.js';
 import { openDatabase } from '../apps/server/src/db/db.js';
 import { createLogger } from '../apps/server/src/infra/logger.js';
-import { issueApiKey } from '../apps/server/src/modules/users/api-keys.js';
+import { addService, addUser } from '../apps/server/test/gateway/gateway-harness.js';
 
 export interface BenchApp {
   app: Awaited<ReturnType<typeof buildApp>>['app'];
@@ -40,57 +40,8 @@ export async function startBenchApp(opts: { prefix: string; logLevel?: string })
   return {
     app,
     ctx,
-    async addUser(username) {
-      const key = issueApiKey(ctx.secrets);
-      const now = Date.now();
-      await ctx.usersRepo.insert({
-        username,
-        display_name: username,
-        email: '',
-        password_hash: null,
-        role: Role.User,
-        status: UserStatus.Enabled,
-        api_key_hash: key.hash,
-        api_key_enc: key.encrypted,
-        created_at: now,
-        updated_at: now,
-      });
-      return key.plain;
-    },
-    async addStdioService(name, args) {
-      const now = Date.now();
-      const row = await ctx.db
-        .insertInto('services')
-        .values({
-          name,
-          display_name: name,
-          description: '',
-          type: 'stdio',
-          source: 'custom',
-          package_name: '',
-          package_manager: '',
-          version: '',
-          command: process.execPath,
-          args_json: JSON.stringify(args),
-          env_enc: ctx.secrets.encryptJson({}),
-          headers_enc: ctx.secrets.encryptJson({}),
-          env_schema_json: '[]',
-          install_dir: '',
-          enabled: 1,
-          isolation: 'shared',
-          rpd_limit: 0,
-          health_status: 'unknown',
-          health_details: '',
-          last_health_check: null,
-          tool_count: 0,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      ctx.events.emit({ type: 'service.changed', serviceId: row.id });
-      return row.id;
-    },
+    addUser: async (username) => (await addUser(ctx, username)).key,
+    addStdioService: (name, args) => addService(ctx, { name, command: process.execPath, args }),
     async listen(port = 0) {
       await app.listen({ host: '127.0.0.1', port });
       const address = app.server.address();

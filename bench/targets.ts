@@ -205,7 +205,8 @@ export async function startFloorRelay(): Promise<PeerTarget> {
  * The gateway at an older commit, for a before/after comparison in one run: its `apps/server/src` extracted into
  * a temporary directory outside the repository (so that neither the type check nor the linter reads the old copy),
  * with its packages resolved through a link to this checkout's node_modules. The bench harness itself is this
- * tree's (`bench/`), so that both sides are measured the same way. Returns the target script to start.
+ * tree's (`bench/`, and the test kits bench-app.ts seeds with), so that both sides are measured the same way.
+ * Returns the target script to start.
  */
 export function beforeTree(commit: string, label: string): string {
   const root = path.resolve(here, '..');
@@ -219,6 +220,11 @@ export function beforeTree(commit: string, label: string): string {
     stdio: 'inherit',
   });
   cpSync(path.join(root, 'bench'), path.join(dir, 'bench'), { recursive: true, filter: (src) => !src.includes('node_modules') });
+  // bench-app.ts seeds users and services with the gateway suites' kit: this tree's copy too, like bench/.
+  for (const kit of ['apps/server/test/harness.ts', 'apps/server/test/gateway/gateway-harness.ts']) {
+    mkdirSync(path.dirname(path.join(dir, kit)), { recursive: true });
+    cpSync(path.join(root, kit), path.join(dir, kit));
+  }
   symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
   return script;
 }
