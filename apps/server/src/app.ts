@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type Db, type DbHandle, type Engine, migrateToLatest } from './db/db.js';
 import type { ServiceCatalog } from './gateway/catalog.js';
-import { createGateway, type Gateway } from './gateway/index.js';
+import { createGateway, type Gateway, type GatewayOptions } from './gateway/index.js';
 import type { Meter } from './gateway/meter.js';
 import { reapLeftoversAndRecordRun } from './gateway/upstream/leftovers.js';
 import { memoryWatch } from './gateway/upstream/memory-watch.js';
@@ -57,6 +57,8 @@ export interface BuildOptions {
   logger: Logger;
   /** Where bootstrap prints the generated admin password (stdout by default). */
   print?: (line: string) => void;
+  /** Session limits and upstream timings of the gateway; production runs on their defaults, tests shorten them. */
+  gateway?: GatewayOptions;
 }
 
 /** Every part of the server, built once by `buildApp` (tests read them). */
@@ -188,27 +190,30 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const meter = metering.meter;
   // Toolport as the OAuth client of remote services: the gateway's links ask it for their tokens.
   const upstreamOAuth = createUpstreamOAuthModule({ db, secrets, events, options: options.service, catalog, logger, leader });
-  const gateway = await createGateway({
-    config,
-    db,
-    catalog,
-    meter,
-    options: options.service,
-    principals,
-    events,
-    serviceLog,
-    secrets,
-    logger,
-    metrics,
-    tracing,
-    leader,
-    redis,
-    packages,
-    authorization: upstreamOAuth.oauth,
-    accessTokens: oauthServer.accessTokens,
-    tools: hub.policy,
-    groups: hub.directory,
-  });
+  const gateway = await createGateway(
+    {
+      config,
+      db,
+      catalog,
+      meter,
+      options: options.service,
+      principals,
+      events,
+      serviceLog,
+      secrets,
+      logger,
+      metrics,
+      tracing,
+      leader,
+      redis,
+      packages,
+      authorization: upstreamOAuth.oauth,
+      accessTokens: oauthServer.accessTokens,
+      tools: hub.policy,
+      groups: hub.directory,
+    },
+    opts.gateway,
+  );
   const groups = createGroupsModule({ events, ports: hub, catalog, gateway });
   const services = createServicesModule({
     db,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { type AppParts, type BuiltApp, buildApp } from '../src/app.js';
+import { type AppParts, type BuildOptions, type BuiltApp, buildApp } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { type Engine, openDatabase } from '../src/db/db.js';
 import { createLogger } from '../src/infra/logger.js';
@@ -55,8 +55,15 @@ export interface TestApp {
 
 let counter = 0;
 
-/** The real app on a fresh database of the given engine, with a temp DATA_DIR. */
-export async function createTestApp(engine: Engine, env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * The real app on a fresh database of the given engine, with a temp DATA_DIR. `build.gateway` shortens
+ * the gateway's timings for a suite that waits for one (e.g. `{ tuning: { initializeTimeoutMs: 5_000 } }`).
+ */
+export async function createTestApp(
+  engine: Engine,
+  env: Record<string, string> = {},
+  build: Pick<BuildOptions, 'gateway'> = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'toolport-test-'));
   const pgDb = engine === 'postgres' ? await createPgDatabase() : undefined;
   const config = loadConfig({
@@ -69,7 +76,7 @@ export async function createTestApp(engine: Engine, env: Record<string, string> 
   });
   const database = openDatabase(config);
   const logger = createLogger(config.logLevel);
-  const built = await buildApp({ config, database, logger, print: () => undefined });
+  const built = await buildApp({ config, database, logger, print: () => undefined, gateway: build.gateway });
   await built.app.ready();
 
   const login = async (username: string, password: string) => {

@@ -33,7 +33,7 @@ import { type GroupDirectory, type ListedTool, OverridesCache, type ToolPolicy }
 import { createUpstreamPool } from './upstream/index.js';
 import type { LocalPackages } from './upstream/pool.js';
 import { OneOffHealth, type OneOffHealthDeps } from './upstream/probe.js';
-import type { OptionsReader, ServiceLogWriter } from './upstream/types.js';
+import type { OptionsReader, ServiceLogWriter, UpstreamTuning } from './upstream/types.js';
 import type { UpstreamAuthorization } from './upstream-auth.js';
 
 export type { OneOffHealth, OneOffHealthDeps } from './upstream/probe.js';
@@ -116,6 +116,8 @@ export interface GatewayDeps {
 export interface GatewayOptions {
   /** Session limits (tests shorten them). */
   limits?: SessionLimits;
+  /** Upstream timings over their production defaults (tests shorten them, e.g. the initialize timeout). */
+  tuning?: Partial<UpstreamTuning>;
 }
 
 export type { AccessTokenPort, ProxyEndpoint, VerifiedToken } from './access-tokens.js';
@@ -128,7 +130,7 @@ const PURGE_MS = 60 * 60_000;
  * disabled user). The pool itself reacts to the same events for its processes.
  */
 export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}): Promise<Gateway> {
-  const pool = createUpstreamPool(deps);
+  const pool = createUpstreamPool(deps, opts.tuning);
   const sessions = new SessionRegistry(
     pool,
     opts.limits ?? { ...DEFAULT_LIMITS, perUserCap: deps.config.abuse.sessionsPerUser },

@@ -140,12 +140,15 @@ describe('three replicas behind a round-robin balancer', () => {
     const mcp = await client(key, 'sse');
     for (let i = 0; i < 6; i++) expect(textOf(await mcp.callTool('echo', { message: `legacy ${i}` }))).toBe(`Echo: legacy ${i}`);
     expect((await mcp.listTools()).tools.length).toBeGreaterThan(0);
-    const mine = cluster.balancer.log.slice(from).filter((f) => f.path.startsWith('/proxy/everything/'));
-    const stream = mine.find((f) => f.method === 'GET' && f.path.startsWith('/proxy/everything/sse'));
+    const mine = () => cluster.balancer.log.slice(from).filter((f) => f.path.startsWith('/proxy/everything/'));
+    const messages = () => mine().filter((f) => f.method === 'POST' && f.path.includes('/message'));
+    // initialize, initialized, six calls and a listing. The balancer logs a POST when its 202 comes back, which can
+    // be after the answer it asked for has arrived on the stream: the last ones are waited for.
+    await until(() => messages().length >= 9, 'the balancer to log every message POST');
+    const stream = mine().find((f) => f.method === 'GET' && f.path.startsWith('/proxy/everything/sse'));
     expect(stream).toBeDefined();
-    const posts = mine.filter((f) => f.method === 'POST' && f.path.includes('/message'));
-    // initialize, initialized, six calls and a listing: every replica had a turn, two of them without the stream.
-    expect(posts.length).toBeGreaterThanOrEqual(9);
+    const posts = messages();
+    // Every replica had a turn, two of them without the stream.
     expect(new Set(posts.map((p) => p.replica)).size).toBe(3);
     expect(posts.filter((p) => p.replica !== stream?.replica).length).toBeGreaterThanOrEqual(6);
     expect(mcp.errors).toEqual([]);

@@ -354,7 +354,7 @@ async function routesOf(t: TestApp): Promise<RouteUnderTest[]> {
 const rootFields = ['username', 'display_name', 'email', 'password_hash', 'role', 'status', 'auth_version'] as const;
 
 // A long hunt (FUZZ_RUNS) outlasts the configured per-test limit.
-if (TEST_TIMEOUT) vi.setConfig({ testTimeout: TEST_TIMEOUT });
+vi.setConfig({ testTimeout: TEST_TIMEOUT });
 
 describe.each(engines)('API fuzz on %s', (engine) => {
   let t: TestApp;

@@ -347,7 +347,7 @@ const versionArb = fc.oneof(
 const wireSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?');
 
 // A long hunt (FUZZ_RUNS) outlasts the configured per-test limit.
-if (TEST_TIMEOUT) vi.setConfig({ testTimeout: TEST_TIMEOUT });
+vi.setConfig({ testTimeout: TEST_TIMEOUT });
 
 describe.each(engines)('proxy fuzz on %s', (engine) => {
   let gw: LiveGateway;

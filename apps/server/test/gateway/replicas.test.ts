@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_PASSWORD, bearer, createPgDatabase, createTestApp, type TestApp } from '../harness.js';
 import { textOf, until } from './clients.js';
 import { addService, addUser, everythingEntry, liveChildren, setUserEnabled } from './gateway-harness.js';
@@ -253,8 +253,9 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
       })) as CallToolResult;
       expect(JSON.stringify(result.content)).toContain('sampled on the other replica');
       expect(asked).toBe(1);
-      // The answer went to B, which took it (202) and passed it to A under the id naming A.
-      expect(sentToB).toHaveLength(1);
+      // The answer went to B, which took it (202) and passed it to A under the id naming A. The call's result can
+      // reach the client before the client has read B's 202: the POST is recorded once its answer is read.
+      await vi.waitFor(() => expect(sentToB).toHaveLength(1), { timeout: 10_000 });
       expect(sentToB[0]?.status).toBe(202);
       expect(String((sentToB[0]?.body as { id?: unknown } | undefined)?.id)).toMatch(/@[A-Za-z0-9_-]{12}$/);
       expect(a.t.ctx.gateway.sessions.where((s) => s.userId === user.id).reduce((n, s) => n + s.outgoing.size, 0)).toBe(0);
@@ -282,7 +283,8 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
         arguments: { prompt: 'hello', maxTokens: 10 },
       })) as CallToolResult;
       expect(JSON.stringify(result.content)).toContain('sampled on the other replica');
-      expect(sentToB.filter((p) => isAnswer(p.body)).map((p) => p.status)).toEqual([202]);
+      // The result comes on A's stream, possibly before the client has read B's answer to the POST (recorded then).
+      await vi.waitFor(() => expect(sentToB.filter((p) => isAnswer(p.body)).map((p) => p.status)).toEqual([202]), { timeout: 10_000 });
     } finally {
       await client.close();
     }

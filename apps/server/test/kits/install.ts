@@ -10,8 +10,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { InstallStatus } from '@toolport/contract';
+import type { Selectable } from 'kysely';
 import { expect, vi } from 'vitest';
-import { bearer, type TestApp } from '../harness.js';
+import type { BuildOptions } from '../../src/app.js';
+import type { Engine } from '../../src/db/db.js';
+import type { ServicesTable } from '../../src/db/schema.js';
+import { type FakeRegistries, startFakeRegistries } from '../fake-registries.js';
+import { bearer, createTestApp, type TestApp } from '../harness.js';
 
 /**
  * Test helpers of the install suites: a local npm registry serving packages built by the test (the
@@ -196,6 +201,56 @@ export function buildNotesWheel(dir: string): string {
   const out = path.join(dir, 'acme_notes_mcp-0.3.1-py3-none-any.whl');
   execFileSync('python3', ['-c', WHEEL_BUILDER, out], { input: JSON.stringify(files) });
   return out;
+}
+
+export interface InstallKit {
+  fake: FakeRegistries;
+  /** The local npm registry (NPM_REGISTRY_URL), serving the suite's packages. */
+  npm: FakeNpm;
+  /** The app, listening on 127.0.0.1 (any free port) for the real MCP clients of `callToolThroughGateway`. */
+  t: TestApp;
+  /** The super admin's access token. */
+  token: string;
+  /** The services row of that name, if there is one. */
+  serviceNamed(name: string): Promise<Selectable<ServicesTable> | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * What every marketplace install suite starts from: the fake registries (MCP Registry, PyPI with the wheels in
+ * `pypiFilesDir`, GitHub), a local npm registry serving the packages in `npm`, and the real app pointed at them.
+ * `gateway` shortens the gateway's timings for a suite that waits for one (a server that never answers initialize).
+ */
+export async function startInstallKit(
+  engine: Engine,
+  opts: { npm?: FakeNpmPackage[]; pypiFilesDir?: string } & Pick<BuildOptions, 'gateway'> = {},
+): Promise<InstallKit> {
+  const fake = await startFakeRegistries(opts.pypiFilesDir ? { pypiFilesDir: opts.pypiFilesDir } : {});
+  // What has started so far, stopped in reverse order (also when a later step fails).
+  const started: { npm?: FakeNpm; t?: TestApp } = {};
+  const close = async () => {
+    await started.t?.close();
+    await started.npm?.close();
+    await fake.close();
+  };
+  try {
+    const npm = await startFakeNpm(opts.npm ?? []);
+    started.npm = npm;
+    const t = await createTestApp(engine, { ...fake.env, NPM_REGISTRY_URL: npm.url }, { gateway: opts.gateway });
+    started.t = t;
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    return {
+      fake,
+      npm,
+      t,
+      token: await t.rootToken(),
+      serviceNamed: (name) => t.ctx.db.selectFrom('services').selectAll().where('name', '=', name).executeTakeFirst(),
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
 
 /** Polls install_status until the task is finished, as the console does; returns its last status. */

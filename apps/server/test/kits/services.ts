@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Role, UserStatus } from '@toolport/contract';
+import { expect, vi } from 'vitest';
+import type { Engine } from '../../src/db/db.js';
 import type { NewService } from '../../src/db/schema.js';
 import { signAccessToken } from '../../src/http/access-tokens.js';
 import { issueApiKey } from '../../src/modules/users/api-keys.js';
-import { bearer, type TestApp } from '../harness.js';
+import { bearer, createTestApp, type TestApp } from '../harness.js';
 
 let counter = 0;
 
@@ -67,5 +72,68 @@ export function serviceRow(values: Partial<NewService> & Pick<NewService, 'name'
     created_at: now,
     updated_at: now,
     ...values,
+  };
+}
+
+/** Starting a real server takes a moment; the bound only stops a broken run from hanging. */
+export const POLL = { timeout: 25_000, interval: 100 };
+
+/** An install task as install_status answers it once it has finished. */
+export interface FinishedTask {
+  status: string;
+  logs: string[];
+  error_message: string;
+}
+
+export interface StdioServiceKit {
+  t: TestApp;
+  admin: SuiteUser;
+  user: SuiteUser;
+  /** A temp directory of the suite's own (scripts, PID files), removed on close. */
+  scratch: string;
+  /** Creates a custom stdio service as the admin (201 expected); its install task runs the first health check. */
+  createStdio(payload: { name: string; command: string } & Record<string, unknown>): Promise<{ service_id: number; task_id: string }>;
+  /** Polls install_status as the admin until the task has completed or failed. */
+  finishedTask(taskId: string): Promise<FinishedTask>;
+  close(): Promise<void>;
+}
+
+/**
+ * The suites about custom stdio services through the real gateway (health checks, reconnect): the app on
+ * `engine` with an admin and a user, and a scratch directory.
+ */
+export async function startStdioServiceKit(engine: Engine): Promise<StdioServiceKit> {
+  const t = await createTestApp(engine);
+  const admin = await suiteUser(t, Role.Admin);
+  const user = await suiteUser(t);
+  const scratch = mkdtempSync(path.join(tmpdir(), 'toolport-stdio-services-'));
+  return {
+    t,
+    admin,
+    user,
+    scratch,
+    async createStdio(payload) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/mcp_market/custom_service',
+        headers: admin.headers,
+        payload: { type: 'stdio', ...payload },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().data as { service_id: number; task_id: string };
+    },
+    async finishedTask(taskId) {
+      let data: FinishedTask = { status: '', logs: [], error_message: '' };
+      await vi.waitFor(async () => {
+        const res = await t.app.inject({ method: 'GET', url: `/api/mcp_market/install_status/${taskId}`, headers: admin.headers });
+        data = res.json().data;
+        expect(['completed', 'failed']).toContain(data.status);
+      }, POLL);
+      return data;
+    },
+    async close() {
+      await t.close();
+      rmSync(scratch, { recursive: true, force: true });
+    },
   };
 }

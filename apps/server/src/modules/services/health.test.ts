@@ -1,49 +1,23 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Role } from '@toolport/contract';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
-import { everythingBin, type SuiteUser, suiteUser } from '../../../test/kits/services.js';
-
-/** Starting a real server takes a moment; the bound only stops a broken run from hanging. */
-const POLL = { timeout: 25_000, interval: 100 };
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines, type TestApp } from '../../../test/harness.js';
+import { everythingBin, type StdioServiceKit, type SuiteUser, startStdioServiceKit } from '../../../test/kits/services.js';
 
 describe.each(engines)('health checks through the real gateway on %s', (engine) => {
+  let kit: StdioServiceKit;
   let t: TestApp;
   let admin: SuiteUser;
   let user: SuiteUser;
-  const scratch = mkdtempSync(path.join(tmpdir(), 'toolport-health-'));
 
   beforeAll(async () => {
-    t = await createTestApp(engine);
-    admin = await suiteUser(t, Role.Admin);
-    user = await suiteUser(t);
+    kit = await startStdioServiceKit(engine);
+    ({ t, admin, user } = kit);
   });
-  afterAll(async () => {
-    await t?.close();
-    rmSync(scratch, { recursive: true, force: true });
-  });
+  afterAll(async () => kit?.close());
 
-  const createStdio = async (name: string, command: string) => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/mcp_market/custom_service',
-      headers: admin.headers,
-      payload: { name, type: 'stdio', command },
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json().data as { service_id: number; task_id: string };
-  };
-  const finishedTask = async (taskId: string) => {
-    let data: { status: string; logs: string[]; error_message: string } = { status: '', logs: [], error_message: '' };
-    await vi.waitFor(async () => {
-      const res = await t.app.inject({ method: 'GET', url: `/api/mcp_market/install_status/${taskId}`, headers: admin.headers });
-      data = res.json().data;
-      expect(['completed', 'failed']).toContain(data.status);
-    }, POLL);
-    return data;
-  };
+  const createStdio = (name: string, command: string) => kit.createStdio({ name, command });
+  const finishedTask = (taskId: string) => kit.finishedTask(taskId);
   const check = (id: number, as: SuiteUser) =>
     t.app.inject({ method: 'POST', url: `/api/mcp_services/${id}/health/check`, headers: as.headers });
 
@@ -85,7 +59,7 @@ describe.each(engines)('health checks through the real gateway on %s', (engine) 
   });
 
   it('fails the install task of a command that is no MCP server, with the reason', async () => {
-    const script = path.join(scratch, 'exits-at-once');
+    const script = path.join(kit.scratch, 'exits-at-once');
     writeFileSync(script, '#!/bin/sh\necho "cannot start: missing config" >&2\nexit 3\n');
     chmodSync(script, 0o755);
     const created = await createStdio('broken-server', script);

@@ -1,13 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
-import { type SuiteUser, suiteUser } from '../../../test/kits/services.js';
+import { engines, type TestApp } from '../../../test/harness.js';
+import { POLL, type StdioServiceKit, type SuiteUser, startStdioServiceKit } from '../../../test/kits/services.js';
 
-/** Starting a real server takes a moment; the bound only stops a broken run from hanging. */
-const POLL = { timeout: 25_000, interval: 100 };
 const FIXTURE = new URL('../../../test/fixtures/fixture-mcp-server.mjs', import.meta.url).pathname;
 const MEMORY_BIN = new URL('../../../../../node_modules/.bin/mcp-server-memory', import.meta.url).pathname;
 
@@ -16,38 +12,21 @@ const MEMORY_BIN = new URL('../../../../../node_modules/.bin/mcp-server-memory',
  * the server's own `initialize` when none was typed. Real MCP servers through the real gateway.
  */
 describe.each(engines)('reconnect and server descriptions on %s', (engine) => {
+  let kit: StdioServiceKit;
   let t: TestApp;
   let admin: SuiteUser;
   let user: SuiteUser;
-  const scratch = mkdtempSync(path.join(tmpdir(), 'toolport-reconnect-'));
 
   beforeAll(async () => {
-    t = await createTestApp(engine);
-    admin = await suiteUser(t, Role.Admin);
-    user = await suiteUser(t);
+    kit = await startStdioServiceKit(engine);
+    ({ t, admin, user } = kit);
   });
-  afterAll(async () => {
-    await t?.close();
-    rmSync(scratch, { recursive: true, force: true });
-  });
+  afterAll(async () => kit?.close());
 
-  const install = async (payload: Record<string, unknown>) => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/mcp_market/custom_service',
-      headers: admin.headers,
-      payload: { type: 'stdio', ...payload },
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    const created = res.json().data as { service_id: number; task_id: string };
-    await vi.waitFor(async () => {
-      const status = await t.app.inject({
-        method: 'GET',
-        url: `/api/mcp_market/install_status/${created.task_id}`,
-        headers: admin.headers,
-      });
-      expect(status.json().data.status).toBe('completed');
-    }, POLL);
+  const install = async (payload: { name: string; command: string } & Record<string, unknown>) => {
+    const created = await kit.createStdio(payload);
+    const task = await kit.finishedTask(created.task_id);
+    expect(task.status, task.logs.join('\n')).toBe('completed');
     return created.service_id;
   };
   const row = (id: number) => t.ctx.db.selectFrom('services').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -71,7 +50,7 @@ describe.each(engines)('reconnect and server descriptions on %s', (engine) => {
   });
 
   it('restarts the service’s process and answers the fresh health check', async () => {
-    const pidFile = path.join(scratch, 'pids');
+    const pidFile = path.join(kit.scratch, 'pids');
     const id = await install({ name: 'fixture-reconnect', command: `${process.execPath} ${FIXTURE}`, environments: { PID_FILE: pidFile } });
     const started = () =>
       readFileSync(pidFile, 'utf8')
@@ -93,7 +72,7 @@ describe.each(engines)('reconnect and server descriptions on %s', (engine) => {
   });
 
   it('says why a reconnected service still does not answer', async () => {
-    const dir = path.join(scratch, 'gone');
+    const dir = path.join(kit.scratch, 'gone');
     mkdirSync(dir);
     const id = await install({
       name: 'fixture-goes-bad',

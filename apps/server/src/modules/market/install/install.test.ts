@@ -2,16 +2,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeRegistries, startFakeRegistries } from '../../../../test/fake-registries.js';
-import { bearer, createTestApp, engines, type TestApp } from '../../../../test/harness.js';
+import type { FakeRegistries } from '../../../../test/fake-registries.js';
+import { bearer, engines, type TestApp } from '../../../../test/harness.js';
 import {
   buildNotesWheel,
   callToolThroughGateway,
   echoPackage,
   type FakeNpm,
   firstText,
+  type InstallKit,
   processesMentioning,
-  startFakeNpm,
+  startInstallKit,
   waitForTask,
 } from '../../../../test/kits/install.js';
 import { processesIn } from '../installers/processes.js';
@@ -22,39 +23,38 @@ import { processesIn } from '../installers/processes.js';
  * registries. Each install is a stored task whose log is polled until it completes or fails.
  */
 describe.each(engines)('marketplace installs of npm packages on %s', (engine) => {
-  let fake: FakeRegistries;
+  let kit: InstallKit;
   let npm: FakeNpm;
   let t: TestApp;
   let token: string;
 
   beforeAll(async () => {
-    fake = await startFakeRegistries();
-    npm = await startFakeNpm([
-      echoPackage('acme-echo-mcp'),
-      {
-        name: 'acme-broken-install',
-        version: '1.0.0',
-        bin: { 'acme-broken-install': 'server.mjs' },
-        files: { 'server.mjs': 'process.stdin.resume();\n' },
-        scripts: { postinstall: `node -e "console.log('building native parts'); console.error('gyp ERR! build failed'); process.exit(1)"` },
-      },
-      {
-        name: 'acme-silent-mcp',
-        version: '2.0.0',
-        bin: { 'acme-silent-mcp': 'server.mjs' },
-        // Reads requests and never answers: not even initialize.
-        files: { 'server.mjs': 'process.stdin.resume();\nsetInterval(() => {}, 1 << 30);\n' },
-      },
-    ]);
-    t = await createTestApp(engine, { ...fake.env, NPM_REGISTRY_URL: npm.url });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    token = await t.rootToken();
+    kit = await startInstallKit(engine, {
+      npm: [
+        echoPackage('acme-echo-mcp'),
+        {
+          name: 'acme-broken-install',
+          version: '1.0.0',
+          bin: { 'acme-broken-install': 'server.mjs' },
+          files: { 'server.mjs': 'process.stdin.resume();\n' },
+          scripts: {
+            postinstall: `node -e "console.log('building native parts'); console.error('gyp ERR! build failed'); process.exit(1)"`,
+          },
+        },
+        {
+          name: 'acme-silent-mcp',
+          version: '2.0.0',
+          bin: { 'acme-silent-mcp': 'server.mjs' },
+          // Reads requests and never answers: not even initialize.
+          files: { 'server.mjs': 'process.stdin.resume();\nsetInterval(() => {}, 1 << 30);\n' },
+        },
+      ],
+      // acme-silent-mcp's install waits for the initialize timeout: 5 s instead of the production 30 s.
+      gateway: { tuning: { initializeTimeoutMs: 5_000 } },
+    });
+    ({ npm, t, token } = kit);
   });
-  afterAll(async () => {
-    await t?.close();
-    await npm?.close();
-    await fake?.close();
-  });
+  afterAll(async () => kit?.close());
 
   const install = (payload: Record<string, unknown>, lang = 'en') =>
     t.app.inject({
@@ -63,7 +63,7 @@ describe.each(engines)('marketplace installs of npm packages on %s', (engine) =>
       headers: { ...bearer(token), 'accept-language': lang },
       payload,
     });
-  const serviceNamed = (name: string) => t.ctx.db.selectFrom('services').selectAll().where('name', '=', name).executeTakeFirst();
+  const serviceNamed = (name: string) => kit.serviceNamed(name);
   const packageDir = (name: string) => path.join(t.dataDir, 'packages', 'npm', name);
 
   it('installs a pinned npm package into DATA_DIR/packages, runs it with node after a handshake, and answers a tool call', async () => {
@@ -191,6 +191,7 @@ describe.each(engines)('marketplace installs of npm packages on %s', (engine) =>
 });
 
 describe.each(engines)('marketplace installs of PyPI packages on %s', (engine) => {
+  let kit: InstallKit;
   let fake: FakeRegistries;
   let t: TestApp;
   let token: string;
@@ -199,14 +200,11 @@ describe.each(engines)('marketplace installs of PyPI packages on %s', (engine) =
   beforeAll(async () => {
     wheels = mkdtempSync(path.join(tmpdir(), 'toolport-wheels-'));
     buildNotesWheel(wheels);
-    fake = await startFakeRegistries({ pypiFilesDir: wheels });
-    t = await createTestApp(engine, fake.env);
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    token = await t.rootToken();
+    kit = await startInstallKit(engine, { pypiFilesDir: wheels });
+    ({ fake, t, token } = kit);
   });
   afterAll(async () => {
-    await t?.close();
-    await fake?.close();
+    await kit?.close();
     rmSync(wheels, { recursive: true, force: true });
   });
 

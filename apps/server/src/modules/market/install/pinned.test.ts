@@ -3,16 +3,16 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import type { BatchProgressEvent } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type FakeRegistries, startFakeRegistries } from '../../../../test/fake-registries.js';
-import { bearer, createTestApp, engines, type TestApp } from '../../../../test/harness.js';
+import { bearer, engines, type TestApp } from '../../../../test/harness.js';
 import {
   callToolThroughGateway,
   descendantsOf,
   echoPackage,
   type FakeNpm,
   firstText,
+  type InstallKit,
   isPackageManager,
-  startFakeNpm,
+  startInstallKit,
   waitForTask,
 } from '../../../../test/kits/install.js';
 import { processesIn } from '../installers/processes.js';
@@ -34,23 +34,16 @@ async function closedPort(): Promise<number> {
  * remote that does not answer is created with a warning that says why.
  */
 describe.each(engines)('pinned npx services on %s', (engine) => {
-  let fake: FakeRegistries;
+  let kit: InstallKit;
   let npm: FakeNpm;
   let t: TestApp;
   let token: string;
 
   beforeAll(async () => {
-    fake = await startFakeRegistries();
-    npm = await startFakeNpm([echoPackage('@acme/pinned-mcp', '1.0.0')]);
-    t = await createTestApp(engine, { ...fake.env, NPM_REGISTRY_URL: npm.url });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    token = await t.rootToken();
+    kit = await startInstallKit(engine, { npm: [echoPackage('@acme/pinned-mcp', '1.0.0')] });
+    ({ npm, t, token } = kit);
   });
-  afterAll(async () => {
-    await t?.close();
-    await npm?.close();
-    await fake?.close();
-  });
+  afterAll(async () => kit?.close());
 
   const create = (payload: Record<string, unknown>, lang = 'en') =>
     t.app.inject({
