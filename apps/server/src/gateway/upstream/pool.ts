@@ -226,7 +226,10 @@ export class LinkPool implements UpstreamPool {
     }
   }
 
-  checkHealth(serviceId: number): Promise<HealthResult> {
+  async checkHealth(serviceId: number): Promise<HealthResult> {
+    // A change of the service still being applied (an Update's new files, an edit) is applied first: the check
+    // is of what the service is now, never of the link the change is stopping.
+    await this.serial.get(serviceId);
     return checkServiceHealth(this.healthHost, serviceId);
   }
 

@@ -193,6 +193,19 @@ describe('supervisor', () => {
     await until(() => !alive(enabled.pid) && booted.links(spec.id).length === 0, 'removal to stop it');
   });
 
+  it('checks a service changed a moment ago on its new configuration, not the link the change is stopping', async () => {
+    // What an Update does: new files, `service.changed`, then at once a health check of the result.
+    let spec = fixtureSpec('');
+    const { kit, pool } = setup({}, (k) => k.catalog.put(spec));
+    const session = new TestSession('s');
+    const before = await pids(await pool.acquire(spec, session), session);
+    pool.release(spec.id, session);
+    spec = change(kit, spec, { env: { FIXTURE_MODE: '', EXTRA: 'updated' } });
+    const health = await pool.checkHealth(spec.id);
+    expect(health).toMatchObject({ status: 'healthy' });
+    await until(() => !alive(before.pid), 'the old process to stop');
+  });
+
   it('leaves no process behind after 50 start, stop and crash cycles, grandchildren included', async () => {
     const { kit, pool } = setup({ stopGraceMs: 200, backoffBaseMs: 20, backoffMaxMs: 50 });
     const direct = kit.catalog.put(fixtureSpec('fork-child'));
