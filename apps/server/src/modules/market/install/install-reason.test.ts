@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeRegistries, startFakeRegistries } from '../../../../test/fake-registries.js';
-import { bearer, createTestApp, engines, type TestApp } from '../../../../test/harness.js';
-import { type FakeNpm, startFakeNpm, waitForTask } from '../../../../test/kits/install.js';
+import { bearer, engines, type TestApp } from '../../../../test/harness.js';
+import { type InstallKit, startInstallKit, waitForTask } from '../../../../test/kits/install.js';
 import { serviceRow } from '../../../../test/kits/services.js';
 import { translate as translateIn } from '../../../i18n/index.js';
 import { LocalisedError, readStoredText, storedText } from '../../../i18n/localised-error.js';
@@ -31,23 +30,15 @@ const HANDSHAKE = { en: 'The server did not complete the MCP handshake: ', 'zh-C
  * our part in the reader's language (Accept-Language) and quotes the rest as it was, in every language.
  */
 describe.each(engines)('install failure reasons in the reader’s language on %s', (engine) => {
-  let fake: FakeRegistries;
-  let npm: FakeNpm;
+  let kit: InstallKit;
   let t: TestApp;
   let token: string;
 
   beforeAll(async () => {
-    fake = await startFakeRegistries();
-    npm = await startFakeNpm([crashing, brokenInstall]);
-    t = await createTestApp(engine, { ...fake.env, NPM_REGISTRY_URL: npm.url });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    token = await t.rootToken();
+    kit = await startInstallKit(engine, { npm: [crashing, brokenInstall] });
+    ({ t, token } = kit);
   });
-  afterAll(async () => {
-    await t?.close();
-    await npm?.close();
-    await fake?.close();
-  });
+  afterAll(async () => kit?.close());
 
   /** A custom `npx` service, installed pinned; resolves once its install task has finished. */
   const failedInstall = async (name: string, command: string) => {
@@ -84,7 +75,7 @@ describe.each(engines)('install failure reasons in the reader’s language on %s
 
   it('a package the registry does not know (404): our sentence in Chinese or English, the package name as it is', async () => {
     const { id, taskId } = await failedInstall('ghost-reason', 'npx -y acme-no-such-package');
-    expect(npm.requests).toContain('/acme-no-such-package');
+    expect(kit.npm.requests).toContain('/acme-no-such-package');
     expect(await listed(id, 'zh-CN')).toMatchObject({
       enabled: false,
       health_status: 'install_failed',
