@@ -329,6 +329,8 @@ const LIST_KINDS = [
 export class ModernHttp {
   private readonly parked: ParkedCalls;
   private readonly paramHeaders = new ParamHeaderIndex();
+  /** The tools of a service being listed for the index, by service (or group) id. */
+  private readonly listing = new Map<number, Promise<void>>();
 
   constructor(
     private readonly deps: ProxyDeps,
@@ -403,8 +405,16 @@ export class ModernHttp {
     if (typeof params.name !== 'string') return undefined;
     let declared = this.paramHeaders.declared(caller.service.id, params.name);
     if (!declared) {
-      await this.listTools(caller, envelope);
-      declared = this.paramHeaders.declared(caller.service.id, params.name) ?? [];
+      // Calls arriving together wait for one listing.
+      const id = caller.service.id;
+      let listing = this.listing.get(id);
+      if (!listing) {
+        listing = this.listTools(caller, envelope).finally(() => this.listing.delete(id));
+        this.listing.set(id, listing);
+      }
+      // A list that could not be had checks nothing (the upstream still answers for the call).
+      await listing.catch(() => undefined);
+      declared = this.paramHeaders.declared(id, params.name) ?? [];
     }
     if (declared.length === 0) return undefined;
     const detail = paramHeaderMismatch(declared, params.arguments, req.raw);
