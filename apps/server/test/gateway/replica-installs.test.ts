@@ -131,6 +131,25 @@ describe('installs reach every replica', () => {
     expect(existsSync(`${packageDir(c)}.installing-${replicaId(c)}`)).toBe(false);
   }, 60_000);
 
+  it('moves B to the new release when the service is updated through A', async () => {
+    npm.publish(echoPackage(PACKAGE, '1.1.0'));
+    const token = await a.rootToken();
+    const res = await a.app.inject({ method: 'POST', url: `/api/mcp_services/${serviceId}/update_package`, headers: bearer(token) });
+    expect(res.statusCode, res.body).toBe(200);
+    const status = await waitForTask(a, token, res.json().data.task_id, 120_000);
+    expect(status.status, status.logs.join('\n')).toBe('completed');
+    expect(status.version).toBe('1.1.0');
+    // B hears of the change, installs 1.1.0 into its own DATA_DIR, and serves from it.
+    const tokenB = await b.rootToken();
+    expect(firstText(await callToolThroughGateway(b, tokenB, PACKAGE, 'echo', { text: 'updated' }))).toBe('echo: updated');
+    const manifest = JSON.parse(readFileSync(path.join(packageDir(b), 'toolport-package.json'), 'utf8'));
+    expect(manifest).toMatchObject({ identifier: PACKAGE, version: '1.1.0' });
+    await until(
+      async () => (await installLines(b)).some((l) => l.message.includes(`Installed ${PACKAGE}@1.1.0 on this replica`)),
+      'B’s install of the new release',
+    );
+  }, 180_000);
+
   it('removes B’s copy when the service is uninstalled through A', async () => {
     const uninstall = await a.app.inject({
       method: 'POST',
