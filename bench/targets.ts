@@ -221,7 +221,11 @@ export function beforeTree(commit: string, label: string): string {
   });
   cpSync(path.join(root, 'bench'), path.join(dir, 'bench'), { recursive: true, filter: (src) => !src.includes('node_modules') });
   // bench-app.ts seeds users and services with the gateway suites' kit: this tree's copy too, like bench/.
-  for (const kit of ['apps/server/test/harness.ts', 'apps/server/test/gateway/gateway-harness.ts']) {
+  for (const kit of [
+    'apps/server/test/harness.ts',
+    'apps/server/test/gateway/gateway-harness.ts',
+    'apps/server/test/kits/service-row.ts',
+  ]) {
     mkdirSync(path.dirname(path.join(dir, kit)), { recursive: true });
     cpSync(path.join(root, kit), path.join(dir, kit));
   }

@@ -11,6 +11,7 @@ import { type DbHandle, type Engine, openDatabase } from '../../src/db/db.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { issueApiKey } from '../../src/modules/users/api-keys.js';
 import { ADMIN_PASSWORD, createPgDatabase } from '../harness.js';
+import { serviceRow } from '../kits/service-row.js';
 
 const require = createRequire(import.meta.url);
 
@@ -121,34 +122,21 @@ export interface ServiceInput {
 
 /** A service row as the admin API would store it (secrets encrypted), announced to the gateway. */
 export async function addService(ctx: AppParts, input: ServiceInput): Promise<number> {
-  const now = Date.now();
   const row = await ctx.db
     .insertInto('services')
-    .values({
-      name: input.name,
-      display_name: input.name,
-      description: '',
-      type: input.type ?? 'stdio',
-      source: 'custom',
-      package_name: '',
-      package_manager: '',
-      version: '',
-      command: input.command ?? process.execPath,
-      args_json: JSON.stringify(input.args ?? [everythingEntry, 'stdio']),
-      env_enc: ctx.secrets.encryptJson(input.env ?? {}),
-      headers_enc: ctx.secrets.encryptJson(input.headers ?? {}),
-      env_schema_json: '[]',
-      install_dir: '',
-      enabled: input.enabled === false ? 0 : 1,
-      isolation: 'shared',
-      rpd_limit: input.rpdLimit ?? 0,
-      health_status: 'unknown',
-      health_details: '',
-      last_health_check: null,
-      tool_count: 0,
-      created_at: now,
-      updated_at: now,
-    })
+    .values(
+      serviceRow({
+        name: input.name,
+        display_name: input.name,
+        type: input.type ?? 'stdio',
+        command: input.command ?? process.execPath,
+        args_json: JSON.stringify(input.args ?? [everythingEntry, 'stdio']),
+        env_enc: ctx.secrets.encryptJson(input.env ?? {}),
+        headers_enc: ctx.secrets.encryptJson(input.headers ?? {}),
+        enabled: input.enabled === false ? 0 : 1,
+        rpd_limit: input.rpdLimit ?? 0,
+      }),
+    )
     .returning('id')
     .executeTakeFirstOrThrow();
   ctx.events.emit({ type: 'service.changed', serviceId: row.id });

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { Role, UserStatus } from '@toolport/contract';
 import { expect, vi } from 'vitest';
 import type { Engine } from '../../src/db/db.js';
-import type { NewService } from '../../src/db/schema.js';
 import { signAccessToken } from '../../src/http/access-tokens.js';
 import { issueApiKey } from '../../src/modules/users/api-keys.js';
 import { bearer, createTestApp, type TestApp } from '../harness.js';
@@ -45,35 +44,7 @@ export async function suiteUser(t: TestApp, role: number = Role.User): Promise<S
 /** The executable of the real MCP test server, as an admin would type its absolute path. */
 export const everythingBin = (): string => new URL('../../../../node_modules/.bin/mcp-server-everything', import.meta.url).pathname;
 
-/** A services row for suites that insert directly: every column with its migration default. */
-export function serviceRow(values: Partial<NewService> & Pick<NewService, 'name'>): NewService {
-  const now = Date.now();
-  return {
-    display_name: '',
-    description: '',
-    type: 'stdio',
-    source: 'custom',
-    package_name: '',
-    package_manager: '',
-    version: '',
-    command: '',
-    args_json: '[]',
-    env_enc: '',
-    headers_enc: '',
-    env_schema_json: '[]',
-    install_dir: '',
-    enabled: 1,
-    isolation: 'shared',
-    rpd_limit: 0,
-    health_status: 'unknown',
-    health_details: '',
-    last_health_check: null,
-    tool_count: 0,
-    created_at: now,
-    updated_at: now,
-    ...values,
-  };
-}
+export { serviceRow } from './service-row.js';
 
 /** Starting a real server takes a moment; the bound only stops a broken run from hanging. */
 export const POLL = { timeout: 25_000, interval: 100 };
