@@ -24,6 +24,7 @@ import { dayIn } from '../apps/server/src/infra/day.js';
 import { createLogger } from '../apps/server/src/infra/logger.js';
 import { addDays } from '../apps/server/src/modules/history/days.js';
 import { recomputeRollups, recordedDays } from '../apps/server/src/modules/history/rollups.js';
+import { serviceRow } from '../apps/server/test/kits/service-row.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 5_000_000);
 const DAYS = Number(process.env.BENCH_DAYS ?? 60);
@@ -191,31 +192,18 @@ async function generate(db: Db, loader: Loader, now: number): Promise<string> {
   for (let i = 1; i <= SERVICES; i += 1) {
     await db
       .insertInto('services')
-      .values({
-        name: `svc-${i}`,
-        display_name: `Service ${i}`,
-        description: '',
-        type: 'stdio',
-        source: 'custom',
-        package_name: '',
-        package_manager: '',
-        version: '',
-        command: '/bin/true',
-        args_json: '[]',
-        env_enc: '',
-        headers_enc: '',
-        env_schema_json: '[]',
-        install_dir: '',
-        enabled: 0,
-        isolation: 'shared',
-        rpd_limit: 0,
-        health_status: i % 4 === 0 ? 'unhealthy' : 'healthy',
-        health_details: '',
-        last_health_check: null,
-        tool_count: 8,
-        created_at: now,
-        updated_at: now,
-      })
+      .values(
+        serviceRow({
+          name: `svc-${i}`,
+          display_name: `Service ${i}`,
+          command: '/bin/true',
+          enabled: 0,
+          health_status: i % 4 === 0 ? 'unhealthy' : 'healthy',
+          tool_count: 8,
+          created_at: now,
+          updated_at: now,
+        }),
+      )
       .execute();
   }
 

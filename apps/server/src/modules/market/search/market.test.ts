@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeRegistries, startFakeRegistries } from '../../../../test/fake-registries.js';
 import { bearer, createTestApp, engines, type TestApp } from '../../../../test/harness.js';
+import { serviceRow } from '../../../../test/kits/service-row.js';
 
 /**
  * The marketplace as the console uses it: the real app, its registries pointed at the local fake
@@ -24,34 +25,18 @@ describe.each(engines)('marketplace routes on %s', (engine) => {
 
   /** A service row as an install would leave it; the marketplace only reads these columns. */
   const installService = async (name: string, source: string, packageManager: string, packageName: string) => {
-    const now = Date.now();
     const row = await t.ctx.db
       .insertInto('services')
-      .values({
-        name,
-        display_name: name,
-        description: '',
-        type: 'stdio',
-        source,
-        package_name: packageName,
-        package_manager: packageManager,
-        version: '',
-        command: 'node',
-        args_json: '[]',
-        env_enc: '',
-        headers_enc: '',
-        env_schema_json: '[]',
-        install_dir: '',
-        enabled: 1,
-        isolation: 'shared',
-        rpd_limit: 0,
-        health_status: 'unknown',
-        health_details: '',
-        last_health_check: null,
-        tool_count: 0,
-        created_at: now,
-        updated_at: now,
-      })
+      .values(
+        serviceRow({
+          name,
+          display_name: name,
+          source,
+          package_name: packageName,
+          package_manager: packageManager,
+          command: 'node',
+        }),
+      )
       .returning('id')
       .executeTakeFirstOrThrow();
     return row.id;
