@@ -80,6 +80,7 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
     adminToken = await signAccessToken(gw.ctx.secrets.jwtKey, { userId: admin.id, authVersion: row?.auth_version ?? 0 });
     for (const name of ['v2', 'v2-crash', 'v2-cancel', 'v2-isolated']) await v2Service(name);
     await v2Service('v2-limited', { rpdLimit: 3 });
+    ids['v2-only'] = await addService(gw.ctx, { name: 'v2-only', args: [modernFixture], env: { MODERN_FIXTURE_ONLY: '1' } });
     await gw.ctx.db
       .updateTable('services')
       .set({ isolation: 'session' })
@@ -351,6 +352,24 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
     const links = pool().links(ids.everythingIsolated);
     expect(links).toHaveLength(2);
     expect(links.map((l) => l.state)).toEqual(['ready', 'ready']);
+  });
+
+  it('serves modern clients of a server that speaks only 2026-07-28, and tells a 2025-era client why it cannot', async () => {
+    expect(texts((await modernPost(proxy('v2-only'), alice.key, echo('only'))).body.result)).toBe('modern echo: only');
+    const legacy = await fetch(proxy('v2-only'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+      }),
+    });
+    const answer = (await legacy.json()) as { error?: { message: string } };
+    expect(answer.error?.message).toMatch(
+      /Unsupported protocol version: 2025-11-25 \(the tool server speaks only protocol revision 2026-07-28: use a client of that revision\)/,
+    );
   });
 
   it('answers -32021 with HTTP 400 when a legacy upstream needs a capability the request did not declare', async () => {

@@ -27,6 +27,17 @@ export interface LinkHealth {
   about?: string;
 }
 
+/**
+ * What a refused `initialize` means when the server named only revisions of the 2026-07-28 era as the ones it
+ * speaks (-32022 with `data.supported`): its clients of that era are served (modern-link.ts); a 2025-era one is not.
+ */
+function modernOnlyNote(err: unknown): string {
+  if (!(err instanceof UpstreamRpcError) || err.code !== -32022) return '';
+  const supported = (err.data as { supported?: unknown } | undefined)?.supported;
+  if (!Array.isArray(supported) || supported.length === 0 || !supported.every((v) => typeof v === 'string' && v >= '2026-07-28')) return '';
+  return ` (the tool server speaks only protocol revision ${supported.join(', ')}: use a client of that revision)`;
+}
+
 export interface LinkOptions {
   spec: ServiceSpec;
   mode: LinkMode;
@@ -286,7 +297,7 @@ export class Link implements UpstreamLink {
       });
     } catch (err) {
       if (gen !== this.generation) return;
-      this.failed(`could not start: ${errorText(err)}`);
+      this.failed(`could not start: ${errorText(err)}${modernOnlyNote(err)}`);
     }
   }
 

@@ -29,6 +29,8 @@ export class UpstreamRpcError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** The error's `data`, as the upstream sent it. */
+    readonly data?: unknown,
   ) {
     super(message);
     this.name = 'UpstreamRpcError';
@@ -174,7 +176,7 @@ export class Multiplexer {
       const sink: RequestSink = {
         notification: () => undefined,
         response: (message) => {
-          if ('error' in message) reject(new UpstreamRpcError(message.error.code, message.error.message));
+          if ('error' in message) reject(new UpstreamRpcError(message.error.code, message.error.message, message.error.data));
           else resolve(message.result);
         },
       };
