@@ -370,6 +370,23 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
     expect(answer.error?.message).toMatch(
       /Unsupported protocol version: 2025-11-25 \(the tool server speaks only protocol revision 2026-07-28: use a client of that revision\)/,
     );
+    // Up for the clients it serves: its health is checked in its own era, and the console shows it so.
+    const health = await pool().checkHealth(ids['v2-only'] as number);
+    expect(health).toMatchObject({ status: 'healthy', toolCount: 4 });
+    expect(health.details).toMatch(/^4 tools, \d+ ms; protocol revision 2026-07-28 only$/);
+    const row = await gw.ctx.db
+      .selectFrom('services')
+      .select(['health_status', 'health_details'])
+      .where('id', '=', ids['v2-only'] as number)
+      .executeTakeFirstOrThrow();
+    expect(row.health_status).toBe('healthy');
+    expect(row.health_details).toMatch(/protocol revision 2026-07-28 only$/);
+    // The refused 2025 handshake started nothing that keeps retrying.
+    expect(
+      pool()
+        .links(ids['v2-only'] as number)
+        .map((l) => l.state),
+    ).not.toContain('backoff');
   });
 
   it('answers -32021 with HTTP 400 when a legacy upstream needs a capability the request did not declare', async () => {

@@ -35,6 +35,8 @@ export interface HealthHost {
 export interface ProbeResult {
   toolCount: number | undefined;
   about: string | undefined;
+  /** Checked in this revision: the server speaks only it (it refused the 2025 handshake). */
+  revision?: string;
 }
 
 export class AuthorizedPerUser extends Error {
@@ -59,9 +61,11 @@ export async function checkServiceHealth(host: HealthHost, serviceId: number): P
     const started = Date.now();
     const link = spec.type === 'stdio' ? host.readyLink(serviceId) : undefined;
     try {
-      const { toolCount, about } = link ? { toolCount: await link.roundTrip(), about: link.about } : await host.probe(spec);
+      const probed: ProbeResult = link ? { toolCount: await link.roundTrip(), about: link.about } : await host.probe(spec);
+      const { toolCount, about, revision } = probed;
       const checkedAt = Date.now();
-      result = { status: 'healthy', details: describeRoundTrip(toolCount, checkedAt - started), checkedAt };
+      const only = revision ? `; protocol revision ${revision} only` : '';
+      result = { status: 'healthy', details: `${describeRoundTrip(toolCount, checkedAt - started)}${only}`, checkedAt };
       if (toolCount !== undefined) result.toolCount = toolCount;
       if (about) result.about = about;
     } catch (err) {

@@ -23,6 +23,8 @@ export const STOPPED_WHILE_CHECKED = 'the tool server stopped (idle) during the 
 export interface LinkHealth {
   status: HealthStatus;
   details: string;
+  /** The start failed because the server speaks only these 2026-07-28-era revisions (the pool checks it in one). */
+  onlyModern?: string[];
   toolCount?: number;
   about?: string;
 }
@@ -31,12 +33,15 @@ export interface LinkHealth {
  * What a refused `initialize` means when the server named only revisions of the 2026-07-28 era as the ones it
  * speaks (-32022 with `data.supported`): its clients of that era are served (modern-link.ts); a 2025-era one is not.
  */
-function modernOnlyNote(err: unknown): string {
-  if (!(err instanceof UpstreamRpcError) || err.code !== -32022) return '';
+export function modernOnlyRevisions(err: unknown): string[] | undefined {
+  if (!(err instanceof UpstreamRpcError) || err.code !== -32022) return undefined;
   const supported = (err.data as { supported?: unknown } | undefined)?.supported;
-  if (!Array.isArray(supported) || supported.length === 0 || !supported.every((v) => typeof v === 'string' && v >= '2026-07-28')) return '';
-  return ` (the tool server speaks only protocol revision ${supported.join(', ')}: use a client of that revision)`;
+  if (!Array.isArray(supported) || supported.length === 0) return undefined;
+  return supported.every((v): v is string => typeof v === 'string' && v >= '2026-07-28') ? supported : undefined;
 }
+
+const modernOnlyNote = (revisions: string[] | undefined): string =>
+  revisions ? ` (the tool server speaks only protocol revision ${revisions.join(', ')}: use a client of that revision)` : '';
 
 export interface LinkOptions {
   spec: ServiceSpec;
@@ -72,6 +77,11 @@ export class Link implements UpstreamLink {
   private clientParams: InitializeRequest['params'] | undefined;
   private readonly mux: Multiplexer;
   private readonly unrouted: LineLimiter;
+  /**
+   * The revisions the server named when it refused the 2025 handshake as one that speaks only the 2026-07-28 era:
+   * no use retrying (a client of that era is served by a modern link); undefined once a start succeeds.
+   */
+  onlyModern: string[] | undefined;
   /** The upstream's requests relayed to a client and not answered yet, by the upstream's id: how to withdraw each. */
   private readonly relayed = new Map<RequestId, AbortController>();
 
@@ -281,6 +291,7 @@ export class Link implements UpstreamLink {
       const toolCount = result.capabilities?.tools ? await this.countTools(true) : 0;
       if (gen !== this.generation) return;
       const restarted = this.initResult !== undefined;
+      this.onlyModern = undefined;
       this.initResult = result;
       this.toolCount = toolCount;
       this.backoff.up();
@@ -297,7 +308,8 @@ export class Link implements UpstreamLink {
       });
     } catch (err) {
       if (gen !== this.generation) return;
-      this.failed(`could not start: ${errorText(err)}${modernOnlyNote(err)}`);
+      this.onlyModern = modernOnlyRevisions(err);
+      this.failed(`could not start: ${errorText(err)}${modernOnlyNote(this.onlyModern)}`);
     }
   }
 
@@ -347,7 +359,9 @@ export class Link implements UpstreamLink {
     this.lastError = reason;
     this.mux.failAll(`upstream unavailable: ${reason}`);
     this.withdrawRelayed(`the tool server is gone: ${reason}`);
-    if (this.wanted()) {
+    // A server that speaks only the 2026-07-28 era refuses every 2025 handshake alike: the next 2025 client's request
+    // tries again, nothing restarts it meanwhile.
+    if (this.wanted() && !this.onlyModern) {
       const delay = this.backoff.failed();
       this.restartAt = Date.now() + delay;
       this.restartTimer = setTimeout(() => {
@@ -363,7 +377,11 @@ export class Link implements UpstreamLink {
       this.setState('stopped');
       this.log('error', reason);
     }
-    this.opts.onHealth?.({ status: 'unhealthy', details: this.opts.deps.serviceLog.redact(reason) });
+    this.opts.onHealth?.({
+      status: 'unhealthy',
+      details: this.opts.deps.serviceLog.redact(reason),
+      ...(this.onlyModern ? { onlyModern: this.onlyModern } : {}),
+    });
   }
 
   private async halt(reason: string, next: 'stopped' | 'closed'): Promise<void> {

@@ -172,6 +172,30 @@ export class ModernLink implements UpstreamLink {
     }
   }
 
+  /** The server's tools, counted through its pages (at most 20): a health check's round trip. */
+  async countTools(): Promise<number> {
+    await this.ensureReady();
+    const peer: SessionPeer = { id: 'gateway-check', userId: 0, protocolVersion: MODERN_REVISION, notify: () => undefined };
+    let count = 0;
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const answer = await new Promise<JSONRPCResponse | ReturnType<typeof errorResponse>>((resolve) => {
+        const params = { ...(cursor ? { cursor } : {}), _meta: gatewayEnvelope() };
+        this.send(
+          peer,
+          { jsonrpc: '2.0', id: `count-${page}`, method: 'tools/list', params },
+          { notification: () => undefined, response: resolve },
+        );
+      });
+      if (!('result' in answer)) throw new Error(`tools/list answered ${answer.error.code} ${answer.error.message}`);
+      const result = answer.result as { tools?: unknown; nextCursor?: unknown };
+      count += Array.isArray(result.tools) ? result.tools.length : 0;
+      if (typeof result.nextCursor !== 'string') break;
+      cursor = result.nextCursor;
+    }
+    return count;
+  }
+
   // ---- life ----
 
   async stop(reason: string): Promise<void> {

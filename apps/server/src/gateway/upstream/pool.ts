@@ -11,7 +11,7 @@ import type { ConnectionOwner, UpstreamAuthorization, UpstreamOAuthMode } from '
 import type { Channel } from './channel.js';
 import { AuthorizedPerUser, checkServiceHealth, type HealthHost, PeriodicHealth, type ProbeResult } from './health.js';
 import { Link, type LinkHealth } from './link.js';
-import { ModernLink, NotModernError } from './modern-link.js';
+import { MODERN_REVISION, ModernLink, NotModernError } from './modern-link.js';
 import { ModernRemoteChannel } from './modern-remote-channel.js';
 import { buildProcessEnv, type RegistryMirrors } from './process-env.js';
 import { type RemoteAuth, RemoteChannel } from './remote-channel.js';
@@ -445,7 +445,13 @@ export class LinkPool implements UpstreamPool {
       deps: this.linkDeps,
       // Read at each start: personal values may change while the link lives.
       open: (current) => this.open(current, entry.userEnv, this.remoteAuth(current, entry.owner)),
-      ...(kind === 'shared' ? { onHealth: (health: LinkHealth) => this.record(spec.id, health) } : {}),
+      ...(kind === 'shared'
+        ? {
+            // A server that speaks only the 2026-07-28 era is up for the clients of that era: checked in it instead.
+            onHealth: (health: LinkHealth) =>
+              health.onlyModern ? void this.checkHealth(spec.id).catch(() => undefined) : this.record(spec.id, health),
+          }
+        : {}),
     });
     const entry: Entry = { key, kind, serviceId: spec.id, userId, link, userEnv, runtime: runtimeKey(spec, userEnv), owner };
     this.entries.set(key, entry);
@@ -499,10 +505,18 @@ export class LinkPool implements UpstreamPool {
       return { toolCount: link.toolCount, about: link.about };
     } catch (err) {
       if (refused) throw new AuthorizedPerUser();
-      throw err;
+      if (!link.onlyModern) throw err;
     } finally {
       this.probes.delete(link);
       await link.close('health check finished');
+    }
+    // It refused the 2025 handshake as a server of the 2026-07-28 era only: checked in that era.
+    const modern = new ModernLink({ spec, deps: this.linkDeps, open: (current) => this.open(current, undefined, auth(current), 'modern') });
+    try {
+      await modern.ensureReady();
+      return { toolCount: await modern.countTools(), about: modern.about, revision: MODERN_REVISION };
+    } finally {
+      await modern.close('health check finished');
     }
   }
 
