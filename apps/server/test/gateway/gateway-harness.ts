@@ -8,6 +8,7 @@ import type { AppParts } from '../../src/app.js';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type DbHandle, type Engine, openDatabase } from '../../src/db/db.js';
+import { signAccessToken } from '../../src/http/access-tokens.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { issueApiKey } from '../../src/modules/users/api-keys.js';
 import { ADMIN_PASSWORD, createPgDatabase } from '../harness.js';
@@ -101,6 +102,36 @@ export async function addUser(ctx: AppParts, name: string): Promise<{ id: number
     updated_at: now,
   });
   return { id: row.id, key: key.plain };
+}
+
+/** A user with a console access token beside the API key; `role` other than a user's is set first (an admin, say). */
+export async function addUserWithToken(
+  ctx: AppParts,
+  name: string,
+  role: number = Role.User,
+): Promise<{ id: number; key: string; token: string }> {
+  const user = await addUser(ctx, name);
+  if (role !== Role.User) await ctx.usersRepo.update(user.id, { role });
+  const row = await ctx.usersRepo.byId(user.id);
+  return { ...user, token: await signAccessToken(ctx.secrets.jwtKey, { userId: user.id, authVersion: row?.auth_version ?? 0 }) };
+}
+
+/** One call of the console API over HTTP with a bearer token: the status and the parsed body. */
+export async function apiCall(
+  base: string,
+  token: string,
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  // biome-ignore lint/suspicious/noExplicitAny: the assertions check the answers' fields themselves
+): Promise<{ status: number; body: { success?: boolean; data?: any; message?: string } }> {
+  const res = await fetch(`${base}/api${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as { success?: boolean; data?: unknown; message?: string } };
 }
 
 export async function setUserEnabled(ctx: AppParts, userId: number, enabled: boolean): Promise<void> {

@@ -8,9 +8,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { signAccessToken } from '../../src/http/access-tokens.js';
 import { connect, connectUrl, type McpClient, textOf } from './clients.js';
-import { addService, addUser, type LiveGateway, setServiceEnabled, startGateway } from './gateway-harness.js';
+import { addService, addUser, addUserWithToken, apiCall, type LiveGateway, setServiceEnabled, startGateway } from './gateway-harness.js';
 
 const require = createRequire(import.meta.url);
 const memoryEntry = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js');
@@ -29,15 +28,7 @@ describe('the group face', () => {
   let bob: { id: number; key: string };
   const clients: McpClient[] = [];
 
-  const api = async (method: string, url: string, body?: unknown) => {
-    const res = await fetch(`${gw.url}/api${url}`, {
-      method,
-      headers: { authorization: `Bearer ${admin.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: the assertions check the answers' fields themselves
-    return { status: res.status, body: (await res.json()) as { data?: any; message?: string } };
-  };
+  const api = (method: string, url: string, body?: unknown) => apiCall(gw.url, admin.token, method, url, body);
   const open = async (key: string, wire: 'http' | 'sse', sdk: 'v1' | 'v2' = 'v1') => {
     const client = await connectGroup(gw.url, 'team', key, wire, sdk);
     clients.push(client);
@@ -49,10 +40,7 @@ describe('the group face', () => {
     memoryDir = mkdtempSync(path.join(tmpdir(), 'toolport-memory-'));
     everything = await addService(gw.ctx, { name: 'everything', rpdLimit: 3 });
     memory = await addService(gw.ctx, { name: 'memory', args: [memoryEntry], env: { MEMORY_FILE_PATH: path.join(memoryDir, 'm.jsonl') } });
-    const a = await addUser(gw.ctx, 'admin1');
-    await gw.ctx.usersRepo.update(a.id, { role: Role.Admin });
-    const row = await gw.ctx.usersRepo.byId(a.id);
-    admin = { ...a, token: await signAccessToken(gw.ctx.secrets.jwtKey, { userId: a.id, authVersion: row?.auth_version ?? 0 }) };
+    admin = await addUserWithToken(gw.ctx, 'admin1', Role.Admin);
     alice = await addUser(gw.ctx, 'alice');
     bob = await addUser(gw.ctx, 'bob');
     const created = await api('POST', '/groups', {

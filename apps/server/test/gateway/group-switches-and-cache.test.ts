@@ -5,7 +5,7 @@ import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signAccessToken } from '../../src/http/access-tokens.js';
 import { connect, connectUrl, type McpClient, textOf } from './clients.js';
-import { addService, addUser, type LiveGateway, startGateway } from './gateway-harness.js';
+import { addService, addUser, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
 
 const fixture = new URL('../fixtures/fixture-mcp-server.mjs', import.meta.url).pathname;
 
@@ -24,15 +24,7 @@ describe('personal switches inside groups, and the group tools/list cache', () =
   let bob: { id: number; key: string; token: string };
   const clients: McpClient[] = [];
 
-  const api = async (token: string, method: string, url: string, body?: unknown) => {
-    const res = await fetch(`${gw.url}/api${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: the assertions check the answers' fields themselves
-    return { status: res.status, body: (await res.json()) as { data?: any; message?: string } };
-  };
+  const api = (token: string, method: string, url: string, body?: unknown) => apiCall(gw.url, token, method, url, body);
   const withToken = async (u: { id: number; key: string }) => {
     const row = await gw.ctx.usersRepo.byId(u.id);
     return { ...u, token: await signAccessToken(gw.ctx.secrets.jwtKey, { userId: u.id, authVersion: row?.auth_version ?? 0 }) };

@@ -1,7 +1,6 @@
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signAccessToken } from '../../src/http/access-tokens.js';
-import { addService, addUser, type LiveGateway, startGateway } from './gateway-harness.js';
+import { addService, addUser, addUserWithToken, type LiveGateway, startGateway } from './gateway-harness.js';
 import { MODERN, type Mode, modernFixture, modernPost, PIN, texts, v2Client } from './modern-kit.js';
 
 /**
@@ -34,10 +33,7 @@ describe('the 2026-07-28 era through the gateway', () => {
     await addService(gw.ctx, { name: 'limited', rpdLimit: 3 });
     await addService(gw.ctx, { name: 'v2-upstream', args: [modernFixture] });
     // A group with the shared service as its member, created through the admin API.
-    const admin = await addUser(gw.ctx, 'admin1');
-    await gw.ctx.usersRepo.update(admin.id, { role: Role.Admin });
-    const row = await gw.ctx.usersRepo.byId(admin.id);
-    const token = await signAccessToken(gw.ctx.secrets.jwtKey, { userId: admin.id, authVersion: row?.auth_version ?? 0 });
+    const { token } = await addUserWithToken(gw.ctx, 'admin1', Role.Admin);
     const created = await fetch(`${gw.url}/api/groups`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -6,8 +6,7 @@ import path from 'node:path';
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LinkPool } from '../../src/gateway/upstream/pool.js';
-import { signAccessToken } from '../../src/http/access-tokens.js';
-import { addService, addUser, type LiveGateway, startGateway } from './gateway-harness.js';
+import { addService, addUser, addUserWithToken, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
 import { modernFixture, modernPost, PIN, texts, v2Client } from './modern-kit.js';
 
 const httpFixture = path.join(import.meta.dirname, '../fixtures/modern-http-server.mjs');
@@ -60,12 +59,7 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
   let remote: ChildProcess | undefined;
   const proxy = (name: string) => `${gw.url}/proxy/${name}/mcp`;
   const pool = () => gw.ctx.gateway.pool as LinkPool;
-  const api = (method: string, url: string, body?: unknown) =>
-    fetch(`${gw.url}/api${url}`, {
-      method,
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  const api = (method: string, url: string, body?: unknown) => apiCall(gw.url, adminToken, method, url, body);
   const v2Service = async (name: string, extra: { rpdLimit?: number } = {}) => {
     ids[name] = await addService(gw.ctx, { name, args: [modernFixture], env: { MODERN_FIXTURE_EVENTS: eventsOf(name) }, ...extra });
   };
@@ -74,10 +68,7 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
     gw = await startGateway('sqlite');
     alice = await addUser(gw.ctx, 'alice');
     bob = await addUser(gw.ctx, 'bob');
-    const admin = await addUser(gw.ctx, 'admin1');
-    await gw.ctx.usersRepo.update(admin.id, { role: Role.Admin });
-    const row = await gw.ctx.usersRepo.byId(admin.id);
-    adminToken = await signAccessToken(gw.ctx.secrets.jwtKey, { userId: admin.id, authVersion: row?.auth_version ?? 0 });
+    adminToken = (await addUserWithToken(gw.ctx, 'admin1', Role.Admin)).token;
     for (const name of ['v2', 'v2-crash', 'v2-cancel', 'v2-isolated']) await v2Service(name);
     await v2Service('v2-limited', { rpdLimit: 3 });
     ids['v2-only'] = await addService(gw.ctx, { name: 'v2-only', args: [modernFixture], env: { MODERN_FIXTURE_ONLY: '1' } });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signAccessToken } from '../../src/http/access-tokens.js';
 import { engines } from '../harness.js';
 import { connect, type McpClient, textOf } from './clients.js';
-import { addService, addUser, type LiveGateway, startGateway } from './gateway-harness.js';
+import { addService, addUser, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
 
 const require = createRequire(import.meta.url);
 const memoryEntry = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js');
@@ -35,15 +35,8 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
     const u = await addUser(gw.ctx, name);
     return { ...u, token: await tokenFor(u.id, role) };
   };
-  const api = async (method: string, url: string, token: string, body?: unknown, lang = 'en') => {
-    const res = await fetch(`${gw.url}/api${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'accept-language': lang, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: the assertions check the answers' fields themselves
-    return { status: res.status, body: (await res.json()) as { success: boolean; message?: string; data?: any } };
-  };
+  const api = (method: string, url: string, token: string, body?: unknown, lang = 'en') =>
+    apiCall(gw.url, token, method, url, body, { 'accept-language': lang });
   const initialize = (key: string, service: string) =>
     fetch(`${gw.url}/proxy/${service}/mcp`, {
       method: 'POST',

@@ -1,6 +1,6 @@
 import type { MarketSourceName } from '@toolport/contract';
 import { Search } from 'lucide-react';
-import { lazy, type ReactNode, Suspense, useState } from 'react';
+import { type ComponentProps, lazy, type ReactNode, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { PageHeader } from '../../components/page-header';
@@ -36,15 +36,39 @@ function EmptyState({ hint }: { hint?: string }) {
 
 const CustomInstallDialog = lazy(() => import('../services/custom-install-dialog'));
 
+/** Custom Install for a package the user knows, its dialog loaded on the first click. */
+function CustomInstallButton({ size, variant }: Pick<ComponentProps<typeof Button>, 'size' | 'variant'>) {
+  const { t } = useTranslation('market');
+  const [open, setOpen] = useState(false);
+  const [mounted, setMounted] = useState(false);
+  const startPolling = useInstallPolling();
+  return (
+    <>
+      <Button
+        size={size}
+        variant={variant}
+        onClick={() => {
+          setMounted(true);
+          setOpen(true);
+        }}
+      >
+        {t('searchFailed.customInstall')}
+      </Button>
+      {mounted && (
+        <Suspense fallback={null}>
+          <CustomInstallDialog open={open} onOpenChange={setOpen} onInstallStarted={startPolling} />
+        </Suspense>
+      )}
+    </>
+  );
+}
+
 /**
  * A search that failed is not an empty result (issue 15, item 3): the server's message names the source, the
  * reason and the setting that points at it; a package the user knows can still be added by hand.
  */
 function SearchFailed({ error, onRetry }: { error: unknown; onRetry(): void }) {
   const { t } = useTranslation('market');
-  const [open, setOpen] = useState(false);
-  const [mounted, setMounted] = useState(false);
-  const startPolling = useInstallPolling();
   return (
     <div className="space-y-3" data-testid="search-failed">
       <ErrorAlert title={t('searchFailed.title')}>
@@ -55,20 +79,8 @@ function SearchFailed({ error, onRetry }: { error: unknown; onRetry(): void }) {
         <Button variant="outline" onClick={onRetry}>
           {t('searchFailed.retry')}
         </Button>
-        <Button
-          onClick={() => {
-            setMounted(true);
-            setOpen(true);
-          }}
-        >
-          {t('searchFailed.customInstall')}
-        </Button>
+        <CustomInstallButton />
       </div>
-      {mounted && (
-        <Suspense fallback={null}>
-          <CustomInstallDialog open={open} onOpenChange={setOpen} onInstallStarted={startPolling} />
-        </Suspense>
-      )}
     </div>
   );
 }
@@ -79,9 +91,6 @@ function SearchFailed({ error, onRetry }: { error: unknown; onRetry(): void }) {
  */
 function SearchWarnings({ warnings }: { warnings: ApiWarning[] }) {
   const { t } = useTranslation('market');
-  const [open, setOpen] = useState(false);
-  const [mounted, setMounted] = useState(false);
-  const startPolling = useInstallPolling();
   return (
     <div
       role="status"
@@ -98,22 +107,8 @@ function SearchWarnings({ warnings }: { warnings: ApiWarning[] }) {
       </ul>
       <div className="flex flex-wrap items-center gap-2">
         <span>{t('searchWarnings.advice')}</span>
-        <Button
-          size="sm"
-          variant="outline"
-          onClick={() => {
-            setMounted(true);
-            setOpen(true);
-          }}
-        >
-          {t('searchFailed.customInstall')}
-        </Button>
+        <CustomInstallButton size="sm" variant="outline" />
       </div>
-      {mounted && (
-        <Suspense fallback={null}>
-          <CustomInstallDialog open={open} onOpenChange={setOpen} onInstallStarted={startPolling} />
-        </Suspense>
-      )}
     </div>
   );
 }

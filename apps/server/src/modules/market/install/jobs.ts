@@ -121,18 +121,7 @@ export class InstallJobs {
 
   /** Starts the job; the returned promise settles when the task is finished either way. */
   start(job: Job): Promise<JobOutcome> {
-    const controller = new AbortController();
-    this.running.set(job.taskId, controller);
-    const work = this.execute(job, controller.signal)
-      .catch((err): JobOutcome => {
-        // Only the bookkeeping itself can fail here (the database went away): the sweep of
-        // interrupted tasks will record it.
-        this.deps.logger.error({ err, taskId: job.taskId }, 'install task bookkeeping failed');
-        return { ok: false, error: errorText(err) };
-      })
-      .finally(() => this.running.delete(job.taskId));
-    this.background.add(work);
-    void work.finally(() => this.background.delete(work));
+    const work = this.track(job.taskId, 'install', (signal) => this.execute(job, signal));
     this.deps.metrics.installStarted();
     void work.then((outcome) => this.deps.metrics.installEnded(job.plan.kind, outcome.ok ? 'completed' : 'failed'));
     return work;
@@ -199,14 +188,21 @@ export class InstallJobs {
 
   /** Starts an Update; the returned promise settles when its task is finished either way. */
   update(job: UpdateJob): Promise<JobOutcome> {
+    return this.track(job.taskId, 'update', (signal) => this.executeUpdate(job, signal));
+  }
+
+  /** Runs a task's work, cancellable by its id and awaited at shutdown, until it is finished either way. */
+  private track(taskId: string, what: 'install' | 'update', run: (signal: AbortSignal) => Promise<JobOutcome>): Promise<JobOutcome> {
     const controller = new AbortController();
-    this.running.set(job.taskId, controller);
-    const work = this.executeUpdate(job, controller.signal)
+    this.running.set(taskId, controller);
+    const work = run(controller.signal)
       .catch((err): JobOutcome => {
-        this.deps.logger.error({ err, taskId: job.taskId }, 'update task bookkeeping failed');
+        // Only the bookkeeping itself can fail here (the database went away): the sweep of
+        // interrupted tasks will record it.
+        this.deps.logger.error({ err, taskId }, `${what} task bookkeeping failed`);
         return { ok: false, error: errorText(err) };
       })
-      .finally(() => this.running.delete(job.taskId));
+      .finally(() => this.running.delete(taskId));
     this.background.add(work);
     void work.finally(() => this.background.delete(work));
     return work;
