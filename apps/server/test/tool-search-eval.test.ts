@@ -44,7 +44,7 @@ describe('the discovery evaluation set', () => {
 
   it('keeps recall@1, recall@5 and MRR per subset above their floors, beside a plain BM25', () => {
     const list = namespaced(evalTools);
-    const index = new ToolIndex(list);
+    const index = new ToolIndex(list, { separator: '__' });
     const ours = (q: string) => index.search(q, 20).map((h) => h.tool.name);
     const baseline = bm25Baseline(list);
     const figures = {} as Record<QueryKind, Figures>;
@@ -60,9 +60,18 @@ describe('the discovery evaluation set', () => {
       );
     }
     console.log(`discovery evaluation set:\n  ${rows.join('\n  ')}`);
-    expect(figures.plain.recall5).toBeGreaterThanOrEqual(0.98);
-    expect(figures.plain.mrr).toBeGreaterThanOrEqual(0.95);
-    expect(figures.paraphrase.recall5).toBeGreaterThanOrEqual(0.07);
-    expect(figures.chinese.recall5).toBeGreaterThanOrEqual(0.25);
+    // Measured (docs/performance.md): plain 0.943 / 1.000 / 0.967, paraphrase 0.472 / 0.925 / 0.630,
+    // Chinese 0.804 / 1.000 / 0.886 (recall@1 / recall@5 / MRR). The issue asks recall@5 ≥ 0.95, 0.8, 0.8.
+    const floors: Record<QueryKind, [number, number, number]> = {
+      plain: [0.9, 0.98, 0.93],
+      paraphrase: [0.42, 0.88, 0.58],
+      chinese: [0.75, 0.96, 0.84],
+    };
+    for (const kind of KINDS) {
+      const [r1, r5, mrr] = floors[kind];
+      expect(figures[kind].recall1, `${kind} recall@1`).toBeGreaterThanOrEqual(r1);
+      expect(figures[kind].recall5, `${kind} recall@5`).toBeGreaterThanOrEqual(r5);
+      expect(figures[kind].mrr, `${kind} MRR`).toBeGreaterThanOrEqual(mrr);
+    }
   });
 });
