@@ -173,6 +173,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
       abuse,
       tools: overrides,
       answers,
+      serviceLog: deps.serviceLog,
     }),
     secrets: deps.secrets,
     abuse,
