@@ -16,7 +16,16 @@ import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { GroupDirectory, GroupSpec, ToolOverrides } from '../tool-policy.js';
 import type { CallScope } from './call-scope.js';
 import { type DispatchDeps, type Dispatcher, isNotification, isRequest, isResponse } from './dispatcher.js';
-import { CALL_TOOL, DiscoverySearch, discoveryTools, SEARCH_TOOLS, searchRequest, unwrapCallTool } from './group-discovery.js';
+import {
+  CALL_TOOL,
+  DiscoverySearch,
+  discoveryTools,
+  SEARCH_TOOLS,
+  type ServiceLine,
+  searchRequest,
+  serviceLine,
+  unwrapCallTool,
+} from './group-discovery.js';
 import type { ReplyTarget } from './reply-target.js';
 import { failures, type ProxyFailure, RpcCode, rpcErrorJson } from './rpc-errors.js';
 import { DownstreamSession } from './session.js';
@@ -361,14 +370,20 @@ export class GroupFace {
     if (group.mode === 'discovery' && request.method === 'tools/call') {
       // search_tools answers here; call_tool becomes the tools/call of the tool it names, below.
       if (params.name === SEARCH_TOOLS) {
-        const asked = searchRequest(params.arguments);
+        const members = await this.serviceLines(session.userId, group);
+        const asked = searchRequest(
+          params.arguments,
+          members.map((m) => m.name),
+          target.locale,
+        );
         if ('refused' in asked) return answer(asked.refused);
         const tools = (await this.merged(session, group, 'tools', scope)) as (Item & { name: string })[];
-        return answer(this.search.answer(tools, asked.query, asked.limit));
+        const context = { ...asked, separator: group.separator, members, locale: target.locale ?? 'en' };
+        return answer(await this.search.answer(tools, context));
       }
       if (params.name !== CALL_TOOL)
         return fail(RpcCode.InvalidParams, `Unknown tool: ${String(params.name)} (this group offers search_tools and call_tool)`);
-      const unwrapped = unwrapCallTool(params);
+      const unwrapped = unwrapCallTool(params, target.locale);
       if ('refused' in unwrapped) return answer(unwrapped.refused);
       params = unwrapped.params;
       request = { ...request, params };
@@ -418,6 +433,17 @@ export class GroupFace {
       scope.child(m),
       bytes ?? Buffer.byteLength(JSON.stringify(request)),
     );
+  }
+
+  /** The group's services this user may call, one line each (what search_tools lists when it found nothing good). */
+  private async serviceLines(userId: number, group: GroupSpec): Promise<ServiceLine[]> {
+    const lines: ServiceLine[] = [];
+    for (const member of group.members) {
+      const spec = await this.spec(member.serviceId);
+      if (!spec || (await this.memberState(userId, spec)) !== 'on') continue;
+      lines.push({ name: spec.name, description: serviceLine(spec) });
+    }
+    return lines;
   }
 
   /** `{service}{separator}{name}` back to the member and its own (possibly aliased) name. */

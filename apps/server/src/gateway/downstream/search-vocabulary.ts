@@ -74,7 +74,7 @@ export const VOCABULARY: readonly (readonly [string, string])[] = [
   ['forward|tunnel|expose|reach from local|port forward|port-forward', '转发 端口转发 隧道 映射'],
   ['analyze|analysis|investigate|diagnose|debug|troubleshoot|why', '分析 排查 诊断 调试 为什么'],
   ['resolve|fixed|fix|mark as done|mark resolved|close out|ignore|reopen', '解决 已解决 修复 修好 搞定 标记'],
-  ['sum|add up|plus|addition', '求和 相加 加起来 加法'],
+  ['sum|add up|add numbers|add two numbers|plus|addition', '求和 相加 加起来 加法'],
   ['echo|repeat back|say back', '回显 复述'],
   ['compress|gzip|zip|archive file', '压缩 打包'],
   ['mark read|mark as read|seen|acknowledge', '已读 标为已读 标记已读'],

@@ -30,6 +30,11 @@ export interface SearchableTool {
 export interface ToolHit<T> {
   tool: T;
   score: number;
+  /**
+   * The share of the query's words and concepts this tool matched (CJK bigrams count only when the
+   * query has nothing else): a low share on the best hit means nothing matched well.
+   */
+  coverage: number;
 }
 
 /** How the names are namespaced, and what each service says of itself (its display name and description). */
@@ -48,6 +53,7 @@ const K1 = 1.2;
 const B = { name: 0.3, description: 0.75, params: 0.75, service: 0.3 } as const;
 type Field = keyof typeof FIELD_WEIGHTS;
 const FIELDS: readonly Field[] = ['name', 'description', 'params', 'service'];
+const CJK_TERM = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
 
 /** A tool's parameters as text: each property's name and description, one level of nesting deep. */
 function paramsText(schema: unknown, depth = 0): string {
@@ -111,8 +117,8 @@ export class ToolIndex<T extends SearchableTool> {
     });
   }
 
-  /** The best matching tools, best first; tools that match no query term are left out. */
-  search(query: string, limit = 5): ToolHit<T>[] {
+  /** The best matching tools (of those `only` keeps), best first; tools that match no query term are left out. */
+  search(query: string, limit = 5, only?: (tool: T) => boolean): ToolHit<T>[] {
     if (limit < 1) return [];
     const weights = new Map<string, number>();
     for (const t of tokenize(query)) weights.set(t, 1);
@@ -120,55 +126,69 @@ export class ToolIndex<T extends SearchableTool> {
     const said = new Map<string, number>();
     for (const c of concepts(query)) said.set(c, (said.get(c) ?? 0) + 1);
     for (const [c, times] of said) weights.set(c, (CONCEPT_WEIGHT * times * (QUERY_K + 1)) / (QUERY_K + times));
+    const counted = [...weights.keys()].filter((t) => !CJK_TERM.test(t));
+    const units = new Set(counted.length > 0 ? counted : weights.keys());
     const n = this.tools.length;
-    const scores = new Map<number, number>();
+    const scores = new Map<number, { score: number; matched: number }>();
     for (const [term, weight] of weights) {
       const list = this.postings.get(term);
       if (!list) continue;
       const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
-      for (const [i, w] of list) scores.set(i, (scores.get(i) ?? 0) + (weight * idf * w * (K1 + 1)) / (K1 + w));
+      for (const [i, w] of list) {
+        const s = scores.get(i) ?? { score: 0, matched: 0 };
+        s.score += (weight * idf * w * (K1 + 1)) / (K1 + w);
+        if (units.has(term)) s.matched += 1;
+        scores.set(i, s);
+      }
     }
     return (
       [...scores]
-        .map(([i, score]) => ({ i, score }))
+        .filter(([i]) => !only || only(this.tools[i] as T))
+        .map(([i, s]) => ({ i, ...s }))
         // Stable: equal scores keep the list's order.
         .sort((a, b) => b.score - a.score || a.i - b.i)
         .slice(0, limit)
-        .map(({ i, score }) => ({ tool: this.tools[i] as T, score }))
+        .map(({ i, score, matched }) => ({ tool: this.tools[i] as T, score, coverage: matched / Math.max(1, units.size) }))
     );
   }
 }
 
 /**
  * Indexes by list: the same list (by identity, as a cached merged list is handed out again) reuses
- * its index; a new list with the same content (by a SHA-1 of names, descriptions and schemas) does
- * too, and its hits are the earlier list's equal tools. Holds at most `max` lists, dropping the oldest.
+ * its index; a new list with the same content (by a SHA-1 of names, descriptions, schemas and the
+ * options) does too, and its hits are the earlier list's equal tools. Holds at most `max` lists,
+ * dropping the oldest.
  */
 export class ToolIndexCache<T extends SearchableTool> {
-  private readonly byList = new WeakMap<readonly T[], ToolIndex<T>>();
+  private readonly byList = new WeakMap<readonly T[], { options: string; index: ToolIndex<T> }>();
   private readonly byPrint = new Map<string, ToolIndex<T>>();
   /** How many indexes were built: what the tests read to see the cache work. */
   builds = 0;
 
   constructor(private readonly max = 256) {}
 
-  get(tools: readonly T[]): ToolIndex<T> {
+  get(tools: readonly T[], options: IndexOptions = {}): ToolIndex<T> {
+    const said = optionsPrint(options);
     const same = this.byList.get(tools);
-    if (same) return same;
-    const print = fingerprint(tools);
+    if (same?.options === said) return same.index;
+    const print = `${said}\u0002${fingerprint(tools)}`;
     let index = this.byPrint.get(print);
     if (!index) {
-      index = new ToolIndex(tools);
+      index = new ToolIndex(tools, options);
       this.builds += 1;
       if (this.byPrint.size >= this.max) this.byPrint.delete(this.byPrint.keys().next().value as string);
       this.byPrint.set(print, index);
     }
-    this.byList.set(tools, index);
+    this.byList.set(tools, { options: said, index });
     return index;
   }
 }
 
-function fingerprint(tools: readonly SearchableTool[]): string {
+const optionsPrint = (o: IndexOptions): string =>
+  JSON.stringify([o.separator ?? '', [...(o.services ?? new Map())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+
+/** A SHA-1 of the tools' names, descriptions and schemas: what a list's index depends on. */
+export function fingerprint(tools: readonly SearchableTool[]): string {
   const hash = createHash('sha1');
   for (const t of tools) {
     hash.update(t.name);
