@@ -22,8 +22,21 @@ const CJK_RUNS = /([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\
 /** Words whose final s is not a plural ("news" is not "new"s). */
 const NOT_PLURAL = new Set(['news', 'always', 'series', 'lens', 'canvas', 'atlas', 'bias', 'kubernetes', 'redis']);
 
+/** Stems already made: tool texts repeat their words, and a list is indexed again whenever it changes. */
+const stems = new Map<string, string>();
+
 /** A light English stemmer: enough to make plurals and -ing/-ed forms meet their base word. */
 export function stem(word: string): string {
+  let known = stems.get(word);
+  if (known === undefined) {
+    known = stemOf(word);
+    if (stems.size >= 50_000) stems.clear();
+    stems.set(word, known);
+  }
+  return known;
+}
+
+function stemOf(word: string): string {
   if (NOT_PLURAL.has(word)) return word;
   let w = word;
   if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
@@ -88,13 +101,15 @@ export function tokenize(text: string): string[] {
 interface Compiled {
   /** Stemmed phrase (words joined by a space) -> concepts. */
   english: Map<string, string[]>;
+  /** The beginnings of longer phrases ("how", "go"): where a match may go on past the word. */
+  englishPrefixes: Set<string>;
   longestEnglish: number;
   chinese: Map<string, string[]>;
   longestChinese: number;
 }
 
 function compile(): Compiled {
-  const c: Compiled = { english: new Map(), longestEnglish: 1, chinese: new Map(), longestChinese: 1 };
+  const c: Compiled = { english: new Map(), englishPrefixes: new Set(), longestEnglish: 1, chinese: new Map(), longestChinese: 1 };
   const add = (map: Map<string, string[]>, key: string, concept: string) => {
     const list = map.get(key) ?? [];
     if (!list.includes(concept)) list.push(concept);
@@ -107,6 +122,7 @@ function compile(): Compiled {
       const words = pieces(phrase).map((p) => p.word);
       if (words.length === 0) continue;
       add(c.english, words.join(' '), concept);
+      for (let n = 1; n < words.length; n++) c.englishPrefixes.add(words.slice(0, n).join(' '));
       c.longestEnglish = Math.max(c.longestEnglish, words.length);
     }
     for (const word of zh.split(/\s+/).filter(Boolean)) {
@@ -132,15 +148,20 @@ const VOCAB = compile();
 /** Phrases of the vocabulary in a run of words: the longest at each position wins, then the match moves past it. */
 function phrases(words: readonly string[], minLength: number, found: (concepts: string[]) => void): void {
   for (let i = 0; i < words.length; ) {
+    // The phrases starting here, built word by word; the longest one the vocabulary knows wins.
+    let key = '';
+    let best: string[] | undefined;
     let step = 1;
-    for (let len = Math.min(VOCAB.longestEnglish, words.length - i); len >= minLength; len--) {
-      const hit = VOCAB.english.get(words.slice(i, i + len).join(' '));
+    for (let len = 1; len <= VOCAB.longestEnglish && i + len <= words.length; len++) {
+      key = len === 1 ? (words[i] as string) : `${key} ${words[i + len - 1]}`;
+      const hit = len >= minLength ? VOCAB.english.get(key) : undefined;
       if (hit) {
-        found(hit);
+        best = hit;
         step = len;
-        break;
       }
+      if (!VOCAB.englishPrefixes.has(key)) break;
     }
+    if (best) found(best);
     i += step;
   }
 }
@@ -171,30 +192,43 @@ function englishConcepts(run: readonly Piece[], out: string[]): void {
 function chineseConcepts(run: string, out: string[]): void {
   const chars = [...run];
   for (let i = 0; i < chars.length; ) {
+    let key = '';
+    let best: string[] | undefined;
     let step = 1;
-    for (let len = Math.min(VOCAB.longestChinese, chars.length - i); len >= 1; len--) {
-      const hit = VOCAB.chinese.get(chars.slice(i, i + len).join(''));
+    for (let len = 1; len <= VOCAB.longestChinese && i + len <= chars.length; len++) {
+      key += chars[i + len - 1];
+      const hit = VOCAB.chinese.get(key);
       if (hit) {
-        out.push(...hit);
+        best = hit;
         step = len;
-        break;
       }
     }
+    if (best) out.push(...best);
     i += step;
   }
 }
 
 /** The vocabulary's concepts a text says, as terms `~concept` (repeated as often as said). */
 export function concepts(text: string): string[] {
+  return analyse(text).concepts;
+}
+
+/** A text's index terms (as tokenize) and concepts (as concepts), from one pass over its words. */
+export function analyse(text: string): { terms: string[]; concepts: string[] } {
+  const terms: string[] = [];
   const out: string[] = [];
   let run: Piece[] = [];
   for (const p of pieces(text)) {
     if (p.cjk) {
+      terms.push(...bigrams(p.word));
       englishConcepts(run, out);
       run = [];
       chineseConcepts(p.word, out);
-    } else run.push(p);
+    } else {
+      if (!p.stop) terms.push(p.word);
+      run.push(p);
+    }
   }
   englishConcepts(run, out);
-  return out;
+  return { terms, concepts: out };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { concepts, tokenize } from './search-text.js';
+import { analyse } from './search-text.js';
 
 export { stem, tokenize } from './search-text.js';
 
@@ -94,9 +94,8 @@ export class ToolIndex<T extends SearchableTool> {
     const perTool = tools.map((tool) => {
       const text = fieldsOf(tool, options);
       const terms = {} as Record<Field, string[]>;
-      for (const f of FIELDS) terms[f] = tokenize(text[f]);
       const extra = {} as Record<Field, string[]>;
-      for (const f of FIELDS) extra[f] = concepts(text[f]);
+      for (const f of FIELDS) ({ terms: terms[f], concepts: extra[f] } = analyse(text[f]));
       return { terms, extra };
     });
     const n = Math.max(1, tools.length);
@@ -121,10 +120,11 @@ export class ToolIndex<T extends SearchableTool> {
   search(query: string, limit = 5, only?: (tool: T) => boolean): ToolHit<T>[] {
     if (limit < 1) return [];
     const weights = new Map<string, number>();
-    for (const t of tokenize(query)) weights.set(t, 1);
+    const asked = analyse(query);
+    for (const t of asked.terms) weights.set(t, 1);
     // A concept several words of the query say ("coffee shops nearby") counts more, saturating.
     const said = new Map<string, number>();
-    for (const c of concepts(query)) said.set(c, (said.get(c) ?? 0) + 1);
+    for (const c of asked.concepts) said.set(c, (said.get(c) ?? 0) + 1);
     for (const [c, times] of said) weights.set(c, (CONCEPT_WEIGHT * times * (QUERY_K + 1)) / (QUERY_K + times));
     const counted = [...weights.keys()].filter((t) => !CJK_TERM.test(t));
     const units = new Set(counted.length > 0 ? counted : weights.keys());
