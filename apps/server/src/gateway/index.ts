@@ -18,6 +18,7 @@ import { CallScope } from './downstream/call-scope.js';
 import { CallTelemetry } from './downstream/call-telemetry.js';
 import type { DispatchDeps } from './downstream/dispatcher.js';
 import { GroupFace } from './downstream/group-face.js';
+import type { SemanticRanker } from './downstream/hybrid-search.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
 import { OriginPolicy } from './downstream/origin-policy.js';
 import { ProxyAuth } from './downstream/proxy-auth.js';
@@ -111,6 +112,8 @@ export interface GatewayDeps {
   tools?: ToolPolicy;
   /** Groups (issue 17): without it, `/group/…` answers 404 for every name. */
   groups?: GroupDirectory;
+  /** Semantic ranking of discovery search (modules/embeddings, decision 0046); without it search is lexical. */
+  semantic?: SemanticRanker;
 }
 
 export interface GatewayOptions {
@@ -121,6 +124,8 @@ export interface GatewayOptions {
 }
 
 export type { AccessTokenPort, ProxyEndpoint, VerifiedToken } from './access-tokens.js';
+export type { SemanticRanker, SemanticRanking } from './downstream/hybrid-search.js';
+export type { SearchableTool } from './downstream/tool-search.js';
 
 const PURGE_MS = 60 * 60_000;
 
@@ -188,6 +193,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     events: deps.events,
     logger: deps.logger,
     answers,
+    semantic: deps.semantic,
   });
   // The group face: the proxy's transports, sessions, limits and authentication, with the group in place of a service.
   const groupDeps = {

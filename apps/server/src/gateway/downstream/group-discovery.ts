@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { type Locale, translate } from '../../i18n/index.js';
+import { FUSION_DEPTH, fuse, SEMANTIC_CONFIDENCE, type SemanticRanker } from './hybrid-search.js';
 import { type SearchableTool, type ToolHit, ToolIndexCache } from './tool-search.js';
 
 /**
@@ -70,7 +71,7 @@ export function discoveryTools(groupTitle: string): Tool[] {
         type: 'object',
         properties: {
           tools: { type: 'array', items: FOUND_TOOL },
-          weak: { type: 'boolean', description: 'True when nothing matched well: the tools, if any, are guesses.' },
+          weak: { type: 'boolean', description: "True when nothing matched the query's words well: the tools, if any, are guesses." },
           note: { type: 'string', description: 'What to do next when nothing matched well.' },
           services: {
             type: 'array',
@@ -165,20 +166,28 @@ export interface SearchContext {
   locale: Locale;
 }
 
-/** Rankers of the groups' merged lists, one index per list (rebuilt when the list changes). */
+/**
+ * Rankers of the groups' merged lists: the lexical index, one per list (rebuilt when the list
+ * changes), fused with the semantic ranking when an embeddings provider is set and answers in time.
+ */
 export class DiscoverySearch {
   readonly indexes = new ToolIndexCache<Listed>();
 
-  /** The hits of one search, lexical (tool-search.ts). */
-  lexical(tools: readonly Listed[], ctx: SearchContext): ToolHit<Listed>[] {
-    const about = new Map(ctx.members.map((m) => [m.name, m.description]));
-    const only = ctx.services && new Set(ctx.services);
-    const inService = only && ((tool: Listed) => only.has(tool.name.slice(0, tool.name.indexOf(ctx.separator))));
-    return this.indexes.get(tools, { separator: ctx.separator, services: about }).search(ctx.query, ctx.limit, inService);
-  }
+  constructor(private readonly semantic?: SemanticRanker) {}
 
   async answer(tools: readonly Listed[], ctx: SearchContext): Promise<CallToolResult> {
-    return searchAnswer(this.lexical(tools, ctx), ctx, 'lexical');
+    const about = new Map(ctx.members.map((m) => [m.name, m.description]));
+    const only = ctx.services && new Set(ctx.services);
+    const keep = (tool: Listed) => !only || only.has(tool.name.slice(0, tool.name.indexOf(ctx.separator)));
+    const index = this.indexes.get(tools, { separator: ctx.separator, services: about });
+    const lexical = index.search(ctx.query, this.semantic ? FUSION_DEPTH : ctx.limit, only && keep);
+    // Whether the query's own words found anything good, whatever the fusion adds.
+    const weak = !lexical[0] || lexical[0].coverage < WEAK_COVERAGE;
+    const ranking = this.semantic ? await this.semantic.rank(tools, ctx.query) : undefined;
+    if (!ranking || 'unavailable' in ranking || ranking.confidence < SEMANTIC_CONFIDENCE)
+      return searchAnswer(lexical.slice(0, ctx.limit), ctx, 'lexical', weak);
+    const hits = fuse(tools, lexical, ranking.order, keep, ctx.limit);
+    return searchAnswer(hits, ctx, 'hybrid', weak);
   }
 }
 
@@ -187,14 +196,17 @@ export class DiscoverySearch {
  * nothing or nothing good matched, it says so and lists the group's services, one line each, so the
  * agent can search again in their words or narrow the search to one of them.
  */
-export function searchAnswer(hits: readonly ToolHit<Listed>[], ctx: SearchContext, mode: 'lexical' | 'hybrid'): CallToolResult {
+export function searchAnswer(
+  hits: readonly ToolHit<Listed>[],
+  ctx: SearchContext,
+  mode: 'lexical' | 'hybrid',
+  weak: boolean,
+): CallToolResult {
   const found = hits.map(({ tool }) => ({
     name: tool.name,
     description: typeof tool.description === 'string' ? tool.description : '',
     inputSchema: tool.inputSchema && typeof tool.inputSchema === 'object' ? tool.inputSchema : { type: 'object' },
   }));
-  const best = hits[0];
-  const weak = !best || (mode === 'lexical' && best.coverage < WEAK_COVERAGE);
   const structured = {
     tools: found,
     mode,

@@ -26,6 +26,7 @@ import {
   serviceLine,
   unwrapCallTool,
 } from './group-discovery.js';
+import type { SemanticRanker } from './hybrid-search.js';
 import type { ReplyTarget } from './reply-target.js';
 import { failures, type ProxyFailure, RpcCode, rpcErrorJson } from './rpc-errors.js';
 import { DownstreamSession } from './session.js';
@@ -133,8 +134,8 @@ export class GroupFace {
   /** Each user's personal switches as their last authentication read them (issue 14). */
   private readonly switchedOff = new Map<number, { at: number; value: ReadonlySet<number> }>();
   private listIds = 0;
-  /** Discovery mode's ranker, one index per merged tool list. */
-  private readonly search = new DiscoverySearch();
+  /** Discovery mode's ranker: one lexical index per merged tool list, fused with embeddings when set. */
+  private readonly search: DiscoverySearch;
 
   constructor(
     private readonly deps: {
@@ -148,8 +149,11 @@ export class GroupFace {
       logger: Logger;
       /** Several replicas: a client's answer to a request another replica sent (dispatcher.ts). */
       answers?: DispatchDeps['answers'];
+      /** Semantic ranking for discovery search (decision 0046); without it search is lexical. */
+      semantic?: SemanticRanker;
     },
   ) {
+    this.search = new DiscoverySearch(deps.semantic);
     deps.events.on((e) => {
       if (e.type === 'service.changed' || e.type === 'service.removed') this.specs.delete(e.serviceId);
       if (e.type === 'access.changed') this.groups.clear();
