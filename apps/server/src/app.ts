@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type Db, type DbHandle, type Engine, migrateToLatest } from './db/db.js';
 import type { ServiceCatalog } from './gateway/catalog.js';
-import { createGateway, type Gateway, type GatewayOptions } from './gateway/index.js';
+import { allowedHosts, createGateway, type Gateway, type GatewayOptions } from './gateway/index.js';
 import type { Meter } from './gateway/meter.js';
 import { reapLeftoversAndRecordRun } from './gateway/upstream/leftovers.js';
 import { memoryWatch } from './gateway/upstream/memory-watch.js';
@@ -22,7 +22,7 @@ import { ConfigEvents } from './infra/events.js';
 import { Leader } from './infra/leader.js';
 import { redactUrl } from './infra/logger.js';
 import { instrumentHttp, Metrics, registerMetricsRoute } from './infra/metrics.js';
-import { remoteFetch, setAddressPolicy } from './infra/outbound.js';
+import { addressCheckedFetch, setAddressPolicy } from './infra/outbound.js';
 import { RedisHub } from './infra/redis.js';
 import { resolveMasterSecret, Secrets } from './infra/secrets.js';
 import { ServiceLog } from './infra/service-log.js';
@@ -177,7 +177,10 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       exists: async (kind, name) =>
         kind === 'proxy' ? (await catalog.byName(name))?.enabled === true : (await hub.directory.byName(name)) !== undefined,
     },
-    fetch: remoteFetch,
+    // Client ID Metadata Documents are named by anyone: private addresses only if the operator allows (decision 0041).
+    fetch: addressCheckedFetch(() => config.clientFetches.allowPrivateNetwork),
+    fetchTimeoutMs: config.clientFetches.timeoutMs,
+    hostAllowed: allowedHosts(options.service, config.proxyAccess),
     redis,
     leader,
     logger,
