@@ -12,6 +12,7 @@ import { reapLeftoversAndRecordRun } from './gateway/upstream/leftovers.js';
 import { memoryWatch } from './gateway/upstream/memory-watch.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './http/error-handler.js';
 import { installGuard } from './http/guard.js';
+import { refuseAmbiguousRequests } from './http/hygiene.js';
 import { attachLocale } from './http/locale.js';
 import { refuseNulInput } from './http/nul-guard.js';
 import { Principals } from './http/principals.js';
@@ -300,6 +301,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     }
   });
   app.addHook('onRequest', async (req) => attachLocale(req));
+  refuseAmbiguousRequests(app);
   app.addHook('onResponse', async (req, reply) => {
     // Proxied MCP traffic is the data plane: a line per successful call would cost more than the call
     // itself (counted calls are recorded by the meter), so only refused ones are logged at info.

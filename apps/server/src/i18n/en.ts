@@ -7,6 +7,7 @@ export const en = {
   'error.path_not_found': 'Nothing here: {method} {path}',
   'error.validation': 'Invalid value for {field}: {reason}',
   'error.invalid_json': 'The request body is not valid JSON',
+  'error.duplicate_host': 'The request carries more than one Host header',
   'error.body_too_large': 'The request body is too large',
   'error.unsupported_media_type': 'Unsupported content type',
   'error.bad_url': 'The request URL is not valid',

@@ -8,6 +8,7 @@ export const zhCN: Record<MessageKey, string> = {
   'error.path_not_found': '此处没有内容：{method} {path}',
   'error.validation': '{field} 的值无效：{reason}',
   'error.invalid_json': '请求体不是有效的 JSON',
+  'error.duplicate_host': '请求包含多个 Host 头',
   'error.body_too_large': '请求体过大',
   'error.unsupported_media_type': '不支持的内容类型',
   'error.bad_url': '请求的 URL 无效',
