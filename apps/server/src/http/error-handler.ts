@@ -104,6 +104,7 @@ export function answerFrameworkError(err: FastifyError, req: FastifyRequest, rep
     return;
   }
   const key = status === 400 ? 'error.bad_url' : status === 414 ? 'error.param_too_long' : 'error.internal';
+  if (isOAuthPath(req.raw.url)) reply.header('cache-control', 'no-store');
   void reply.status(status).send(refusalBody(req.raw.url, req.locale, key, ''));
 }
 

@@ -26,9 +26,12 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 const metadataError = (detail: string) => new OAuthError('invalid_client_metadata', 'oauth_server.invalid_metadata', { detail });
 
+/** Text with a lone UTF-16 surrogate: no valid UTF-8 spells it, so no store or redirect could carry it faithfully. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** A redirect URI a client may register: https, http on loopback (RFC 8252 §7.3), or a private-use scheme (§7.1). */
 function checkRedirectUri(value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 2000)
+  if (typeof value !== 'string' || value.length === 0 || value.length > 2000 || LONE_SURROGATE.test(value))
     throw new OAuthError('invalid_redirect_uri', 'oauth_server.bad_redirect_uri', { uri: String(value).slice(0, 100) });
   let url: URL;
   try {
@@ -66,7 +69,8 @@ export function parseClientMetadata(body: unknown): { name: string; clientUri: s
   const text = (key: string, max: number): string => {
     const v = m[key];
     if (v === undefined || v === null) return '';
-    if (typeof v !== 'string' || v.length > max) throw metadataError(`${key} must be text of at most ${max} characters`);
+    if (typeof v !== 'string' || v.length > max || LONE_SURROGATE.test(v))
+      throw metadataError(`${key} must be text of at most ${max} characters`);
     return v.trim();
   };
   const name = text('client_name', 200);

@@ -42,11 +42,17 @@ export function installOAuthErrors(scope: FastifyInstance, logger: { error(obj: 
     if (oauth.status === 503) reply.header('retry-after', '5');
     return reply.code(oauth.status).header('cache-control', 'no-store').send(describe(req, oauth));
   });
-  // Text with NUL cannot be stored by PostgreSQL nor carried in a redirect: refused before any handler.
+  // Text with NUL cannot be stored by PostgreSQL nor carried in a redirect: refused before any handler
+  // (the authorization endpoint checks its query itself, to show a person its error page).
   scope.addHook('preValidation', async (req) => {
-    const field = nulField('query', req.query) ?? nulField('body', req.body);
-    if (field) throw new OAuthError(bodyCode(req), 'error.nul_character', { field });
+    if (req.routeOptions.url !== '/oauth2/authorize') refuseNul(req);
   });
+}
+
+/** Refuses a query or body holding text with NUL (http/nul-guard.ts walks it without recursion). */
+export function refuseNul(req: FastifyRequest): void {
+  const field = nulField('query', req.query) ?? nulField('body', req.body);
+  if (field) throw new OAuthError(bodyCode(req), 'error.nul_character', { field });
 }
 
 /** Exact protocol paths and the methods they answer; any other method there is a 405. */
@@ -74,10 +80,12 @@ export function answerUnknown(scope: FastifyInstance, known: PathMethods, prefix
       },
     });
   }
+  const notFound = async (req: FastifyRequest) => {
+    const path = req.url.split('?')[0] ?? '';
+    throw new OAuthError('invalid_request', 'error.path_not_found', { method: req.method, path: path.slice(0, 200) }, 404);
+  };
   for (const prefix of prefixes) {
-    scope.all(`${prefix}/*`, { config, schema }, async (req) => {
-      const path = req.url.split('?')[0] ?? '';
-      throw new OAuthError('invalid_request', 'error.path_not_found', { method: req.method, path: path.slice(0, 200) }, 404);
-    });
+    scope.all(`${prefix}/*`, { config, schema }, notFound);
+    if (!known.some(([path]) => path === prefix)) scope.all(prefix, { config, schema }, notFound);
   }
 }

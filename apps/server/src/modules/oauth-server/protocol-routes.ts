@@ -5,7 +5,7 @@ import type { Principal } from '../../http/principals.js';
 import { publicBase } from '../../http/public-base.js';
 import { MAX_METADATA_BYTES, type OAuthClients } from './clients.js';
 import { OAuthError } from './errors.js';
-import { answerUnknown, installOAuthErrors } from './protocol-answers.js';
+import { answerUnknown, installOAuthErrors, refuseNul } from './protocol-answers.js';
 import type { OAuthServerService } from './service.js';
 
 export interface ProtocolDeps {
@@ -123,6 +123,7 @@ export async function registerProtocolRoutes(app: FastifyInstance, deps: Protoco
     scope.get('/oauth2/authorize', { config, schema }, async (req, reply) => {
       reply.header('cache-control', 'no-store');
       try {
+        refuseNul(req);
         const result = await deps.service.authorize((req.query ?? {}) as Record<string, unknown>, base(req), {
           requester: req.ip,
           cookie: req.headers.cookie,

@@ -102,7 +102,8 @@ const matchesRedirect = (registered: string, given: string): boolean => {
     const a = new URL(registered);
     const b = new URL(given);
     const loopback = a.protocol === 'http:' && (a.hostname === '127.0.0.1' || a.hostname === '[::1]' || a.hostname === 'localhost');
-    return loopback && b.protocol === 'http:' && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search;
+    const plain = b.hash === '' && b.username === '' && b.password === '';
+    return loopback && plain && b.protocol === 'http:' && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search;
   } catch {
     return false;
   }
