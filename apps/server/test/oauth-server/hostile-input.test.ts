@@ -55,7 +55,12 @@ const BODIES: [name: string, type: string | undefined, payload: string, answers:
     `{"grant_type":"\\ud800","token":"\\udc00x","client_name":"\\ud800","redirect_uris":["${REDIRECT}\\ud800"]}`,
     { '/oauth2/token': err(400, 'unsupported_grant_type'), '/oauth2/revoke': 'ok', '/oauth2/register': err(400, 'invalid_redirect_uri') },
   ],
-  ['NUL in a value', JSON_TYPE, `{"grant_type":"refresh\\u0000","token":"a\\u0000","redirect_uris":["${REDIRECT}"],"client_name":"\\u0000"}`, each(400)],
+  [
+    'NUL in a value',
+    JSON_TYPE,
+    `{"grant_type":"refresh\\u0000","token":"a\\u0000","redirect_uris":["${REDIRECT}"],"client_name":"\\u0000"}`,
+    each(400),
+  ],
   ['NUL in a key', JSON_TYPE, `{"redirect_uris":["${REDIRECT}"],"a\\u0000":1}`, each(400)],
   ['NUL in a form field', FORM, 'grant_type=%00&token=%00', each(400)],
   [
@@ -99,7 +104,13 @@ const AUTHORIZE: [name: string, over: Record<string, string | string[] | undefin
   ['a foreign redirect_uri', { redirect_uri: 'https://evil.example/cb' }, 400, 'invalid_request', 'redirect_mismatch'],
   ['a javascript: redirect_uri', { redirect_uri: 'javascript:alert(1)//' }, 400, 'invalid_request', 'redirect_mismatch'],
   ['the redirect_uri with a fragment', { redirect_uri: `${REDIRECT}#x` }, 400, 'invalid_request', 'redirect_mismatch'],
-  ['the redirect_uri with another query', { redirect_uri: `${REDIRECT}?next=https://evil.example` }, 400, 'invalid_request', 'redirect_mismatch'],
+  [
+    'the redirect_uri with another query',
+    { redirect_uri: `${REDIRECT}?next=https://evil.example` },
+    400,
+    'invalid_request',
+    'redirect_mismatch',
+  ],
   ['userinfo pointing elsewhere', { redirect_uri: 'http://127.0.0.1:7777@evil.example/cb' }, 400, 'invalid_request', 'redirect_mismatch'],
   ['response_type=token', { response_type: 'token' }, 400, 'unsupported_response_type', 'response_type_code'],
   ['no response_type', { response_type: undefined }, 400, 'unsupported_response_type', 'response_type_code'],
@@ -202,7 +213,9 @@ describe.each(engines)('OAuth server against hostile input (%s)', (engine) => {
   afterAll(async () => t?.close());
 
   describe('bodies the token, revocation and registration endpoints cannot take', () => {
-    const cases = BODIES.flatMap(([name, type, payload, answers]) => ROUTES.map((route) => ({ name, type, payload, route, expected: answers[route] })));
+    const cases = BODIES.flatMap(([name, type, payload, answers]) =>
+      ROUTES.map((route) => ({ name, type, payload, route, expected: answers[route] })),
+    );
     it.each(cases)('$route, $name', async ({ name, type, payload, route, expected }) => {
       const answer = await ask(app, {
         method: 'POST',
@@ -261,7 +274,11 @@ describe.each(engines)('OAuth server against hostile input (%s)', (engine) => {
       const otherPort = authorizeUrl({ code_challenge: undefined, redirect_uri: 'http://127.0.0.1:7778/cb' });
       expectAnswer(await authorize(otherPort, { cookie }), { status: 302, location: 'http://127.0.0.1:7778/cb?error=' }, 'other port');
       // The same cookie does not vouch for another client, nor a tampered one for anything.
-      expectAnswer(await authorize(authorizeUrl({ code_challenge: undefined }, 'tpc_other'), { cookie }), err(401, 'invalid_client'), 'other');
+      expectAnswer(
+        await authorize(authorizeUrl({ code_challenge: undefined }, 'tpc_other'), { cookie }),
+        err(401, 'invalid_client'),
+        'other',
+      );
       const [name, value = ''] = cookie.split('=');
       const forged = `${name}=${value.replace(/^\d+/, (id) => String(Number(id) + 1000))}`;
       expectAnswer(await authorize(bad, { cookie: forged }), err(400, 'invalid_request'), 'forged grant id');

@@ -28,7 +28,8 @@ export function expectAnswer(answer: Answer, expected: Expected, label: string):
   expect(leaksInternals(answer.body), label).toBeUndefined();
   expect(answer.status, `${label}: ${answer.body.slice(0, 300)}`).toBe(expected.status);
   if ('location' in expected) {
-    expect(String(answer.headers.location ?? ''), label).toMatch(new RegExp(`^${escape(expected.location)}`));
+    const location = String(answer.headers.location ?? '');
+    expect(location.startsWith(expected.location), `${label}: ${location}`).toBe(true);
     return;
   }
   expect(answer.headers.location, label).toBeUndefined();
@@ -39,8 +40,6 @@ export function expectAnswer(answer: Answer, expected: Expected, label: string):
   expect(typeof body.error_description === 'string' && body.error_description.length > 0, label).toBe(true);
   expect(answer.headers['cache-control'], label).toBe('no-store');
 }
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** What a document server does at a path: answer, redirect, hang, or send something that is not a document. */
 export type Behaviour = (req: IncomingMessage, res: ServerResponse) => void;

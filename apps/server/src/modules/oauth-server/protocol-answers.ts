@@ -40,6 +40,7 @@ export function installOAuthErrors(scope: FastifyInstance, logger: { error(obj: 
   scope.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const oauth = asOAuthError(req, err, (e) => logger.error({ err: e }, 'oauth protocol route failed'));
     if (oauth.status === 503) reply.header('retry-after', '5');
+    if (oauth.status === 429) reply.header('retry-after', String(oauth.params.seconds ?? 60));
     return reply.code(oauth.status).header('cache-control', 'no-store').send(describe(req, oauth));
   });
   // Text with NUL cannot be stored by PostgreSQL nor carried in a redirect: refused before any handler

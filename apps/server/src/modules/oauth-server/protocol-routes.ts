@@ -154,10 +154,7 @@ export async function registerProtocolRoutes(app: FastifyInstance, deps: Protoco
       if (!admin && !deps.options.bool('OAuthClientRegistrationEnabled'))
         throw new OAuthError('invalid_request', 'oauth_server.registration_disabled', {}, 403);
       const wait = await deps.admitRegistration(req.ip);
-      if (wait !== undefined) {
-        reply.header('retry-after', String(wait));
-        throw new OAuthError('invalid_request', 'oauth_server.registration_rate_limited', { seconds: wait }, 429);
-      }
+      if (wait !== undefined) throw new OAuthError('invalid_request', 'oauth_server.registration_rate_limited', { seconds: wait }, 429);
       const client = await deps.clients.register(req.body, Date.now(), admin ? 'admin' : 'registered');
       return reply.code(201).header('cache-control', 'no-store').send(client);
     });
