@@ -274,8 +274,6 @@ export const en = {
   'oauth_server.bad_resource': 'The resource is not an MCP endpoint of this server',
   'oauth_server.foreign_host':
     'This server does not answer to the host {host}: use its address, or ask an administrator to set the server address or ALLOWED_HOSTS',
-  'oauth_server.admin_only': 'Only an administrator may register clients with a credential',
-  'oauth_server.bad_credential': 'The credential is invalid or expired',
   'oauth_server.method_not_allowed': 'Method {method} is not allowed on {path}',
   'oauth_server.invalid_metadata': 'Invalid client metadata: {detail}',
   'oauth_server.bad_redirect_uri':

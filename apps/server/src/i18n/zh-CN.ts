@@ -256,8 +256,6 @@ export const zhCN: Record<MessageKey, string> = {
   'oauth_server.one_resource': '只能请求一个资源',
   'oauth_server.bad_resource': '该资源不是本服务器的 MCP 端点',
   'oauth_server.foreign_host': '本服务器不响应主机名 {host}：请使用服务器的地址，或请管理员设置服务器地址或 ALLOWED_HOSTS',
-  'oauth_server.admin_only': '只有管理员可以携带凭据注册客户端',
-  'oauth_server.bad_credential': '凭据无效或已过期',
   'oauth_server.method_not_allowed': '{path} 不支持 {method} 方法',
   'oauth_server.invalid_metadata': '客户端元数据无效：{detail}',
   'oauth_server.bad_redirect_uri': '重定向 URI {uri} 无效：请使用 https、回环地址上的 http 或应用专用协议，且不能带片段',

@@ -142,7 +142,7 @@ const UNKNOWN: [method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH', path: strin
   ['GET', '/.well-known/openid-configuration/x', 404],
   ['GET', '/.well-known/oauth-protected-resource/nowhere', 404],
   ['GET', '/.well-known/oauth-protected-resource/proxy/%E0%A4%A/mcp', 400],
-  ['GET', `/.well-known/oauth-protected-resource/proxy/${'x'.repeat(300)}/mcp`, 404],
+  ['GET', `/.well-known/oauth-protected-resource/proxy/${'x'.repeat(300)}/mcp`, 414],
 ];
 
 /** Every protocol route, to be called with a Host the gateway does not answer to. */

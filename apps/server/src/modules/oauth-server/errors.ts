@@ -13,7 +13,6 @@ export type OAuthErrorCode =
   | 'access_denied'
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
-  | 'invalid_token'
   | 'server_error'
   | 'temporarily_unavailable';
 
@@ -26,7 +25,7 @@ export class OAuthError extends Error {
     readonly code: OAuthErrorCode,
     readonly key: MessageKey,
     readonly params: MessageParams = {},
-    readonly status = code === 'invalid_client' || code === 'invalid_token' ? 401 : 400,
+    readonly status = code === 'invalid_client' ? 401 : 400,
     /** Untranslated detail appended after a colon (the address a fetch refused, say). */
     readonly detail = '',
   ) {

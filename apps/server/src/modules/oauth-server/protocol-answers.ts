@@ -58,35 +58,25 @@ export function refuseNul(req: FastifyRequest): void {
 
 /** Exact protocol paths and the methods they answer; any other method there is a 405. */
 export type PathMethods = ReadonlyArray<readonly [path: string, methods: readonly string[]]>;
-const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 /**
  * The protocol's unknown paths and methods, in the OAuth format too: 405 with Allow on a known path, 404
- * under `/oauth2` and the metadata prefixes (never the console page nor the envelope).
+ * under `/oauth2` and the metadata prefixes (never the console page nor the envelope). Not-found handlers
+ * of their own prefixes rather than routes, so the route table lists only what is served.
  */
-export function answerUnknown(scope: FastifyInstance, known: PathMethods, prefixes: readonly string[]): void {
-  const config = { auth: 'public' as const };
-  const schema = { hide: true };
-  for (const [path, methods] of known) {
-    const others = METHODS.filter((m) => !methods.includes(m));
-    if (others.length === 0) continue;
-    scope.route({
-      method: others,
-      url: path,
-      config,
-      schema,
-      handler: async (req, reply) => {
-        reply.header('allow', [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', '));
-        throw new OAuthError('invalid_request', 'oauth_server.method_not_allowed', { method: req.method, path }, 405);
-      },
-    });
-  }
-  const notFound = async (req: FastifyRequest) => {
-    const path = req.url.split('?')[0] ?? '';
-    throw new OAuthError('invalid_request', 'error.path_not_found', { method: req.method, path: path.slice(0, 200) }, 404);
+export async function answerUnknown(scope: FastifyInstance, known: PathMethods, prefixes: readonly string[]): Promise<void> {
+  const patterns = known.map(([path, methods]) => ({
+    pattern: new RegExp(`^${path.replace(/[.]/g, '\\.').replace(/:[a-z]+/g, '[^/]+')}/?$`),
+    allow: [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', '),
+  }));
+  const handler = (req: FastifyRequest, reply: FastifyReply) => {
+    const path = (req.url.split('?')[0] ?? '').slice(0, 200);
+    const known = patterns.find((p) => p.pattern.test(path));
+    const err = known
+      ? new OAuthError('invalid_request', 'oauth_server.method_not_allowed', { method: req.method, path }, 405)
+      : new OAuthError('invalid_request', 'error.path_not_found', { method: req.method, path }, 404);
+    if (known) reply.header('allow', known.allow);
+    return reply.code(err.status).header('cache-control', 'no-store').send(describe(req, err));
   };
-  for (const prefix of prefixes) {
-    scope.all(`${prefix}/*`, { config, schema }, notFound);
-    if (!known.some(([path]) => path === prefix)) scope.all(prefix, { config, schema }, notFound);
-  }
+  for (const prefix of prefixes) await scope.register(async (p) => p.setNotFoundHandler(handler), { prefix });
 }

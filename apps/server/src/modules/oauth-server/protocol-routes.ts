@@ -159,7 +159,7 @@ export async function registerProtocolRoutes(app: FastifyInstance, deps: Protoco
       return reply.code(201).header('cache-control', 'no-store').send(client);
     });
 
-    answerUnknown(
+    await answerUnknown(
       scope,
       [
         ...SERVER_METADATA.map((p) => [p, ['GET', 'OPTIONS']] as const),
@@ -181,13 +181,14 @@ function errorPage(err: OAuthError): string {
   return `/oauth/error?${new URLSearchParams({ error: err.code, reason })}`;
 }
 
-/** Whether an admin registers: no Authorization is an ordinary registration; a bad or non-admin one is refused. */
+/**
+ * Whether an admin registers (with their console token as the initial access token, RFC 7591 §3): any
+ * other Authorization, or none, is an ordinary registration, as clients that send one by habit expect.
+ */
 async function adminOf(req: FastifyRequest, deps: ProtocolDeps): Promise<boolean> {
   if (req.headers.authorization === undefined) return false;
   const principal = await deps.caller(req).catch(() => undefined);
-  if (!principal) throw new OAuthError('invalid_token', 'oauth_server.bad_credential');
-  if (!isAdminRole(principal.role)) throw new OAuthError('invalid_token', 'oauth_server.admin_only', {}, 403);
-  return true;
+  return principal !== undefined && isAdminRole(principal.role);
 }
 
 function bodyOf(req: FastifyRequest): Record<string, unknown> {
