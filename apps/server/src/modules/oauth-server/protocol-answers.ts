@@ -4,14 +4,8 @@ import { nulField } from '../../http/nul-guard.js';
 import { translate } from '../../i18n/index.js';
 import { OAuthError, type OAuthErrorCode } from './errors.js';
 
-/**
- * How the protocol routes answer when something is wrong (decision 0041): always `{error,
- * error_description}` with the RFC's code and a fitting status, whatever the input, never the console's
- * envelope and never a 5xx for anything a client sends. Installed on the routes' own scope, so Fastify's
- * own refusals (malformed, empty, oversized JSON or form bodies, unknown content types, `__proto__`
- * keys) land here too.
- */
-export function describe(req: FastifyRequest, err: OAuthError): { error: OAuthErrorCode; error_description: string } {
+/** `{error, error_description}`: the RFC's code, and a description in the caller's language (en or zh-CN). */
+export function oauthBody(req: FastifyRequest, err: OAuthError): { error: OAuthErrorCode; error_description: string } {
   const text = translate(req.locale ?? 'en', err.key, err.params);
   return { error: err.code, error_description: err.detail ? `${text}: ${err.detail}` : text };
 }
@@ -36,12 +30,19 @@ function asOAuthError(req: FastifyRequest, err: unknown, log: (err: unknown) => 
   return new OAuthError('server_error', 'error.internal', {}, 500);
 }
 
+/**
+ * How the protocol routes answer when something is wrong (decision 0041): always `{error,
+ * error_description}` with the RFC's code and a fitting status, whatever the input, never the console's
+ * envelope and never a 5xx for anything a client sends. Installed on the routes' own scope, so Fastify's
+ * own refusals (malformed, empty, oversized JSON or form bodies, unknown content types, `__proto__`
+ * keys) land here too.
+ */
 export function installOAuthErrors(scope: FastifyInstance, logger: { error(obj: object, msg: string): void }): void {
   scope.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const oauth = asOAuthError(req, err, (e) => logger.error({ err: e }, 'oauth protocol route failed'));
     if (oauth.status === 503) reply.header('retry-after', '5');
     if (oauth.status === 429) reply.header('retry-after', String(oauth.params.seconds ?? 60));
-    return reply.code(oauth.status).header('cache-control', 'no-store').send(describe(req, oauth));
+    return reply.code(oauth.status).header('cache-control', 'no-store').send(oauthBody(req, oauth));
   });
   // Text with NUL cannot be stored by PostgreSQL nor carried in a redirect: refused before any handler
   // (the authorization endpoint checks its query itself, to show a person its error page).
@@ -76,7 +77,7 @@ export async function answerUnknown(scope: FastifyInstance, known: PathMethods, 
       ? new OAuthError('invalid_request', 'oauth_server.method_not_allowed', { method: req.method, path }, 405)
       : new OAuthError('invalid_request', 'error.path_not_found', { method: req.method, path }, 404);
     if (known) reply.header('allow', known.allow);
-    return reply.code(err.status).header('cache-control', 'no-store').send(describe(req, err));
+    return reply.code(err.status).header('cache-control', 'no-store').send(oauthBody(req, err));
   };
   for (const prefix of prefixes) await scope.register(async (p) => p.setNotFoundHandler(handler), { prefix });
 }
