@@ -9,12 +9,13 @@ import { refusalBody } from './error-handler.js';
  * them, answered by `answerClientError` (test/http-hygiene.test.ts proves each over a raw socket).
  */
 export function refuseAmbiguousRequests(app: FastifyInstance): void {
-  app.addHook('onRequest', async (req, reply) => {
+  // A callback hook, not an async one: it runs on every request, the proxied calls included.
+  app.addHook('onRequest', (req, reply, done) => {
     const raw = req.raw.rawHeaders;
     let hosts = 0;
-    for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'host') hosts++;
-    if (hosts <= 1) return;
-    return reply
+    for (let i = 0; i < raw.length; i += 2) if (raw[i]?.length === 4 && raw[i]?.toLowerCase() === 'host') hosts++;
+    if (hosts <= 1) return done();
+    reply
       .code(400)
       .header('connection', 'close')
       .send(refusalBody(req.raw.url, req.locale, 'error.duplicate_host', 'Bad Request'));
