@@ -243,6 +243,22 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
     // Users are not told who else may use it.
     expect(forBob.body.data[0].access).toEqual({ restricted: false, user_ids: [] });
 
+    // Refused by id: alice is not told the name of a group she may not use.
+    expect((await api('GET', `/groups/${id}`, alice.token)).body.message).toBe(`You do not have access to the group with ID ${id}`);
+
+    // A member restricted to others is left out of the group as alice is shown it (decision 0040), and of Tools.
+    await api('PUT', `/groups/${id}`, admin.token, group);
+    await api('PUT', `/mcp_services/${memory}`, admin.token, { access: { restricted: true, user_ids: [bob.id] } });
+    const members = async (who: { token: string }) =>
+      (await api('GET', `/groups/${id}`, who.token)).body.data.members.map((m: { service_id: number }) => m.service_id);
+    expect(await members(alice)).toEqual([everything]);
+    expect((await api('GET', '/groups', alice.token)).body.data[0].members).toEqual([{ service_id: everything }]);
+    expect(await members(bob)).toEqual([everything, memory]);
+    expect(await members(admin)).toEqual([everything, memory]);
+    const tools = await api('GET', `/mcp_services/${memory}/tools`, alice.token, undefined, 'zh-CN');
+    expect([tools.status, tools.body.message]).toEqual([403, `你无权使用 ID 为 ${memory} 的服务`]);
+    await api('PUT', `/mcp_services/${memory}`, admin.token, { access: { restricted: false, user_ids: [] } });
+
     expect((await api('DELETE', `/groups/${id}`, admin.token)).status).toBe(200);
     expect((await api('GET', `/groups/${id}`, admin.token)).status).toBe(404);
   });
