@@ -198,7 +198,16 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const packages = createReplicaInstalls({ config, redis, events, catalog, rows, serviceLog, logger, sources });
   const meter = metering.meter;
   // Toolport as the OAuth client of remote services: the gateway's links ask it for their tokens.
-  const upstreamOAuth = createUpstreamOAuthModule({ db, secrets, events, options: options.service, catalog, logger, leader });
+  const upstreamOAuth = createUpstreamOAuthModule({
+    db,
+    secrets,
+    events,
+    options: options.service,
+    catalog,
+    access: hub.access,
+    logger,
+    leader,
+  });
   const gateway = await createGateway(
     {
       config,

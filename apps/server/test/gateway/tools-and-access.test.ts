@@ -189,6 +189,25 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
     expect(await listed(alice)).toEqual(['everything']);
     expect(await listed(bob)).toEqual(['everything', 'memory']);
     expect((await api('GET', `/mcp_services/${memory}/tools`, alice.token)).status).toBe(403);
+    // Every other door of a user to the one service asks the same list (decision 0040), refusing by id.
+    const doors: [string, string, unknown?][] = [
+      ['POST', `/mcp_services/${memory}/health/check`],
+      ['POST', `/mcp_services/${memory}/toggle`],
+      ['GET', `/mcp_services/${memory}/my_env`],
+      ['PUT', `/mcp_services/${memory}/my_env`, { env: { MEMORY_FILE_PATH: '/tmp/x' } }],
+      ['GET', `/mcp_services/${memory}/oauth`],
+      ['POST', `/mcp_services/${memory}/oauth/connect`],
+      ['POST', `/mcp_services/${memory}/oauth/disconnect`],
+      ['POST', `/mcp_services/${memory}/tools/read_graph/call`, { arguments: {} }],
+    ];
+    for (const [method, url, body] of doors) {
+      const refused = await api(method, url, alice.token, body);
+      expect([url, refused.status, refused.body.message]).toEqual([url, 403, `You do not have access to the service with ID ${memory}`]);
+      // Bob, on the list, passes the access check (whatever the door then answers).
+      expect([url, (await api(method, url, bob.token, body)).status]).not.toEqual([url, 403]);
+    }
+    // Bob's personal switch flipped above: back on.
+    expect((await api('POST', `/mcp_services/${memory}/toggle`, bob.token)).body.data).toMatchObject({ enabled: true, scope: 'personal' });
 
     await api('PUT', `/mcp_services/${memory}`, admin.token, { access: { restricted: false, user_ids: [] } });
     expect((await initialize(alice.key, 'memory')).status).toBe(200);
