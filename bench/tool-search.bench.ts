@@ -7,7 +7,7 @@
  * 1. In process, no network: the evaluation set (apps/server/test/fixtures/tool-search-eval, 309 real tools,
  *    162 queries) — index build, search p50/p99, and recall@1 / recall@5 / MRR per subset beside a plain BM25.
  * 2. Through the real gateway on loopback (bench/bench-app.ts): three stdio members running
- *    apps/server/test/fixtures/catalog-server.mjs that publish the evaluation tools (all 309, then 154 and 72 of
+ *    apps/server/test/fixtures/published-tools-server.mjs that publish the evaluation tools (all 309, then 154 and 72 of
  *    them again under other service names: 535 tools), one group of them in `all` mode and one in `discovery`
  *    mode, an SDK 1.x client over streamable HTTP. In one run, interleaved: `tools/list` on the `all` group and
  *    `search_tools` (the evaluation queries in turn) on the discovery group, both answered from the group's
@@ -55,7 +55,7 @@ for (const kind of ['plain', 'paraphrase', 'chinese', 'all'] as (QueryKind | 'al
 }
 
 // ---- 2. Through the gateway
-const catalog = new URL('../apps/server/test/fixtures/catalog-server.mjs', import.meta.url).pathname;
+const catalog = new URL('../apps/server/test/fixtures/published-tools-server.mjs', import.meta.url).pathname;
 const bench = await startBenchApp({ prefix: 'toolport-bench-search-' });
 const { ctx } = bench;
 const key = await bench.addUser('bench');

@@ -5,7 +5,7 @@ import { connect, connectUrl, type McpClient, textOf } from './clients.js';
 import { addService, addUser, addUserWithToken, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
 import { openSession, post, sseMessages } from './raw-http.js';
 
-const catalogServer = path.join(import.meta.dirname, '../fixtures/catalog-server.mjs');
+const publishedTools = path.join(import.meta.dirname, '../fixtures/published-tools-server.mjs');
 
 /** Tools no strict client accepts as they are, beside Sentry's real ones (its `whoami` has `inputSchema: {}`). */
 const BAD_TOOLS = [
@@ -57,10 +57,10 @@ describe('strict clients and discovery answers', () => {
     user = await addUser(gw.ctx, 'ursula');
     sentry = await addService(gw.ctx, {
       name: 'sentry',
-      args: [catalogServer],
+      args: [publishedTools],
       env: { CATALOG_SERVERS: 'sentry', CATALOG_EXTRA: JSON.stringify(BAD_TOOLS) },
     });
-    const github = await addService(gw.ctx, { name: 'github', args: [catalogServer], env: { CATALOG_SERVERS: 'github' } });
+    const github = await addService(gw.ctx, { name: 'github', args: [publishedTools], env: { CATALOG_SERVERS: 'github' } });
     const everything = await addService(gw.ctx, { name: 'everything' });
     for (const [name, mode, members] of [
       ['mixed', 'all', [sentry, everything]],
@@ -190,6 +190,30 @@ describe('strict clients and discovery answers', () => {
     expect(good.weak).toBeUndefined();
     expect(good.services).toBeUndefined();
     expect(good.mode).toBe('lexical');
+  });
+
+  it('never names, lists or searches a member the caller may not use', async () => {
+    const github = (await api('GET', '/mcp_market/installed')).body.data.find((s: { name: string }) => s.name === 'github');
+    expect((await api('PUT', `/mcp_services/${github.id}`, { access: { restricted: true, user_ids: [] } })).status).toBe(200);
+    try {
+      const client = await open(`${gw.url}/group/finder/mcp`);
+      await vi.waitFor(
+        async () =>
+          expect((await search(client, { query: 'book a flight to Paris' })).answer.services?.map((s) => s.name)).toEqual([
+            'sentry',
+            'everything',
+          ]),
+        { timeout: 8000, interval: 500 },
+      );
+      expect(
+        (await search(client, { query: 'create a pull request', limit: 20 })).answer.tools.some((t) => t.name.startsWith('github__')),
+      ).toBe(false);
+      const refused = await search(client, { query: 'create a pull request', service: 'github' });
+      expect(refused.result.isError).toBe(true);
+      expect(textOf(refused.result)).toBe('This group has no service named "github". Its services: sentry, everything.');
+    } finally {
+      await api('PUT', `/mcp_services/${github.id}`, { access: { restricted: false, user_ids: [] } });
+    }
   });
 
   it('answers in Chinese to a client that asks for it', async () => {

@@ -5,7 +5,7 @@ import { type FakeEmbeddings, startFakeEmbeddings } from '../fake-embeddings.js'
 import { connectUrl, type McpClient } from './clients.js';
 import { addService, addUser, addUserWithToken, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
 
-const catalogServer = path.join(import.meta.dirname, '../fixtures/catalog-server.mjs');
+const publishedTools = path.join(import.meta.dirname, '../fixtures/published-tools-server.mjs');
 const KEY = 'sk-test-embeddings-key-0123456789';
 
 interface Answer {
@@ -47,7 +47,7 @@ describe('discovery search with an embeddings provider', () => {
     gw = await startGateway('sqlite');
     admin = await addUserWithToken(gw.ctx, 'admin1', Role.Admin);
     user = await addUser(gw.ctx, 'sam');
-    const code = await addService(gw.ctx, { name: 'code', args: [catalogServer], env: { CATALOG_SERVERS: 'github,slack,notion' } });
+    const code = await addService(gw.ctx, { name: 'code', args: [publishedTools], env: { CATALOG_SERVERS: 'github,slack,notion' } });
     const made = await api('POST', '/groups', { name: 'semantic', mode: 'discovery', members: [{ service_id: code }] });
     expect(made.status).toBe(201);
   });
