@@ -19,7 +19,7 @@ export type SemanticRanking = { order: number[]; confidence: number } | { unavai
 
 /** Reciprocal rank fusion's constant: ranks below it weigh almost alike, as in the original paper (k = 60). */
 export const RRF_K = 60;
-/** How many of each ranking take part in the fusion. */
+/** How many lexical hits take part in the fusion. */
 export const FUSION_DEPTH = 50;
 /**
  * What a place in the semantic ranking weighs beside the same place in the lexical one, and how many
@@ -39,8 +39,9 @@ export const SEMANTIC_DEPTH = 5;
 export const SEMANTIC_CONFIDENCE = 3;
 
 /**
- * Reciprocal rank fusion of the lexical hits and the semantic order: each tool scores the sum of
- * 1 / (RRF_K + rank) over the rankings it is in. A tool only one ranking found still takes part, so a
+ * Weighted reciprocal rank fusion of the lexical hits and the semantic order: each tool scores
+ * 1 / (RRF_K + its lexical rank) plus SEMANTIC_WEIGHT / (RRF_K + its semantic rank), over the
+ * rankings it is in. A tool only one ranking found still takes part, so a
  * paraphrase no word of which the tool uses can rise on meaning alone.
  */
 export function fuse<T extends SearchableTool>(
