@@ -19,7 +19,8 @@ export const negotiateVersion = (requested: string | undefined): string =>
  * What a shared upstream is told its client can do: everything a client may relay (sampling,
  * elicitation in both modes, roots), so that servers which offer tools only to capable clients offer
  * them all. Each such request is then relayed to the client that caused it, or refused with a reason
- * (link.ts, serverRequest). No `roots.listChanged`: one client's roots changing says nothing of the others'.
+ * (link.ts, serverRequest); `roots/list` on a link several users share is answered by the gateway itself,
+ * with no roots (decision 0042). No `roots.listChanged`: one client's roots changing says nothing of the others'.
  */
 export const SHARED_CLIENT_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} };
 

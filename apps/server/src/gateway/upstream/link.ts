@@ -518,8 +518,9 @@ export class Link implements UpstreamLink {
 
   /**
    * A request from the upstream to its client (docs/architecture.md §4). It goes to the client that caused
-   * it: the client request it names or the only one in flight (`origin`), or the one session of an
-   * isolated link; that client must have declared the capability. Anything else is answered with an
+   * it: the client request it names or the sole one that can have caused it (`origin`, Multiplexer.originOf),
+   * or the one session of an isolated link; that client must have declared the capability. `roots/list` on a
+   * link several users share is answered here (answerRootsItself). Anything else is answered with an
    * error saying why, never sent to a client that did not cause it. `ping` is answered here on a
    * shared link (the gateway is the upstream's peer there) and relayed on an isolated one.
    */
