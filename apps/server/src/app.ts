@@ -6,12 +6,13 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type Db, type DbHandle, type Engine, migrateToLatest } from './db/db.js';
 import type { ServiceCatalog } from './gateway/catalog.js';
-import { createGateway, type Gateway, type GatewayOptions } from './gateway/index.js';
+import { allowedHosts, createGateway, type Gateway, type GatewayOptions } from './gateway/index.js';
 import type { Meter } from './gateway/meter.js';
 import { reapLeftoversAndRecordRun } from './gateway/upstream/leftovers.js';
 import { memoryWatch } from './gateway/upstream/memory-watch.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './http/error-handler.js';
 import { installGuard } from './http/guard.js';
+import { refuseAmbiguousRequests } from './http/hygiene.js';
 import { attachLocale } from './http/locale.js';
 import { refuseNulInput } from './http/nul-guard.js';
 import { Principals } from './http/principals.js';
@@ -22,7 +23,7 @@ import { ConfigEvents } from './infra/events.js';
 import { Leader } from './infra/leader.js';
 import { redactUrl } from './infra/logger.js';
 import { instrumentHttp, Metrics, registerMetricsRoute } from './infra/metrics.js';
-import { remoteFetch, setAddressPolicy } from './infra/outbound.js';
+import { addressCheckedFetch, setAddressPolicy } from './infra/outbound.js';
 import { RedisHub } from './infra/redis.js';
 import type { Secrets } from './infra/secrets.js';
 import { ServiceLog } from './infra/service-log.js';
@@ -174,11 +175,23 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     switchedOffBy: (userId) => catalog.switchedOffBy(userId),
     events,
     endpoints: {
-      // Called per authorization request, after every part below is built.
-      exists: async (kind, name) =>
-        kind === 'proxy' ? (await catalog.byName(name))?.enabled === true : (await hub.directory.byName(name)) !== undefined,
+      // Called per consent and token request, after every part below is built: the gateway's own access rule
+      // (decision 0040), asked through the ports /proxy and /group ask.
+      access: async (user, kind, name) => {
+        if (kind === 'proxy') {
+          const service = await catalog.byName(name);
+          if (!service?.enabled) return 'unknown_endpoint';
+          return (await hub.policy.mayUseService(user, service.id)) ? 'allowed' : 'no_access';
+        }
+        const group = await hub.directory.byName(name);
+        if (!group) return 'unknown_endpoint';
+        return (await hub.directory.mayUseGroup(user, group.id)) ? 'allowed' : 'no_access';
+      },
     },
-    fetch: remoteFetch,
+    // Client ID Metadata Documents are named by anyone: private addresses only if the operator allows (decision 0041).
+    fetch: addressCheckedFetch(() => config.clientFetches.allowPrivateNetwork),
+    fetchTimeoutMs: config.clientFetches.timeoutMs,
+    hostAllowed: allowedHosts(options.service, config.proxyAccess),
     redis,
     leader,
     logger,
@@ -190,7 +203,16 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const packages = createReplicaInstalls({ config, redis, events, catalog, rows, serviceLog, logger, sources });
   const meter = metering.meter;
   // Toolport as the OAuth client of remote services: the gateway's links ask it for their tokens.
-  const upstreamOAuth = createUpstreamOAuthModule({ db, secrets, events, options: options.service, catalog, logger, leader });
+  const upstreamOAuth = createUpstreamOAuthModule({
+    db,
+    secrets,
+    events,
+    options: options.service,
+    catalog,
+    access: hub.access,
+    logger,
+    leader,
+  });
   const gateway = await createGateway(
     {
       config,
@@ -298,6 +320,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     }
   });
   app.addHook('onRequest', async (req) => attachLocale(req));
+  refuseAmbiguousRequests(app);
   app.addHook('onResponse', async (req, reply) => {
     // Proxied MCP traffic is the data plane: a line per successful call would cost more than the call
     // itself (counted calls are recorded by the meter), so only refused ones are logged at info.

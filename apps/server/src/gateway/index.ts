@@ -19,7 +19,7 @@ import { CallTelemetry } from './downstream/call-telemetry.js';
 import type { DispatchDeps } from './downstream/dispatcher.js';
 import { GroupFace } from './downstream/group-face.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
-import { OriginPolicy } from './downstream/origin-policy.js';
+import { type OriginLists, OriginPolicy } from './downstream/origin-policy.js';
 import { ProxyAuth } from './downstream/proxy-auth.js';
 import { Revocations } from './downstream/revocations.js';
 import { registerProxyRoutes } from './downstream/routes.js';
@@ -75,9 +75,12 @@ export interface Gateway {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Who a user is now, as far as the gateway cares: sessions of a disabled or deleted user are ended. */
+/**
+ * Who a user is now, as far as the gateway cares: sessions of a disabled or deleted user are ended, and
+ * the role decides whether the access lists apply to them (admins always may).
+ */
 export interface UserStatusLookup {
-  byId(userId: number): Promise<{ status: number } | null>;
+  byId(userId: number): Promise<{ status: number; role: number } | null>;
 }
 
 /**
@@ -121,6 +124,15 @@ export interface GatewayOptions {
 }
 
 export type { AccessTokenPort, ProxyEndpoint, VerifiedToken } from './access-tokens.js';
+
+/**
+ * Whether the MCP endpoints answer to a Host (origin-policy.ts: localhost, IP literals, ALLOWED_HOSTS and the
+ * server address's host); the OAuth server's metadata follows the same rule.
+ */
+export function allowedHosts(options: GatewayDeps['options'], lists: OriginLists): (host: string) => boolean {
+  const policy = new OriginPolicy(options, lists);
+  return (host) => policy.hostAllowed(host);
+}
 
 const PURGE_MS = 60 * 60_000;
 
@@ -180,6 +192,9 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   };
   const face = new GroupFace({
     directory: deps.groups ?? { byName: async () => undefined, mayUseGroup: async () => false },
+    // The members' own access lists, asked as /proxy asks them (decision 0040).
+    ...(deps.tools ? { policy: deps.tools } : {}),
+    users: deps.principals,
     catalog: deps.catalog,
     inner: routeDeps.dispatcher,
     release: (serviceId, session) => pool.release(serviceId, session),
@@ -213,9 +228,15 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
           sessions.removeWhere((s) => s.serviceId === event.serviceId, service ? 'service disabled' : 'service removed');
       });
     }
-    // A group edited, or a member enabled, disabled or removed: every group client re-lists. (A
-    // member's own list_changed reaches them through its member session.)
-    if (event.type === 'groups.changed' || event.type === 'service.changed' || event.type === 'service.removed') {
+    // A group edited, a member enabled, disabled or removed, or an access list changed (a member may now be
+    // hidden from some users, or shown): every group client re-lists. (A member's own list_changed reaches
+    // them through its member session.)
+    if (
+      event.type === 'groups.changed' ||
+      event.type === 'service.changed' ||
+      event.type === 'service.removed' ||
+      event.type === 'access.changed'
+    ) {
       if (event.type === 'groups.changed') face.forget();
       for (const s of sessions.where((s) => s.serviceId < 0)) {
         for (const kind of ['tools', 'prompts', 'resources']) s.notify({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });

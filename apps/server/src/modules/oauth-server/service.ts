@@ -3,10 +3,12 @@ import { UserStatus } from '@toolport/contract';
 import { jwtVerify, SignJWT } from 'jose';
 import type { AccessTokenPort, ProxyEndpoint, VerifiedToken } from '../../gateway/index.js';
 import type { Principal } from '../../http/principals.js';
+import { type MessageKey, translate } from '../../i18n/index.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import { randomToken, sha256 } from '../../infra/secrets.js';
+import { ApprovalsCookie } from './approvals.js';
 import type { OAuthClient, OAuthClients } from './clients.js';
-import { OAuthError } from './errors.js';
+import { OAuthError, type OAuthErrorCode } from './errors.js';
 import type { GrantRow, OAuthServerRepo } from './repo.js';
 
 /** Lifetimes (docs/decisions/0028-oauth-authorization-server.md). */
@@ -28,12 +30,18 @@ export interface OAuthServerDeps {
   principals: { byId(id: number): Promise<Principal | null> };
   /** The services a user switched off for themselves (issue 14): a token's user carries them like a key's. */
   switchedOffBy(userId: number): Promise<ReadonlySet<number>>;
-  /** Whether a user may use an endpoint: the service (or group) exists and is enabled. */
-  endpoints: { exists(kind: 'proxy' | 'group', name: string): Promise<boolean> };
+  /**
+   * Whether a user may use an endpoint: the service (or group) exists and is enabled, and its access list lets
+   * the user in (the gateway's own rule, decision 0040). A token is never issued for an endpoint that is not.
+   */
+  endpoints: { access(user: Principal, kind: 'proxy' | 'group', name: string): Promise<EndpointAccess> };
   /** A revoked grant is announced as a change of its user: the proxy's cached token answers drop at once, on every replica. */
   events?: Pick<ConfigEvents, 'emit'>;
   now?: () => number;
 }
+
+/** Whether a user may use an endpoint, and if not, why: it does not exist (or is disabled), or it is not theirs to use. */
+export type EndpointAccess = 'allowed' | 'unknown_endpoint' | 'no_access';
 
 /** A resource indicator (RFC 8707) reduced to what it names: one endpoint, or every endpoint (`*`). */
 export type Audience = '*' | `proxy:${string}` | `group:${string}`;
@@ -65,6 +73,12 @@ export function audienceOf(resource: string, base: string): Audience | undefined
   return `${m[1] as 'proxy' | 'group'}:${name}`;
 }
 
+/** Who asks at the authorization endpoint: the address fetches count against, and the Cookie header. */
+export interface AuthorizeContext {
+  requester?: string;
+  cookie?: string;
+}
+
 /** What the consent page shows about a pending request. */
 export interface ConsentView {
   clientId: string;
@@ -74,8 +88,9 @@ export interface ConsentView {
   resource: string;
   /** Every endpoint of the user, or the one named. */
   endpoint: { kind: 'all' } | { kind: 'proxy' | 'group'; name: string };
-  /** False when the user may not use the endpoint: the page then offers Deny only. */
+  /** False when the user may not use the endpoint: the page then offers Deny only, and `refusal` says why. */
   allowed: boolean;
+  refusal?: Exclude<EndpointAccess, 'allowed'>;
   scope: string;
 }
 
@@ -94,7 +109,8 @@ const matchesRedirect = (registered: string, given: string): boolean => {
     const a = new URL(registered);
     const b = new URL(given);
     const loopback = a.protocol === 'http:' && (a.hostname === '127.0.0.1' || a.hostname === '[::1]' || a.hostname === 'localhost');
-    return loopback && b.protocol === 'http:' && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search;
+    const plain = b.hash === '' && b.username === '' && b.password === '';
+    return loopback && plain && b.protocol === 'http:' && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search;
   } catch {
     return false;
   }
@@ -115,47 +131,58 @@ export class OAuthServerService implements AccessTokenPort {
   private readonly grantCache = new Map<number, { at: number; active: boolean }>();
   private readonly touched = new Map<number, number>();
   private readonly now: () => number;
+  private readonly approvals: ApprovalsCookie;
 
   constructor(private readonly deps: OAuthServerDeps) {
     this.now = deps.now ?? Date.now;
+    this.approvals = new ApprovalsCookie(deps.tokenKey);
   }
 
   // --- authorization endpoint ------------------------------------------------------------------
 
   /**
    * Checks an authorization request (RFC 6749 §4.1.1 with PKCE and RFC 8707) and stores it for the
-   * consent page. An unknown client or an unregistered redirect URI is answered to the browser
-   * (`redirect: false`); every later error goes back to the client's redirect URI.
+   * consent page. An unknown client or an unregistered redirect URI is never sent back to the client
+   * (RFC 6749 §4.1.2.1): it is thrown, for the browser. A later error goes back to the redirect URI only
+   * when that URI is trusted (`trusted`); otherwise it is thrown too (RFC 9700 §4.11.2: no open redirector).
    */
-  async authorize(query: Record<string, unknown>, base: string): Promise<{ consentUrl: string } | { errorRedirect: string }> {
+  async authorize(
+    query: Record<string, unknown>,
+    base: string,
+    ctx: AuthorizeContext = {},
+  ): Promise<{ consentUrl: string } | { errorRedirect: string }> {
     const clientId = one(query.client_id);
     if (!clientId) throw new OAuthError('invalid_request', 'oauth_server.missing_param', { param: 'client_id' });
-    const client = await this.deps.clients.resolve(clientId, this.now());
+    const client = await this.deps.clients.resolve(clientId, this.now(), ctx.requester);
     const given = one(query.redirect_uri);
     let redirectUri: string | undefined;
     if (given === undefined) redirectUri = client.redirectUris.length === 1 ? client.redirectUris[0] : undefined;
     else redirectUri = client.redirectUris.some((r) => matchesRedirect(r, given)) ? given : undefined;
     if (!redirectUri) throw new OAuthError('invalid_request', 'oauth_server.redirect_mismatch');
+    const target = redirectUri;
 
     const state = one(query.state) ?? '';
-    const back = (code: string, description: string) => ({ errorRedirect: errorRedirect(redirectUri, base, state, code, description) });
-    if (state.length > 2000) return back('invalid_request', 'state is too long');
-    if (one(query.response_type) !== 'code') return back('unsupported_response_type', 'response_type must be code');
+    const refuse = async (code: OAuthErrorCode, key: MessageKey) => {
+      if (!(await this.trusted(client, target, ctx.cookie))) throw new OAuthError(code, key);
+      return { errorRedirect: errorRedirect(target, base, state.slice(0, 2000), code, translate('en', key)) };
+    };
+    if (state.length > 2000) return refuse('invalid_request', 'oauth_server.state_too_long');
+    if (one(query.response_type) !== 'code') return refuse('unsupported_response_type', 'oauth_server.response_type_code');
     const challenge = one(query.code_challenge);
-    if (!challenge) return back('invalid_request', 'code_challenge is required (PKCE)');
-    if (one(query.code_challenge_method) !== 'S256') return back('invalid_request', 'code_challenge_method must be S256');
-    if (!CHALLENGE.test(challenge)) return back('invalid_request', 'code_challenge is not a S256 challenge');
+    if (!challenge) return refuse('invalid_request', 'oauth_server.pkce_required');
+    if (one(query.code_challenge_method) !== 'S256') return refuse('invalid_request', 'oauth_server.pkce_s256');
+    if (!CHALLENGE.test(challenge)) return refuse('invalid_request', 'oauth_server.bad_challenge');
     const resources = query.resource === undefined ? [] : Array.isArray(query.resource) ? query.resource : [query.resource];
-    if (resources.length > 1) return back('invalid_target', 'exactly one resource may be requested');
+    if (resources.length > 1) return refuse('invalid_target', 'oauth_server.one_resource');
     const resource = resources.length === 1 ? String(resources[0]) : `${base}/`;
-    if (!audienceOf(resource, base)) return back('invalid_target', 'resource is not an MCP endpoint of this server');
+    if (!audienceOf(resource, base)) return refuse('invalid_target', 'oauth_server.bad_resource');
     const scope = (one(query.scope) ?? '').slice(0, 500);
 
     const id = randomToken(24);
     await this.deps.repo.addRequest({
       id_hash: sha256(id),
       client_id: client.clientId,
-      redirect_uri: redirectUri,
+      redirect_uri: target,
       state,
       code_challenge: challenge,
       resource,
@@ -163,6 +190,35 @@ export class OAuthServerService implements AccessTokenPort {
       expires_at: this.now() + REQUEST_MS,
     });
     return { consentUrl: `${base}/oauth/consent?request=${encodeURIComponent(id)}` };
+  }
+
+  /**
+   * Whether an error may be sent to `redirectUri` without asking anyone (decision 0041): the client was
+   * registered by an admin, or this browser's user approved this client with this redirect URI and that
+   * approval is still in force (the cookie `rememberApproval` set, checked against its grant).
+   */
+  private async trusted(client: OAuthClient, redirectUri: string, cookie: string | undefined): Promise<boolean> {
+    if (client.admin) return true;
+    const grantId = this.approvals.grantFor(cookie, client.clientId, redirectUri);
+    const grant = grantId === undefined ? undefined : await this.deps.repo.grant(grantId);
+    return grant !== undefined && grant.revoked_at === null && grant.client_id === client.clientId;
+  }
+
+  /**
+   * The Set-Cookie that remembers, in this browser, the approval an Allow answered with `redirectTo`
+   * (which carries the new code); undefined for a Deny or anything else. `secure` when Toolport is on https.
+   */
+  async rememberApproval(redirectTo: string, secure: boolean): Promise<string | undefined> {
+    let code: string | null;
+    try {
+      code = new URL(redirectTo).searchParams.get('code');
+    } catch {
+      return undefined;
+    }
+    const row = code ? await this.deps.repo.code(sha256(code)) : undefined;
+    const grant = row ? await this.deps.repo.grant(row.grant_id) : undefined;
+    if (!row || !grant) return undefined;
+    return this.approvals.cookie(grant.client_id, row.redirect_uri, grant.id, secure);
   }
 
   /** The pending request for the consent page, or undefined when unknown or expired. */
@@ -173,6 +229,7 @@ export class OAuthServerService implements AccessTokenPort {
     if (!client) return undefined;
     const audience = audienceOf(row.resource, base);
     if (!audience) return undefined;
+    const access = await this.access(user, audience);
     return {
       clientId: client.clientId,
       clientName: client.name,
@@ -180,7 +237,8 @@ export class OAuthServerService implements AccessTokenPort {
       logoUri: client.logoUri,
       resource: row.resource,
       endpoint: audience === '*' ? { kind: 'all' } : splitAudience(audience),
-      allowed: await this.mayUse(user, audience),
+      allowed: access === 'allowed',
+      ...(access === 'allowed' ? {} : { refusal: access }),
       scope: row.scope,
     };
   }
@@ -193,7 +251,8 @@ export class OAuthServerService implements AccessTokenPort {
     if (!(await this.deps.repo.takeRequest(idHash))) return undefined;
     const audience = audienceOf(row.resource, base);
     if (!allow || !audience) return errorRedirect(row.redirect_uri, base, row.state, 'access_denied', 'the user denied access');
-    if (!(await this.mayUse(user, audience)))
+    // An Allow the page did not offer (a forged or replayed decision) gives nothing: RFC 6749 §4.1.2.1's access_denied.
+    if ((await this.access(user, audience)) !== 'allowed')
       return errorRedirect(row.redirect_uri, base, row.state, 'access_denied', 'the user may not use this endpoint');
     const client = await this.deps.clients.resolve(row.client_id, this.now());
     const now = this.now();
@@ -220,11 +279,25 @@ export class OAuthServerService implements AccessTokenPort {
     return url.href;
   }
 
-  private async mayUse(user: Principal, audience: Audience): Promise<boolean> {
-    if (user.status !== UserStatus.Enabled) return false;
-    if (audience === '*') return true;
+  /** Whether the user may use the endpoint (every endpoint: each is checked when it is called). */
+  private async access(user: Principal, audience: Audience): Promise<EndpointAccess> {
+    if (user.status !== UserStatus.Enabled) return 'no_access';
+    if (audience === '*') return 'allowed';
     const { kind, name } = splitAudience(audience);
-    return this.deps.endpoints.exists(kind, name);
+    return this.deps.endpoints.access(user, kind, name);
+  }
+
+  /**
+   * Before a token is issued for a grant (a code or a refresh): its user is enabled and may use its endpoint
+   * now. Access lists change after approvals, and a decision the page did not offer must not end in a token:
+   * an endpoint the user may not use is not an acceptable resource (RFC 8707 §2, invalid_target).
+   */
+  private async checkHolder(grant: GrantRow, base: string): Promise<void> {
+    const audience = audienceOf(grant.resource, base);
+    if (!audience) throw new OAuthError('invalid_target', 'oauth_server.resource_mismatch');
+    const user = await this.deps.principals.byId(grant.user_id);
+    if (user?.status !== UserStatus.Enabled) throw new OAuthError('invalid_grant', 'oauth_server.grant_revoked');
+    if ((await this.access(user, audience)) !== 'allowed') throw new OAuthError('invalid_target', 'oauth_server.endpoint_not_allowed');
   }
 
   // --- token endpoint --------------------------------------------------------------------------
@@ -258,6 +331,7 @@ export class OAuthServerService implements AccessTokenPort {
     if (!VERIFIER.test(verifier) || s256(verifier) !== row.code_challenge)
       throw new OAuthError('invalid_grant', 'oauth_server.bad_verifier');
     this.checkResource(body, grant);
+    await this.checkHolder(grant, base);
     if (!(await this.deps.repo.useCode(codeHash, this.now()))) {
       await this.revokeGrant(grant.id);
       throw new OAuthError('invalid_grant', 'oauth_server.code_reused');
@@ -280,8 +354,7 @@ export class OAuthServerService implements AccessTokenPort {
     if (row.expires_at < this.now()) throw new OAuthError('invalid_grant', 'oauth_server.bad_refresh');
     if (grant.revoked_at !== null) throw new OAuthError('invalid_grant', 'oauth_server.grant_revoked');
     this.checkResource(body, grant);
-    const user = await this.deps.principals.byId(grant.user_id);
-    if (user?.status !== UserStatus.Enabled) throw new OAuthError('invalid_grant', 'oauth_server.grant_revoked');
+    await this.checkHolder(grant, base);
     if (!(await this.deps.repo.useRefreshToken(hash, this.now()))) {
       await this.revokeGrant(grant.id);
       throw new OAuthError('invalid_grant', 'oauth_server.refresh_reused');
