@@ -22,6 +22,7 @@ import { ConfigEvents } from './infra/events.js';
 import { Leader } from './infra/leader.js';
 import { redactUrl } from './infra/logger.js';
 import { instrumentHttp, Metrics, registerMetricsRoute } from './infra/metrics.js';
+import { DatabaseGate } from './db/availability.js';
 import { remoteFetch, setAddressPolicy } from './infra/outbound.js';
 import { RedisHub } from './infra/redis.js';
 import { resolveMasterSecret, Secrets } from './infra/secrets.js';
@@ -123,14 +124,23 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   await options.service.load();
   // Remote services may reach loopback, private and link-local addresses only while this is on (infra/outbound.ts).
   setAddressPolicy(() => options.service.bool('AllowPrivateNetworkUpstreams'));
-  const metering = await createMeteringModule({ db, logger, config, timeZone: () => options.service.get('TimeZone') });
+  const metrics = new Metrics();
+  // Reads on the call path are bounded, and answered from memory while the database is away (decision 0043).
+  const gate = new DatabaseGate(db);
+  const metering = await createMeteringModule({
+    db,
+    logger,
+    config,
+    gate,
+    timeZone: () => options.service.get('TimeZone'),
+    onRecordsDropped: (n) => metrics.requestRecordsDropped(n),
+  });
   // With REDIS_URL, configuration events, revocations, legacy SSE POSTs and login limits are shared too.
   const redis = config.redisUrl
     ? await RedisHub.connect({ url: config.redisUrl, namespace: config.redisPrefix, logger, signingKey: secrets.replicaKey })
     : undefined;
   // A preference another replica changed is read again before its listeners hear of it.
   events.beforeReceive((event) => (event.type === 'option.changed' ? options.service.load() : undefined));
-  const metrics = new Metrics();
   const tracing = Tracing.create(config.tracing, VERSION, logger);
   const serviceLog = new ServiceLog(db, logger);
   // Sign-in issues refresh tokens, the users module revokes them: the store comes before both.
