@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { DatabaseGate, DatabaseUnavailableError } from './db/availability.js';
 import { type Db, type DbHandle, type Engine, migrateToLatest } from './db/db.js';
 import type { ServiceCatalog } from './gateway/catalog.js';
 import { createGateway, type Gateway, type GatewayOptions } from './gateway/index.js';
@@ -22,7 +23,6 @@ import { ConfigEvents } from './infra/events.js';
 import { Leader } from './infra/leader.js';
 import { redactUrl } from './infra/logger.js';
 import { instrumentHttp, Metrics, registerMetricsRoute } from './infra/metrics.js';
-import { DatabaseGate } from './db/availability.js';
 import { remoteFetch, setAddressPolicy } from './infra/outbound.js';
 import { RedisHub } from './infra/redis.js';
 import { resolveMasterSecret, Secrets } from './infra/secrets.js';
@@ -101,6 +101,9 @@ export interface AppParts {
   version: string;
 }
 
+/** API routes that answer without the database. */
+const WITHOUT_DATABASE = /^\/api\/(?:health|ready|status)(?:[/?]|$)/;
+
 export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppParts;
@@ -147,7 +150,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const refreshTokens = createRefreshTokens(db);
   const users = createUsersModule({ db, refreshTokens, secrets, events, config, logger });
   const principals = new Principals(users.repo, events);
-  const catalog: ServiceCatalog = createServiceCatalog({ db, users: users.repo, secrets, events });
+  const catalog: ServiceCatalog = createServiceCatalog({ db, users: users.repo, secrets, events, gate });
   const rows = createServiceRows({ db, events });
   const relay = redis
     ? await EventRelay.start(redis, events, logger, new ConfigResync({ db, options: options.service, events }))
@@ -157,10 +160,10 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const leader = redis ? await Leader.start(redis, { logger, report }) : Leader.solo({ logger, report });
   const history = createHistoryModule({ db, options: options.service, logger, leader });
   const auth = createAuthModule({ refreshTokens, usersRepo: users.repo, secrets, redis, metrics });
-  const status = createStatusModule({ db, options: options.service, version: VERSION, startedAt });
+  const status = createStatusModule({ db, gate, options: options.service, version: VERSION, startedAt });
   // Groups, tool overrides and access (issue 17): the gateway asks their answers through its ToolPolicy and
   // GroupDirectory ports, built first; the module lists live tools through the gateway, built after it.
-  const hub = createHubPorts({ db, events });
+  const hub = createHubPorts({ db, events, gate });
   const analytics = createAnalyticsModule({ db, options: options.service, access: hub.access });
   const logs = createLogsModule({ db, serviceLog, options: options.service });
   const oauth = createOAuthModule({
@@ -206,6 +209,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       db,
       catalog,
       meter,
+      gate,
       options: options.service,
       principals,
       events,
@@ -277,6 +281,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   app.addHook('onClose', async () => {
     // Pending counters, request records and log lines reach the database before the process ends.
     await metering.close();
+    gate.close();
     await serviceLog.flush();
     await leader.close();
     relay?.stop();
@@ -307,6 +312,11 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     }
   });
   app.addHook('onRequest', async (req) => attachLocale(req));
+  // While the database is known to be away, API requests get the translated 503 at once instead of each
+  // waiting for a connection timeout; the probes and the status page need no database.
+  app.addHook('onRequest', async (req) => {
+    if (!gate.up && req.url.startsWith('/api/') && !WITHOUT_DATABASE.test(req.url)) throw new DatabaseUnavailableError();
+  });
   app.addHook('onResponse', async (req, reply) => {
     // Proxied MCP traffic is the data plane: a line per successful call would cost more than the call
     // itself (counted calls are recorded by the meter), so only refused ones are logged at info.

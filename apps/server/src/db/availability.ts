@@ -90,3 +90,36 @@ export class DatabaseGate {
     this.probing = undefined;
   }
 }
+
+/**
+ * The last answer the database gave for each key: while it is away (or too slow), a read that fails
+ * for that reason gets the remembered answer instead, so calls to services, users and sessions already
+ * seen keep their configuration and limits. Keys never read fail as before (the caller answers 503).
+ */
+export class LastKnown<T> {
+  private readonly values = new Map<string, T>();
+
+  constructor(
+    private readonly gate: DatabaseGate | undefined,
+    private readonly max = 10_000,
+  ) {}
+
+  async get(key: string, load: () => Promise<T>): Promise<T> {
+    try {
+      const value = await (this.gate ? this.gate.read(load) : load());
+      // Only what exists is remembered: keys sprayed by a stranger cannot push the real ones out.
+      if (value === undefined) return value;
+      if (this.values.size >= this.max && !this.values.has(key)) this.values.clear();
+      this.values.set(key, value);
+      return value;
+    } catch (err) {
+      if (isDatabaseUnavailable(err) && this.values.has(key)) return this.values.get(key) as T;
+      throw err;
+    }
+  }
+
+  /** Forgotten: changed while the database answered (a disabled user must not come back from memory). */
+  clear(): void {
+    this.values.clear();
+  }
+}

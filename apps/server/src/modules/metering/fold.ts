@@ -88,7 +88,14 @@ export class Folder {
     }
     await trx
       .insertInto('daily_counters')
-      .values({ day: parts.day, service_id: parts.serviceId, user_id: parts.userId, request_count: count - before, error_count: 0, total_latency_ms: 0 })
+      .values({
+        day: parts.day,
+        service_id: parts.serviceId,
+        user_id: parts.userId,
+        request_count: count - before,
+        error_count: 0,
+        total_latency_ms: 0,
+      })
       .onConflict((oc) =>
         oc.columns(['day', 'service_id', 'user_id']).doUpdateSet({ request_count: sql`daily_counters.request_count + ${count - before}` }),
       )
@@ -98,7 +105,14 @@ export class Folder {
   private async addStats(trx: Kysely<Database>, parts: KeyParts, errors: number, latencyMs: number): Promise<void> {
     await trx
       .insertInto('daily_counters')
-      .values({ day: parts.day, service_id: parts.serviceId, user_id: parts.userId, request_count: 0, error_count: errors, total_latency_ms: latencyMs })
+      .values({
+        day: parts.day,
+        service_id: parts.serviceId,
+        user_id: parts.userId,
+        request_count: 0,
+        error_count: errors,
+        total_latency_ms: latencyMs,
+      })
       .onConflict((oc) =>
         oc.columns(['day', 'service_id', 'user_id']).doUpdateSet({
           error_count: sql`daily_counters.error_count + ${errors}`,
@@ -141,7 +155,10 @@ export class Folder {
 
   /** Drops batch ids and contributions no longer needed. */
   async purge(now = Date.now()): Promise<void> {
-    await this.db.deleteFrom('meter_batches').where('written_at', '<', now - KEEP_MS).execute();
+    await this.db
+      .deleteFrom('meter_batches')
+      .where('written_at', '<', now - KEEP_MS)
+      .execute();
     const oldest = new Date(now - KEEP_MS).toISOString().slice(0, 10);
     await this.db.deleteFrom('meter_contributions').where('day', '<', oldest).execute();
   }

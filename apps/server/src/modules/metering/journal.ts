@@ -1,5 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, fdatasync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fdatasync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { NewRequestRecord } from '../history/index.js';
@@ -272,7 +285,13 @@ function parseLine(segment: Segment, line: string): void {
     } else if (tag === 'r') {
       const record = JSON.parse(line.slice(2)) as NewRequestRecord;
       const stats = recordStats(record);
-      if (stats) addStats(segment.stats, counterKey(String(record.day), Number(record.service_id), Number(record.user_id)), stats.errors, stats.latencyMs);
+      if (stats)
+        addStats(
+          segment.stats,
+          counterKey(String(record.day), Number(record.service_id), Number(record.user_id)),
+          stats.errors,
+          stats.latencyMs,
+        );
       segment.records.push(record);
     } else {
       return;

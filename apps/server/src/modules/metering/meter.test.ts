@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import type { Database } from '../../db/schema.js';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../test/gateway/clients.js';
 import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import type { Database } from '../../db/schema.js';
 import type { ServiceSpec } from '../../gateway/catalog.js';
 import { dayIn } from '../../infra/day.js';
 import { Folder } from './fold.js';
@@ -111,7 +111,15 @@ describe.each(engines)('metering on %s', (engine) => {
       .where('day', '=', dayIn('UTC'))
       .executeTakeFirst();
   const records = async (serviceId: number) =>
-    Number((await t.ctx.db.selectFrom('request_records').select((eb) => eb.fn.countAll<string>().as('n')).where('service_id', '=', serviceId).executeTakeFirst())?.n);
+    Number(
+      (
+        await t.ctx.db
+          .selectFrom('request_records')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('service_id', '=', serviceId)
+          .executeTakeFirst()
+      )?.n,
+    );
   const admitMany = async (meter: DbMeter, service: ServiceSpec, userId: number, n: number) =>
     (await Promise.all(Array.from({ length: n }, () => meter.admit(service, userId)))).filter((a) => a.allowed).length;
   const outcome = (serviceId: number, userId: number, n: number) => ({
@@ -206,7 +214,9 @@ describe.each(engines)('metering on %s', (engine) => {
   it('keeps counting while the database is away, caps the waiting records (oldest dropped, counted), and a later start folds them', async () => {
     // A meter whose database refuses connections: every fold fails, everything waits in the journal.
     const away = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: 'postgres://x@127.0.0.1:1/none', connectionTimeoutMillis: 500 }) }),
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ connectionString: 'postgres://x@127.0.0.1:1/none', connectionTimeoutMillis: 500 }),
+      }),
     });
     const dataDir = freshDir();
     let dropped = 0;
@@ -302,7 +312,10 @@ describe.each(engines)('metering on %s', (engine) => {
     const prefix = testPrefix();
     const relay = new CuttableRelay(new URL(REDIS_URL));
     await relay.listen();
-    const [cut, direct] = await Promise.all([SharedCounts.connect(`redis://127.0.0.1:${relay.port}`, prefix), SharedCounts.connect(REDIS_URL, prefix)]);
+    const [cut, direct] = await Promise.all([
+      SharedCounts.connect(`redis://127.0.0.1:${relay.port}`, prefix),
+      SharedCounts.connect(REDIS_URL, prefix),
+    ]);
     try {
       const service = serviceWith(0);
       const limited = { ...serviceWith(0), id: service.id, rpdLimit: 10 };

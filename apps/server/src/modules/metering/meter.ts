@@ -8,8 +8,8 @@ import { dayIn } from '../../infra/day.js';
 import type { NewRequestRecord } from '../history/index.js';
 import { Folder, type KeyParts } from './fold.js';
 import { counterKey, Journal, type Segment } from './journal.js';
-import { MeterUpkeep } from './upkeep.js';
 import type { SharedCounts } from './shared-count.js';
+import { MeterUpkeep } from './upkeep.js';
 
 /** Request records waiting in the journal at most; beyond it the oldest are dropped (counted in a metric). */
 export const MAX_PENDING_RECORDS = 50_000;

@@ -116,7 +116,10 @@ export class SharedCounts {
   /** Raises the fields of `key` to at least the given counts; `create`: also when Redis has no such key. False: missing. */
   async raise(key: string, counts: Map<string, number>, create: boolean): Promise<boolean> {
     const pairs = [...counts].flatMap(([run, n]) => [run, String(n)]);
-    const reply = await this.client.eval(SharedCounts.RAISE, { keys: [this.hash(key)], arguments: [create ? 'create' : 'exists', ...pairs] });
+    const reply = await this.client.eval(SharedCounts.RAISE, {
+      keys: [this.hash(key)],
+      arguments: [create ? 'create' : 'exists', ...pairs],
+    });
     return Number(reply) === 1;
   }
 

@@ -218,4 +218,3 @@ export class MeterUpkeep {
     this.opts.journal.close();
   }
 }
-
