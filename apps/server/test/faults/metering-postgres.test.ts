@@ -28,7 +28,9 @@ describe('metering through PostgreSQL outages', () => {
     expect(liveChildren(FIXTURE_SERVER)).toEqual([]);
   });
 
-  it('serves known calls through a stop, an immediate stop and a freeze, and counts each once', { timeout: 120_000 + 4 * OUTAGE_MS }, async () => {
+  it('serves known calls through a stop, an immediate stop and a freeze, and counts each once', {
+    timeout: 120_000 + 4 * OUTAGE_MS,
+  }, async () => {
     const pg: PrivatePostgres = await startPrivatePostgres();
     cleanup.push(() => pg.close());
     const gw: LiveGateway = await startGateway('postgres', { DATABASE_URL: pg.url });
@@ -64,7 +66,9 @@ describe('metering through PostgreSQL outages', () => {
       expect(probe.status, what).toBe(503);
       expect(probe.ms, what).toBeLessThan(2000);
       for (const [locale, message] of Object.entries(MESSAGES)) {
-        const res = await fetch(`${gw.url}/api/mcp_market/installed`, { headers: { authorization: `Bearer ${token}`, 'accept-language': locale } });
+        const res = await fetch(`${gw.url}/api/mcp_market/installed`, {
+          headers: { authorization: `Bearer ${token}`, 'accept-language': locale },
+        });
         expect(res.status, what).toBe(503);
         expect(await res.json(), what).toEqual({ success: false, code: 'database_unavailable', message });
       }

@@ -3,7 +3,7 @@ import { createClient } from 'redis';
 /** Redis keys of the meter live two days: a day's count is needed until the day is over in every time zone. */
 const TTL_S = 172_800;
 /** A run whose heartbeat is this old is dead: its counts in Redis are written to the database by a survivor. */
-const ALIVE_MS = 15_000;
+const ALIVE_MS = 10_000;
 const TAKEOVER_MS = 30_000;
 
 export type SharedAdmission = { status: 'missing' } | { status: 'admitted' | 'refused'; total: number };

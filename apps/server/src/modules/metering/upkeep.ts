@@ -5,8 +5,8 @@ import type { Journal, Segment } from './journal.js';
 import type { SharedCounts } from './shared-count.js';
 
 const FLUSH_MS = 1000;
-/** Redis housekeeping (heartbeat, dead runs) and the owner file's heartbeat, at most this often. */
-const HOUSEKEEPING_MS = 5000;
+/** Redis housekeeping (heartbeat, dead runs) and the owner file's heartbeat: this often, traffic or not. */
+const HOUSEKEEPING_MS = 3000;
 const PURGE_MS = 10 * 60_000;
 const WARN_MS = 60_000;
 
@@ -36,6 +36,7 @@ export class MeterUpkeep {
   private readonly toReconcile = new Set<string>();
   private reconcileEverything = false;
   private timer: NodeJS.Timeout | undefined;
+  private readonly housekeeping: NodeJS.Timeout;
   private chain: Promise<void> = Promise.resolve();
   private lastHousekeeping = 0;
   private lastPurge = 0;
@@ -43,7 +44,11 @@ export class MeterUpkeep {
   private lastRedisWarning = 0;
   private closed = false;
 
-  constructor(private readonly opts: UpkeepOptions) {}
+  constructor(private readonly opts: UpkeepOptions) {
+    // A quiet replica still tells that it lives, and still writes the counts of the replicas that died.
+    this.housekeeping = setInterval(() => this.schedule(), HOUSEKEEPING_MS);
+    this.housekeeping.unref();
+  }
 
   /** Runs left by killed processes on this DATA_DIR: folded now, before the first call (their admissions count toward today's limits). */
   async adoptOrphans(): Promise<void> {
@@ -79,7 +84,7 @@ export class MeterUpkeep {
     this.capRecords();
     void this.opts.journal.sync();
     const now = Date.now();
-    if (all || now - this.lastHousekeeping >= HOUSEKEEPING_MS) {
+    if (all || now - this.lastHousekeeping >= HOUSEKEEPING_MS / 2) {
       this.lastHousekeeping = now;
       this.opts.journal.heartbeat();
       await this.housekeepRedis();
@@ -209,6 +214,7 @@ export class MeterUpkeep {
   /** Folds what it can; what the database did not take stays in the journal for the next start. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.housekeeping);
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.tick(false);
