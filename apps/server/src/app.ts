@@ -164,7 +164,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   // Groups, tool overrides and access (issue 17): the gateway asks their answers through its ToolPolicy and
   // GroupDirectory ports, built first; the module lists live tools through the gateway, built after it.
   const hub = createHubPorts({ db, events, gate });
-  const analytics = createAnalyticsModule({ db, options: options.service, access: hub.access });
+  const analytics = createAnalyticsModule({ db, options: options.service, access: hub.access, settleCounts: metering.settle });
   const logs = createLogsModule({ db, serviceLog, options: options.service });
   const oauth = createOAuthModule({
     db,
@@ -240,6 +240,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     gateway,
     oauth: upstreamOAuth.oauth,
     access: hub.access,
+    settleCounts: metering.settle,
   });
   const market = createMarketModule({
     db,

@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import type { DatabaseGate } from '../../db/availability.js';
+import { bounded, type DatabaseGate } from '../../db/availability.js';
 import type { Db } from '../../db/db.js';
 import type { Meter } from '../../gateway/meter.js';
 import { DbMeter } from './meter.js';
 import { SharedCounts } from './shared-count.js';
 
 export { DbMeter } from './meter.js';
+
+const SETTLE_MS = 1000;
 
 export interface MeteringDeps {
   db: Db;
@@ -24,6 +26,8 @@ export interface MeteringDeps {
 export interface MeteringModule {
   /** The gateway's meter: daily limits, counters and request records. */
   meter: Meter;
+  /** Folds this replica's journal now (bounded): what the console reads for today is then what was enforced. */
+  settle(): Promise<void>;
   /** Folds what is pending into the database and lets go of Redis. */
   close(): Promise<void>;
 }
@@ -48,6 +52,8 @@ export async function createMeteringModule(deps: MeteringDeps): Promise<Metering
   await meter.start();
   return {
     meter,
+    // A database that does not answer must not hold the console's request: it gets the figures as they are.
+    settle: () => bounded(meter.settle(), SETTLE_MS).catch(() => undefined),
     async close() {
       // Pending counters and request records reach the database (or stay in the journal) before the process ends.
       await meter.close();

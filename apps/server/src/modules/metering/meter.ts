@@ -221,6 +221,11 @@ export class DbMeter implements Meter {
     });
   }
 
+  /** Folds what this run has written so far, without the Redis housekeeping (before the console reads today's counts). */
+  settle(): Promise<void> {
+    return this.upkeep.tick(false);
+  }
+
   /** Folds everything pending into the database now (tests, shutdown). */
   flush(): Promise<void> {
     return this.upkeep.tick(true);

@@ -63,6 +63,8 @@ export interface ServicesDeps {
   oauth?: ServiceOAuthPort;
   /** Who may use which service (issue 17, the groups module): lists are filtered, PUT sets it. */
   access?: ServiceAccess;
+  /** Folds this replica's metering journal first, so today's counts read are those enforced (decision 0043). */
+  settleCounts?: () => Promise<void>;
 }
 
 export interface ServicesModule {
@@ -86,6 +88,7 @@ export function createServicesModule(deps: ServicesDeps): ServicesModule {
     options: deps.options,
     oauth: deps.oauth,
     access: deps.access,
+    settleCounts: deps.settleCounts,
   });
   const health = new HealthChecks({ repo, probe: deps.gateway, catalog: deps.catalog, serviceLog: deps.serviceLog });
   const personal = new PersonalEnvs({ repo, secrets: deps.secrets, events: deps.events });
