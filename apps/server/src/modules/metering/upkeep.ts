@@ -175,14 +175,17 @@ export class MeterUpkeep {
     const redis = this.opts.redis;
     if (!redis?.open) return;
     const own = this.opts.ownCounts();
-    const keys = this.reconcileEverything ? [...own.keys()] : [...this.toReconcile];
+    // After a reconnection Redis may hold old data (a snapshot, a failed-over replica): every key is seeded again
+    // from the database, which raises stale fields of other runs too. Otherwise this run's own field is enough.
+    const everything = this.reconcileEverything;
+    const keys = everything ? [...own.keys()] : [...this.toReconcile];
     this.reconcileEverything = false;
     this.toReconcile.clear();
     for (const [i, key] of keys.entries()) {
       const mine = own.get(key);
       if (!mine) continue;
       try {
-        const raised = await redis.raise(key, new Map([[this.opts.journal.run, mine.own]]), false);
+        const raised = !everything && (await redis.raise(key, new Map([[this.opts.journal.run, mine.own]]), false));
         if (!raised) await this.seed(key, mine.parts, mine.own);
       } catch (err) {
         // Still away: the rest wait for the next round.
