@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { bounded, CALL_PATH_BOUND_MS } from '../../db/availability.js';
 import type { Db } from '../../db/db.js';
 import { isPostgres } from '../../db/migrations/helpers.js';
 import type { Database } from '../../db/schema.js';
@@ -151,6 +152,16 @@ export class Folder {
     const legacy = (await this.count(parts)) - sum;
     if (legacy > 0) runs.set(LEGACY_RUN, legacy);
     return runs;
+  }
+
+  /** Whether the database answers at all (bounded): a failure it answered is about the data, not an outage. */
+  async answers(): Promise<boolean> {
+    try {
+      await bounded(sql`select 1`.execute(this.db), CALL_PATH_BOUND_MS);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Drops batch ids and contributions no longer needed. */

@@ -251,6 +251,30 @@ describe.each(engines)('metering on %s', (engine) => {
     expect(kept.map((r) => r.target)).toEqual(['round2', 'round2', 'round2', 'round2']);
   });
 
+  it('drops request records the database refuses (counted), so that the counts and later segments still get through', async () => {
+    const service = serviceWith(0);
+    let dropped = 0;
+    const meter = meterOf(undefined, freshDir(), {
+      onRecordsDropped: (n) => {
+        dropped += n;
+      },
+    });
+    expect(await admitMany(meter, service, 61, 3)).toBe(3);
+    const good = outcome(service.id, 61, 0);
+    meter.record(good);
+    // A row no database takes (NOT NULL): as a corrupted journal line would be.
+    meter.journal.record(`${dayIn('UTC')}|${service.id}|61`, { ...meter.journal.current.records[0], method: null } as never);
+    await meter.flush();
+    expect(dropped).toBe(2);
+    expect((await stored(service.id, 61))?.request_count).toBe(3);
+    expect(meter.pending).toHaveLength(0);
+    expect(await admitMany(meter, service, 61, 2)).toBe(2);
+    meter.record(good);
+    await meter.flush();
+    expect((await stored(service.id, 61))?.request_count).toBe(5);
+    expect(await records(service.id)).toBe(1);
+  });
+
   it('with Redis, two meters (two replicas) share one exact limit, also after Redis lost the key', async () => {
     const prefix = testPrefix();
     const [r1, r2] = await Promise.all([SharedCounts.connect(REDIS_URL, prefix), SharedCounts.connect(REDIS_URL, prefix)]);

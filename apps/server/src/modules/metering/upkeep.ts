@@ -104,7 +104,7 @@ export class MeterUpkeep {
     while (this.pending.length > 0) {
       const segment = this.pending[0] as Segment;
       try {
-        await this.opts.folder.fold(segment);
+        await this.foldOne(segment);
       } catch (err) {
         this.opts.gate?.failed(err);
         if (Date.now() - this.lastFoldWarning > WARN_MS) {
@@ -120,6 +120,30 @@ export class MeterUpkeep {
         this.opts.journal.release(segment.run);
       }
     }
+  }
+
+  /**
+   * One segment. A failure while the database answers is tried again at once (two replicas inserting the same
+   * run's first row: the loser finds it the second time); failing again, the segment's request records are what
+   * the database refuses, and they are dropped so that its counts — and every later segment — get through.
+   */
+  private async foldOne(segment: Segment): Promise<void> {
+    try {
+      await this.opts.folder.fold(segment);
+      return;
+    } catch (err) {
+      if (!(await this.opts.folder.answers())) throw err;
+    }
+    try {
+      await this.opts.folder.fold(segment);
+      return;
+    } catch (err) {
+      if (segment.records.length === 0 || !(await this.opts.folder.answers())) throw err;
+      const dropped = this.opts.journal.compact(segment);
+      this.opts.onRecordsDropped?.(dropped);
+      this.opts.logger.error({ err, dropped }, 'request records refused by the database, dropped');
+    }
+    await this.opts.folder.fold(segment);
   }
 
   /** Beyond the cap, the oldest waiting segments lose their request records (their counts and statistics stay). */
