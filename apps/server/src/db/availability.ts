@@ -101,14 +101,16 @@ export class LastKnown<T> {
 
   constructor(
     private readonly gate: DatabaseGate | undefined,
+    /** Whether "nothing" is an answer to remember (a user without personal values), or only a miss (an unknown key). */
+    private readonly absentToo = false,
     private readonly max = 10_000,
   ) {}
 
   async get(key: string, load: () => Promise<T>): Promise<T> {
     try {
       const value = await (this.gate ? this.gate.read(load) : load());
-      // Only what exists is remembered: keys sprayed by a stranger cannot push the real ones out.
-      if (value === undefined) return value;
+      // Unless told otherwise only what exists is remembered: keys sprayed by a stranger cannot push the real ones out.
+      if (value === undefined && !this.absentToo) return value;
       if (this.values.size >= this.max && !this.values.has(key)) this.values.clear();
       this.values.set(key, value);
       return value;
@@ -118,8 +120,8 @@ export class LastKnown<T> {
     }
   }
 
-  /** Forgotten: changed while the database answered (a disabled user must not come back from memory). */
-  clear(): void {
-    this.values.clear();
+  /** Forgets what changed while the database answered (a disabled user must not come back from memory). */
+  forget(changed: (key: string, value: T) => boolean): void {
+    for (const [key, value] of this.values) if (changed(key, value)) this.values.delete(key);
   }
 }

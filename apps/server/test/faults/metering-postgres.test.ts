@@ -19,7 +19,7 @@ const MESSAGES = {
  * brought back. Calls of the user and service the gateway knows are served throughout (no call fails or
  * hangs), `/api/ready` answers 503 within 2 s, the API answers a translated 503, and afterwards the
  * database has every answered call once — counts and request records — and the limit admitted exactly
- * LIMIT calls.
+ * LIMIT calls. A user disabled just before the outage is not served from that memory.
  */
 describe('metering through PostgreSQL outages', () => {
   const cleanup: (() => Promise<unknown>)[] = [];
@@ -52,8 +52,21 @@ describe('metering through PostgreSQL outages', () => {
       return { status: res.status, ms: Date.now() - at };
     };
 
-    const load = new MeteredLoad(clients, { pauseMs: 20 });
+    // Bob is known to the gateway (he called), then disabled through the API just before the outage: the memory
+    // that serves calls during an outage must not bring him back.
+    const bob = await addUser(gw.ctx, 'bob');
+    const bobClient = await connect(gw.url, 'fixture', bob.key, { sdk: 'v1', wire: 'http' });
+    clients.push(bobClient);
+    await bobClient.callTool('echo', { text: 'bob' });
+
+    const load = new MeteredLoad(clients.slice(0, CLIENTS), { pauseMs: 20 });
     await until(() => load.ok >= 30, 'calls before the first outage');
+    const disabled = await fetch(`${gw.url}/api/user/manage`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'bob', action: 'disable' }),
+    });
+    expect(disabled.status).toBe(200);
     const faults: [string, () => Promise<void> | void, () => Promise<void> | void][] = [
       ['stop -m fast', () => pg.stop('fast'), () => pg.start()],
       ['stop -m immediate', () => pg.stop('immediate'), () => pg.start()],
@@ -72,9 +85,16 @@ describe('metering through PostgreSQL outages', () => {
         expect(res.status, what).toBe(503);
         expect(await res.json(), what).toEqual({ success: false, code: 'database_unavailable', message });
       }
+      if (what === 'stop -m fast') {
+        const late = await connect(gw.url, 'fixture', bob.key, { sdk: 'v1', wire: 'http' })
+          .then((c) => c.close().then(() => 'connected'))
+          .catch((err: Error) => err.message);
+        expect(late).toMatch(/503|401|Service unavailable|Unauthorized/i);
+        await expect(bobClient.callTool('echo', { text: 'bob again' })).rejects.toThrow();
+      }
       await new Promise((r) => setTimeout(r, OUTAGE_MS));
       // Served all along, from what the gateway knew.
-      expect(load.ok - at, what).toBeGreaterThan(0);
+      expect(load.ok - at, `${what}: ${load.failures.slice(0, 3).join(' / ')}`).toBeGreaterThan(0);
       await recover();
       await until(async () => (await ready()).status === 200, `the database back after ${what}`, 30_000);
     }
@@ -104,6 +124,7 @@ describe('metering through PostgreSQL outages', () => {
       .select('outcome')
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .where('service_id', '=', serviceId)
+      .where('user_id', '=', alice.id)
       .groupBy('outcome')
       .execute();
     expect(Object.fromEntries(records.map((r) => [r.outcome, Number(r.n)]))).toEqual({ ok: LIMIT, limited: CLIENTS });

@@ -53,13 +53,14 @@ export class ServicesCatalog implements ServiceCatalog {
     gate?: DatabaseGate,
   ) {
     this.rows = new LastKnown(gate);
-    this.envs = new LastKnown(gate);
+    // Asked for callers already authenticated: having no personal values is an answer to remember.
+    this.envs = new LastKnown(gate, true);
     this.keyUsers = new LastKnown(gate);
     events.on((e) => {
       if (e.type === 'user.changed') {
         this.keyCache.clear();
-        this.keyUsers.clear();
-        this.envs.clear();
+        this.keyUsers.forget((_, user) => user?.id === e.userId);
+        this.envs.forget((key) => key.endsWith(`:${e.userId}`));
       }
     });
   }
