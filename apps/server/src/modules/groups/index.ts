@@ -1,6 +1,6 @@
 import { type DatabaseGate, LastKnown } from '../../db/availability.js';
 import type { Db } from '../../db/db.js';
-import type { GatewayUser, ServiceCatalog } from '../../gateway/catalog.js';
+import type { ServiceCatalog } from '../../gateway/catalog.js';
 import type { GroupDirectory, GroupSpec, ToolPolicy } from '../../gateway/tool-policy.js';
 import type { ZodApi } from '../../http/api.js';
 import type { ConfigEvents } from '../../infra/events.js';
@@ -44,7 +44,7 @@ export function createHubPorts(deps: HubPortsDeps): HubPorts {
     access,
     policy: {
       overrides: async (service) => (await overrides.get(service.name, () => repo.overridesOf(service.name))).map(toOverride),
-      mayUseService: (user: GatewayUser, serviceId) => access.mayUse(user, 'service', serviceId),
+      mayUseService: (user, serviceId) => access.mayUse(user, 'service', serviceId),
     },
     directory: {
       byName: (name) => groups.get(name, () => groupSpec(repo, name)),
