@@ -4,7 +4,7 @@ import type { Db } from '../../db/db.js';
 import { isPostgres } from '../../db/migrations/helpers.js';
 import type { Database } from '../../db/schema.js';
 import { storeRecordsIn } from '../history/index.js';
-import type { Segment } from './journal.js';
+import type { Segment } from './segment.js';
 
 /** Batch ids and run contributions are needed while a batch or a run can still be folded: two days is plenty. */
 const KEEP_MS = 2 * 24 * 60 * 60_000;

@@ -1,80 +1,13 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  fdatasync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fdatasync, mkdirSync, openSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { NewRequestRecord } from '../history/index.js';
+import { isOrphan, readSegments, segmentFiles } from './journal-read.js';
+import { addStats, emptySegment, recordStats, type Segment } from './segment.js';
 
-/** A run whose owner file has not been touched for this long is taken over by any replica sharing the directory. */
-const STALE_OWNER_MS = 60_000;
 /** Runs of this process (several apps in one test process share the pid): never orphans. */
 const liveRuns = new Set<string>();
-
-/** The statistics a batch adds to daily_counters besides the count. */
-export interface Stats {
-  errors: number;
-  latencyMs: number;
-}
-
-/**
- * One segment of a run's journal: the unit folded into the database in one transaction under its
- * batch id (decision 0043). `counts` holds the run's *absolute* admission count per key
- * (`day|service|user`) as last written, so folding it twice, or an older segment after a newer one,
- * changes nothing; the statistics and records are added once, guarded by the batch id.
- */
-export interface Segment {
-  run: string;
-  seq: number;
-  batchId: string;
-  file: string;
-  counts: Map<string, number>;
-  stats: Map<string, Stats>;
-  records: NewRequestRecord[];
-  /** Lines written to the file (0: nothing to fold). */
-  lines: number;
-}
-
-/** `day|service|user`. */
-export const counterKey = (day: string, serviceId: number, userId: number): string => `${day}|${serviceId}|${userId}`;
-
-export function addStats(stats: Map<string, Stats>, key: string, errors: number, latencyMs: number): void {
-  const s = stats.get(key);
-  if (s) {
-    s.errors += errors;
-    s.latencyMs += latencyMs;
-  } else {
-    stats.set(key, { errors, latencyMs });
-  }
-}
-
-/** The counter statistics one record carries (a refusal by the limit carries none). */
-export function recordStats(record: NewRequestRecord): Stats | undefined {
-  if (record.outcome === 'limited') return undefined;
-  return { errors: record.outcome === 'error' ? 1 : 0, latencyMs: Number(record.latency_ms) };
-}
-
-const emptySegment = (dir: string, run: string, seq: number, batchId: string = randomUUID()): Segment => ({
-  run,
-  seq,
-  batchId,
-  file: path.join(dir, `${run}.${String(seq).padStart(8, '0')}.log`),
-  counts: new Map(),
-  stats: new Map(),
-  records: [],
-  lines: 0,
-});
 
 /**
  * The meter's local journal (decision 0043): every admission and request record is appended to a file
@@ -95,7 +28,7 @@ export class Journal {
   current: Segment;
 
   constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     liveRuns.add(this.run);
     writeFileSync(this.ownerFile(this.run), JSON.stringify({ host: hostname(), pid: process.pid }));
     this.current = emptySegment(dir, this.run, this.seq);
@@ -107,7 +40,8 @@ export class Journal {
   }
 
   private open(segment: Segment): number {
-    const fd = openSync(segment.file, 'a');
+    // Request records name tools, resources and error texts: readable by this user alone.
+    const fd = openSync(segment.file, 'a', 0o600);
     writeSync(fd, `h\t${segment.run}\t${segment.seq}\t${segment.batchId}\n`);
     return fd;
   }
@@ -177,7 +111,7 @@ export class Journal {
     for (const [key, count] of segment.counts) lines.push(`a\t${key}\t${count}`);
     for (const [key, s] of segment.stats) lines.push(`s\t${key}\t${s.errors}\t${s.latencyMs}`);
     const tmp = `${segment.file}.tmp`;
-    writeFileSync(tmp, `${lines.join('\n')}\n`);
+    writeFileSync(tmp, `${lines.join('\n')}\n`, { mode: 0o600 });
     renameSync(tmp, segment.file);
     return dropped;
   }
@@ -229,75 +163,5 @@ export class Journal {
   /** An adopted run is folded: its owner file goes with its last segment. */
   release(run: string): void {
     if (segmentFiles(this.dir, run).length === 0) rmSync(this.ownerFile(run), { force: true });
-  }
-}
-
-function isOrphan(ownerFile: string): boolean {
-  try {
-    const owner = JSON.parse(readFileSync(ownerFile, 'utf8')) as { host?: string; pid?: number };
-    if (owner.host === hostname() && typeof owner.pid === 'number') return owner.pid === process.pid || !alive(owner.pid);
-    return Date.now() - statSync(ownerFile).mtimeMs > STALE_OWNER_MS;
-  } catch {
-    return false;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function segmentFiles(dir: string, run: string): string[] {
-  return readdirSync(dir)
-    .filter((name) => name.startsWith(`${run}.`) && name.endsWith('.log'))
-    .sort();
-}
-
-/** A run's segments as written; a line cut short by the kill (the last one) is ignored. */
-export function readSegments(dir: string, run: string): Segment[] {
-  const segments: Segment[] = [];
-  for (const name of segmentFiles(dir, run)) {
-    const file = path.join(dir, name);
-    const lines = readFileSync(file, 'utf8').split('\n');
-    const [tag, , seq, batchId] = (lines[0] ?? '').split('\t');
-    if (tag !== 'h' || !batchId) {
-      rmSync(file, { force: true });
-      continue;
-    }
-    const segment = { ...emptySegment(dir, run, Number(seq), batchId), file };
-    for (const line of lines.slice(1)) parseLine(segment, line);
-    segments.push(segment);
-  }
-  return segments;
-}
-
-function parseLine(segment: Segment, line: string): void {
-  const [tag, key = '', a, b] = line.split('\t');
-  try {
-    if (tag === 'a' && a !== undefined && /^\d+$/.test(a)) {
-      segment.counts.set(key, Math.max(segment.counts.get(key) ?? 0, Number(a)));
-    } else if (tag === 's' && a !== undefined && b !== undefined) {
-      addStats(segment.stats, key, Number(a), Number(b));
-    } else if (tag === 'r') {
-      const record = JSON.parse(line.slice(2)) as NewRequestRecord;
-      const stats = recordStats(record);
-      if (stats)
-        addStats(
-          segment.stats,
-          counterKey(String(record.day), Number(record.service_id), Number(record.user_id)),
-          stats.errors,
-          stats.latencyMs,
-        );
-      segment.records.push(record);
-    } else {
-      return;
-    }
-    segment.lines += 1;
-  } catch {
-    // The last line of a killed process may be cut short.
   }
 }

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import type { Database } from '../../db/schema.js';
 import type { ServiceSpec } from '../../gateway/catalog.js';
 import { dayIn } from '../../infra/day.js';
 import { Folder } from './fold.js';
-import { readSegments } from './journal.js';
+import { readSegments } from './journal-read.js';
 import { DbMeter } from './meter.js';
 import { SharedCounts } from './shared-count.js';
 
@@ -156,6 +156,8 @@ describe.each(engines)('metering on %s', (engine) => {
     const durable = meterOf();
     await durable.admit(service, 21);
     expect(readFileSync(durable.journal.current.file, 'utf8')).toContain(line(21));
+    // It holds what callers asked for: readable by the server's user alone.
+    expect(statSync(durable.journal.current.file).mode & 0o777).toBe(0o600);
     // Not in the database yet: the fold is the background's.
     expect(await stored(service.id, 21)).toBeUndefined();
     const deferred = meterOf(undefined, freshDir(), { deferCountWrites: true });

@@ -7,7 +7,8 @@ import type { Admission, Meter, RequestOutcome } from '../../gateway/meter.js';
 import { dayIn } from '../../infra/day.js';
 import type { NewRequestRecord } from '../history/index.js';
 import { Folder, type KeyParts } from './fold.js';
-import { counterKey, Journal, type Segment } from './journal.js';
+import { Journal } from './journal.js';
+import { counterKey, type Segment } from './segment.js';
 import type { SharedCounts } from './shared-count.js';
 import { MeterUpkeep } from './upkeep.js';
 

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { DatabaseGate } from '../../db/availability.js';
 import type { Folder, KeyParts } from './fold.js';
-import type { Journal, Segment } from './journal.js';
+import type { Journal } from './journal.js';
+import type { Segment } from './segment.js';
 import type { SharedCounts } from './shared-count.js';
 
 const FLUSH_MS = 1000;
