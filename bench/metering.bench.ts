@@ -18,9 +18,11 @@
  * calls per second at 10 and 50 sessions. The report gives the median over the rounds, the after/before
  * ratio, every round's figures, and the load average at the start and the end.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { Journal } from '../apps/server/src/modules/metering/journal.js';
 import { type LeanSession, openLeanSession } from './lean-client.js';
 import { beforeTree, pinSelf, startGateway } from './targets.js';
 
@@ -152,7 +154,29 @@ async function main(): Promise<void> {
       return `- p50 ${b.p50.toFixed(3)} → ${a.p50.toFixed(3)} ms; CPU/call ${b.cpu1.toFixed(4)} → ${a.cpu1.toFixed(4)} ms; 10 sessions ${b.c10.toFixed(0)} → ${a.c10.toFixed(0)}; 50 sessions ${b.c50.toFixed(0)} → ${a.c50.toFixed(0)}`;
     }),
   ];
+  lines.push('', `The durable step alone (this process, ${APPENDS} admissions): ${appendMicros().toFixed(2)} µs per journal append.`);
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+const APPENDS = 50_000;
+
+/** What the durable step itself costs: one admission line written to a journal file before returning (median of 5). */
+function appendMicros(): number {
+  const dir = mkdtempSync(path.join(tmpdir(), 'toolport-journal-bench-'));
+  try {
+    const journal = new Journal(dir);
+    const runs: number[] = [];
+    for (let r = 0; r < 5; r += 1) {
+      const started = performance.now();
+      for (let i = 0; i < APPENDS; i += 1) journal.admit(`2026-01-01|1|${i % 20}`, r * APPENDS + i + 1, true);
+      runs.push(((performance.now() - started) * 1000) / APPENDS);
+      journal.rotate();
+    }
+    journal.close();
+    return median(runs);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 await main();
