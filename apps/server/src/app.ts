@@ -7,12 +7,13 @@ import type { Config } from './config.js';
 import { DatabaseGate, DatabaseUnavailableError } from './db/availability.js';
 import { type Db, type DbHandle, type Engine, migrateToLatest } from './db/db.js';
 import type { ServiceCatalog } from './gateway/catalog.js';
-import { createGateway, type Gateway, type GatewayOptions } from './gateway/index.js';
+import { allowedHosts, createGateway, type Gateway, type GatewayOptions } from './gateway/index.js';
 import type { Meter } from './gateway/meter.js';
 import { reapLeftoversAndRecordRun } from './gateway/upstream/leftovers.js';
 import { memoryWatch } from './gateway/upstream/memory-watch.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './http/error-handler.js';
 import { installGuard } from './http/guard.js';
+import { refuseAmbiguousRequests } from './http/hygiene.js';
 import { attachLocale } from './http/locale.js';
 import { refuseNulInput } from './http/nul-guard.js';
 import { Principals } from './http/principals.js';
@@ -23,7 +24,7 @@ import { ConfigEvents } from './infra/events.js';
 import { Leader } from './infra/leader.js';
 import { redactUrl } from './infra/logger.js';
 import { instrumentHttp, Metrics, registerMetricsRoute } from './infra/metrics.js';
-import { remoteFetch, setAddressPolicy } from './infra/outbound.js';
+import { addressCheckedFetch, setAddressPolicy } from './infra/outbound.js';
 import { RedisHub } from './infra/redis.js';
 import { resolveMasterSecret, Secrets } from './infra/secrets.js';
 import { ServiceLog } from './infra/service-log.js';
@@ -199,7 +200,10 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
         return (await hub.directory.mayUseGroup(user, group.id)) ? 'allowed' : 'no_access';
       },
     },
-    fetch: remoteFetch,
+    // Client ID Metadata Documents are named by anyone: private addresses only if the operator allows (decision 0041).
+    fetch: addressCheckedFetch(() => config.clientFetches.allowPrivateNetwork),
+    fetchTimeoutMs: config.clientFetches.timeoutMs,
+    hostAllowed: allowedHosts(options.service, config.proxyAccess),
     redis,
     leader,
     logger,
@@ -331,6 +335,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     }
   });
   app.addHook('onRequest', async (req) => attachLocale(req));
+  refuseAmbiguousRequests(app);
   // While the database is known to be away, API requests get the translated 503 at once instead of each
   // waiting for a connection timeout; the probes and the status page need no database.
   app.addHook('onRequest', async (req) => {
