@@ -125,7 +125,12 @@ export class SharedCounts {
 
   /** This run is alive (and registered, so that a survivor writes its counts should it die). */
   async heartbeat(run: string): Promise<void> {
-    await this.client.multi().sAdd(`${this.prefix}runs`, run).set(`${this.prefix}alive:${run}`, '1', { PX: ALIVE_MS }).exec();
+    await this.client
+      .multi()
+      .sAdd(`${this.prefix}runs`, run)
+      .expire(`${this.prefix}runs`, TTL_S)
+      .set(`${this.prefix}alive:${run}`, '1', { PX: ALIVE_MS })
+      .exec();
   }
 
   /** Runs whose heartbeat stopped, each claimed by at most one replica at a time. */
