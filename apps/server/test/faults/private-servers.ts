@@ -100,7 +100,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       .filter((d) => /^\d+$/.test(d))
       .filter((d) => {
         try {
-          return Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]) === main;
+          const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+          // Fields after the parenthesised command: state, ppid, …
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === main;
         } catch {
           return false;
         }
