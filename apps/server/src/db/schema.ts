@@ -143,6 +143,15 @@ export interface MeterBatchesTable {
   written_at: number;
 }
 
+/** One meter run's count of a (day, service, user): raised, never added to (decision 0043). */
+export interface MeterContributionsTable {
+  day: string;
+  service_id: number;
+  user_id: number;
+  run: string;
+  count: number;
+}
+
 export interface DailyCountersTable {
   day: string;
   service_id: number;
@@ -314,6 +323,7 @@ export interface Database {
   request_records: RequestRecordsTable;
   daily_counters: DailyCountersTable;
   meter_batches: MeterBatchesTable;
+  meter_contributions: MeterContributionsTable;
   service_logs: ServiceLogsTable;
   revoked_sessions: RevokedSessionsTable;
   oauth_states: OAuthStatesTable;
