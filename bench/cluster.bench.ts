@@ -19,7 +19,7 @@
  */
 import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
-import { RedisAdmission } from '../apps/server/src/modules/metering/meter.js';
+import { SharedCounts } from '../apps/server/src/modules/metering/shared-count.js';
 import { type Cluster, dropRedisKeys, REDIS_URL, startCluster, upstreamsOf } from '../apps/server/test/cluster/cluster-kit.js';
 import { everythingEntry } from '../apps/server/test/gateway/gateway-harness.js';
 import { type LeanSession, openLeanSession } from './lean-client.js';
@@ -210,14 +210,15 @@ async function main(): Promise<void> {
 
   await Promise.all([single, triple, local].map(({ cluster }) => started.delete(cluster) && cluster.close()));
 
-  // The admission round trip by itself: what each counted call waits for in Redis (script, INCR, dirty mark).
+  // The admission round trip by itself: what each counted call waits for in Redis (the per-run count script).
   log('admission round trips …');
   const prefix = `toolport-bench:${process.pid}:`;
-  const admission = await RedisAdmission.connect(REDIS_URL, prefix);
+  const admission = await SharedCounts.connect(REDIS_URL, prefix);
   const roundTrips: number[] = [];
   for (let i = 0; i < WARMUP_CALLS + SEQUENTIAL_CALLS; i += 1) {
     const t0 = performance.now();
-    await admission.incrementWithin(`2026-01-01|1|${i % 50}`, 0, 0);
+    const key = `2026-01-01|1|${i % 50}`;
+    if ((await admission.admit(key, 'bench', 0, 0)).status === 'missing') await admission.raise(key, new Map([['bench', 0]]), true);
     if (i >= WARMUP_CALLS) roundTrips.push(performance.now() - t0);
   }
   await admission.close();

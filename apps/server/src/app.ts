@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { DatabaseGate, DatabaseUnavailableError } from './db/availability.js';
 import { type Db, type DbHandle, type Engine, migrateToLatest } from './db/db.js';
 import type { ServiceCatalog } from './gateway/catalog.js';
 import { allowedHosts, createGateway, type Gateway, type GatewayOptions } from './gateway/index.js';
@@ -103,6 +104,9 @@ export interface AppParts {
   version: string;
 }
 
+/** API routes that answer without the database. */
+const WITHOUT_DATABASE = /^\/api\/(?:health|ready|status)(?:[/?]|$)/;
+
 export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppParts;
@@ -126,21 +130,30 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   await options.service.load();
   // Remote services may reach loopback, private and link-local addresses only while this is on (infra/outbound.ts).
   setAddressPolicy(() => options.service.bool('AllowPrivateNetworkUpstreams'));
-  const metering = await createMeteringModule({ db, logger, config, timeZone: () => options.service.get('TimeZone') });
+  const metrics = new Metrics();
+  // Reads on the call path are bounded, and answered from memory while the database is away (decision 0043).
+  const gate = new DatabaseGate(db);
+  const metering = await createMeteringModule({
+    db,
+    logger,
+    config,
+    gate,
+    timeZone: () => options.service.get('TimeZone'),
+    onRecordsDropped: (n) => metrics.requestRecordsDropped(n),
+  });
   // With REDIS_URL, configuration events, revocations, legacy SSE POSTs and login limits are shared too.
   const redis = config.redisUrl
     ? await RedisHub.connect({ url: config.redisUrl, namespace: config.redisPrefix, logger, signingKey: secrets.replicaKey })
     : undefined;
   // A preference another replica changed is read again before its listeners hear of it.
   events.beforeReceive((event) => (event.type === 'option.changed' ? options.service.load() : undefined));
-  const metrics = new Metrics();
   const tracing = Tracing.create(config.tracing, VERSION, logger);
   const serviceLog = new ServiceLog(db, logger);
   // Sign-in issues refresh tokens, the users module revokes them: the store comes before both.
   const refreshTokens = createRefreshTokens(db);
   const users = createUsersModule({ db, refreshTokens, secrets, events, config, logger });
   const principals = new Principals(users.repo, events);
-  const catalog: ServiceCatalog = createServiceCatalog({ db, users: users.repo, secrets, events });
+  const catalog: ServiceCatalog = createServiceCatalog({ db, users: users.repo, secrets, events, gate });
   const rows = createServiceRows({ db, events });
   const relay = redis
     ? await EventRelay.start(redis, events, logger, new ConfigResync({ db, options: options.service, events }))
@@ -150,11 +163,11 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const leader = redis ? await Leader.start(redis, { logger, report }) : Leader.solo({ logger, report });
   const history = createHistoryModule({ db, options: options.service, logger, leader });
   const auth = createAuthModule({ refreshTokens, usersRepo: users.repo, secrets, redis, metrics });
-  const status = createStatusModule({ db, options: options.service, version: VERSION, startedAt });
+  const status = createStatusModule({ db, gate, options: options.service, version: VERSION, startedAt });
   // Groups, tool overrides and access (issue 17): the gateway asks their answers through its ToolPolicy and
   // GroupDirectory ports, built first; the module lists live tools through the gateway, built after it.
-  const hub = createHubPorts({ db, events });
-  const analytics = createAnalyticsModule({ db, options: options.service, access: hub.access });
+  const hub = createHubPorts({ db, events, gate });
+  const analytics = createAnalyticsModule({ db, options: options.service, access: hub.access, settleCounts: metering.settle });
   const logs = createLogsModule({ db, serviceLog, options: options.service });
   const oauth = createOAuthModule({
     db,
@@ -222,6 +235,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       db,
       catalog,
       meter,
+      gate,
       options: options.service,
       principals,
       events,
@@ -253,6 +267,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     gateway,
     oauth: upstreamOAuth.oauth,
     access: hub.access,
+    settleCounts: metering.settle,
   });
   const market = createMarketModule({
     db,
@@ -294,6 +309,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   app.addHook('onClose', async () => {
     // Pending counters, request records and log lines reach the database before the process ends.
     await metering.close();
+    gate.close();
     await serviceLog.flush();
     await leader.close();
     relay?.stop();
@@ -326,6 +342,11 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   });
   app.addHook('onRequest', async (req) => attachLocale(req));
   refuseAmbiguousRequests(app);
+  // While the database is known to be away, API requests get the translated 503 at once instead of each
+  // waiting for a connection timeout; the probes and the status page need no database.
+  app.addHook('onRequest', async (req) => {
+    if (!gate.up && req.url.startsWith('/api/') && !WITHOUT_DATABASE.test(req.url)) throw new DatabaseUnavailableError();
+  });
   app.addHook('onResponse', async (req, reply) => {
     // Proxied MCP traffic is the data plane: a line per successful call would cost more than the call
     // itself (counted calls are recorded by the meter), so only refused ones are logged at info.

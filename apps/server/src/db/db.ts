@@ -1,6 +1,6 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, type PostgresPool, type PostgresPoolClient, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { isPostgres } from './migrations/helpers.js';
 import { migrations } from './migrations/index.js';
@@ -24,14 +24,23 @@ export interface DbHandle {
 export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: string }): DbHandle {
   if (opts.databaseUrl) {
     const url = new URL(opts.databaseUrl);
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: 10,
+      // Bounds (decision 0043): a server that does not accept, or answers nothing (frozen, a dead link),
+      // fails the query instead of holding it, and its pool slot, for ever.
+      connectionTimeoutMillis: 5000,
+      query_timeout: QUERY_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     // An idle client losing its server must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
     // Nor may a checked-out one between two statements (a transaction waiting on its caller, say): pg emits
     // 'error' on it then, and its next query fails with the same cause, which its caller handles.
     pool.on('connect', (client) => client.on('error', () => undefined));
     return {
-      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingTimedOut(pool) }) }),
       engine: 'postgres',
       describe: `postgres://${url.host}${url.pathname}`,
     };
@@ -43,6 +52,32 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: 
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), engine: 'sqlite', describe: file };
+}
+
+/** A query with no answer for this long fails: longer than any query here takes on a live server (purges included). */
+const QUERY_TIMEOUT_MS = 30_000;
+
+/**
+ * The pool as Kysely sees it, except that a connection whose query timed out is destroyed when
+ * released instead of going back to the pool: its timed-out query may still be pending on it (a
+ * frozen server), and whatever ran next on it would wait behind that.
+ */
+function discardingTimedOut(pool: pg.Pool): PostgresPool {
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let broken = false;
+      return {
+        query: ((...args: Parameters<pg.PoolClient['query']>) =>
+          (client.query as (...a: unknown[]) => Promise<unknown>)(...args).catch((err: Error) => {
+            if (/query read timeout/i.test(err.message)) broken = true;
+            throw err;
+          })) as PostgresPoolClient['query'],
+        release: () => client.release(broken),
+      };
+    },
+    end: () => pool.end(),
+  };
 }
 
 export function migrator(db: Db): Migrator {

@@ -25,6 +25,7 @@ const schemaTables = {
   request_records: true,
   daily_counters: true,
   meter_batches: true,
+  meter_contributions: true,
   service_logs: true,
   revoked_sessions: true,
   oauth_states: true,

@@ -153,6 +153,15 @@ export interface MeterBatchesTable {
   written_at: number;
 }
 
+/** One meter run's count of a (day, service, user): raised, never added to (decision 0043). */
+export interface MeterContributionsTable {
+  day: string;
+  service_id: number;
+  user_id: number;
+  run: string;
+  count: number;
+}
+
 export interface DailyCountersTable {
   day: string;
   service_id: number;
@@ -325,6 +334,7 @@ export interface Database {
   daily_counters: DailyCountersTable;
   meter_batches: MeterBatchesTable;
   tool_embeddings: ToolEmbeddingsTable;
+  meter_contributions: MeterContributionsTable;
   service_logs: ServiceLogsTable;
   revoked_sessions: RevokedSessionsTable;
   oauth_states: OAuthStatesTable;

@@ -4,6 +4,7 @@ import { UserStatus } from '@toolport/contract';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { DatabaseGate } from '../db/availability.js';
 import type { Db } from '../db/db.js';
 import type { ConfigEvents } from '../infra/events.js';
 import type { Leadership } from '../infra/leader.js';
@@ -105,6 +106,8 @@ export interface GatewayDeps {
   leader: Pick<Leadership, 'runs'>;
   /** The Redis all replicas share, when REDIS_URL is set. */
   redis?: RedisHub;
+  /** Bounds the reads of the call path; while the database is away they answer from memory (decision 0043). */
+  gate?: DatabaseGate;
   /** Several replicas: installs a service's package into this replica's DATA_DIR before it starts here. */
   packages?: LocalPackages;
   /** OAuth connections of remote services: the token each remote link sends (gateway/upstream-auth.ts). */
@@ -155,7 +158,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   );
   const abuse = new AbuseGuard(deps.config.abuse, { metrics: deps.metrics, logger: deps.logger, redis: deps.redis });
   await abuse.start();
-  const revocations = new Revocations(deps.db, deps.redis);
+  const revocations = new Revocations(deps.db, deps.redis, deps.gate);
   // Several replicas (REDIS_URL): a session DELETEd on another replica is dropped here at once, and
   // legacy SSE POSTs are passed on to the replica holding the stream (docs/architecture.md §7).
   await revocations.listen((hash) =>

@@ -12,11 +12,13 @@ const NETWORK_CODES = new Set([
   'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
+  // db/availability.ts: the database did not answer within the call path's bound, or is known to be away.
+  'DATABASE_UNAVAILABLE',
 ]);
 /** PostgreSQL SQLSTATE: class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now), 53300 (too many connections). */
 const PG_STATES = /^(08\d{3}|57P0[123]|53300)$/;
 const MESSAGES =
-  /connection terminated|timeout exceeded when trying to connect|connection (?:was )?(?:closed|ended)|Client has encountered a connection error|server closed the connection/i;
+  /connection terminated|timeout exceeded when trying to connect|connection (?:was )?(?:closed|ended)|Client has encountered a connection error|server closed the connection|query read timeout/i;
 
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {

@@ -100,6 +100,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly recordsDropped = new Counter({
+    name: 'toolport_request_records_dropped_total',
+    help: 'Request records (history, logs) dropped because more than the cap waited in the meter journal for the database (the oldest first); counts are never dropped.',
+    registers: [this.registry],
+  });
+
   private readonly abuseRefusals = new Counter({
     name: 'toolport_abuse_refusals_total',
     help: 'Requests refused or streams dropped by an abuse limit (calls_in_flight, new_sessions, proxy_auth_ip, login_ip, login_user, slow_reader, body_timeout).',
@@ -179,6 +185,11 @@ export class Metrics {
   /** Leader election (infra/leader.ts). */
   leaderChanged(leading: boolean): void {
     this.leader.set(leading ? 1 : 0);
+  }
+
+  /** The meter dropped request records waiting for the database (modules/metering). */
+  requestRecordsDropped(n: number): void {
+    this.recordsDropped.inc(n);
   }
 
   /** An abuse limit refused a request or dropped a stream. */

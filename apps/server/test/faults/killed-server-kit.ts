@@ -15,9 +15,10 @@ export interface StartedServer {
 /**
  * The pieces the SIGKILL tests share: the built server (`toolport start` on SQLite) started, killed and
  * started again on one DATA_DIR, its API called over HTTP, and what is committed read through a
- * separate read-only connection. `prepare()` in beforeAll, `cleanUp()` in afterAll.
+ * separate read-only connection (SQLite; `env` may name a DATABASE_URL and REDIS_URL instead). `prepare()` in
+ * beforeAll, `cleanUp()` in afterAll.
  */
-export function killedServerKit(name: string, secrets: { adminPassword: string; secretKey: string }) {
+export function killedServerKit(name: string, secrets: { adminPassword: string; secretKey: string }, env: Record<string, string> = {}) {
   let root = '';
   const kit = {
     get dataDir() {
@@ -38,6 +39,7 @@ export function killedServerKit(name: string, secrets: { adminPassword: string; 
         PORT: String(port),
         ADMIN_PASSWORD: secrets.adminPassword,
         SECRET_KEY: secrets.secretKey,
+        ...env,
       });
       await waitUntilReady(run, port);
       return { run, port, url: `http://127.0.0.1:${port}` };

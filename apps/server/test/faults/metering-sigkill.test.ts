@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, exitOf } from '../built-cli.js';
 import { FIXTURE_SERVER } from '../fixtures/upstream-kit.js';
-import { connect, type McpClient, textOf } from '../gateway/clients.js';
+import { connect, type McpClient, textOf, until } from '../gateway/clients.js';
 import { killedServerKit } from './killed-server-kit.js';
 
 const ADMIN_PASSWORD = 'metering-kill-password';
@@ -12,10 +12,11 @@ const BEFORE_KILL = 150;
 const CLIENTS = 8;
 
 /**
- * Issue 14, item 3: SIGKILL of the built server (SQLite, one instance) right after a burst of
- * answered calls, with no clean shutdown, then a restart on the same DATA_DIR. Every call a client
- * got an answer for is in daily_counters and request_records, and the daily limit carries on from
- * the count: the user gets exactly `rpd_limit` calls that day, not `rpd_limit` more.
+ * Issue 14, item 3 (and issue 25: decision 0043): SIGKILL of the built server (SQLite, one instance)
+ * right after a burst of answered calls, with no clean shutdown, then a restart on the same DATA_DIR,
+ * which folds the killed run's journal. Every call a client got an answer for is in daily_counters and
+ * request_records, and the daily limit carries on from the count: the user gets exactly `rpd_limit`
+ * calls that day, not `rpd_limit` more.
  */
 describe('SIGKILL right after answered calls: counts and the daily limit survive', () => {
   const kit = killedServerKit('metering-kill', { adminPassword: ADMIN_PASSWORD, secretKey: SECRET_KEY });
@@ -74,18 +75,20 @@ describe('SIGKILL right after answered calls: counts and the daily limit survive
       run = undefined;
       expect(answered).toBe(BEFORE_KILL);
 
-      // Every answered call is committed; at most the calls then in flight (admitted, never answered) are counted on top.
+      // Restarted on the same DATA_DIR: the killed run's journal is folded before the first call is taken.
+      const second = await kit.start();
+      run = second.run;
+      // Every answered call is counted; at most the calls then in flight (admitted, never answered) on top.
       const afterKill = committed(serviceId);
       expect(afterKill.counted).toBeGreaterThanOrEqual(answered);
       expect(afterKill.counted).toBeLessThanOrEqual(answered + CLIENTS);
-      // The request records (history) are written once a second (decision 0021): the last second may be
-      // missing, but never more than was counted, and the rollups agree with the records they were written with.
+      // The request records wait in the journal too, written at the end of the event-loop turn that answered
+      // (decision 0043): only those of the turn the kill landed in can be missing, and the rollups agree with them.
+      expect(afterKill.okRecords).toBeGreaterThanOrEqual(answered - CLIENTS);
       expect(afterKill.okRecords).toBeLessThanOrEqual(afterKill.counted);
       expect(afterKill.rollup).toBe(afterKill.okRecords);
 
-      // Restarted on the same DATA_DIR: the day's limit carries on from the committed count.
-      const second = await kit.start();
-      run = second.run;
+      // The day's limit carries on from the folded count.
       const again = await connect(second.url, 'counted', key, { sdk: 'v1', wire: 'http' });
       clients.push(again);
       let more = 0;
@@ -100,14 +103,18 @@ describe('SIGKILL right after answered calls: counts and the daily limit survive
       }
       expect(refusal).toMatch(/daily request limit exceeded: 300\/300/);
       expect(more).toBe(LIMIT - afterKill.counted);
-      // The installed list, read right after the refusal, shows the limit enforced.
+      // The installed list shows the limit enforced once the journal is folded (within about a second).
       const token2 = await kit.login(second.url);
-      const installed = (await api(second.url, 'GET', '/api/mcp_market/installed', token2)) as {
-        id: number;
-        user_daily_request_count: number;
-        remaining_requests: number;
-      }[];
-      expect(installed.find((s) => s.id === serviceId)).toMatchObject({ user_daily_request_count: LIMIT, remaining_requests: 0 });
+      const usage = async () =>
+        (
+          (await api(second.url, 'GET', '/api/mcp_market/installed', token2)) as {
+            id: number;
+            user_daily_request_count: number;
+            remaining_requests: number;
+          }[]
+        ).find((s) => s.id === serviceId);
+      await until(async () => (await usage())?.remaining_requests === 0, 'the installed list to show the limit reached', 5000);
+      expect(await usage()).toMatchObject({ user_daily_request_count: LIMIT, remaining_requests: 0 });
       second.run.child.kill('SIGTERM');
       expect(await exitOf(second.run)).toBe(0);
       run = undefined;

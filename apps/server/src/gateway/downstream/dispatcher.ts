@@ -8,6 +8,7 @@ import type {
   JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../../http/db-unavailable.js';
 import type { Locale } from '../../i18n/index.js';
 import { translate } from '../../i18n/index.js';
 import { LocalisedError } from '../../i18n/localised-error.js';
@@ -23,7 +24,7 @@ import { type CallTelemetry, NO_CALL, type ProxiedCall } from './call-telemetry.
 import { isCounted, MeteredCall } from './metering-hook.js';
 import { carriesForeignState, upstreamRequest, withEnvelope } from './modern-wire.js';
 import type { ReplyTarget } from './reply-target.js';
-import { RpcCode, rpcErrorJson } from './rpc-errors.js';
+import { DATABASE_AWAY, RpcCode, rpcErrorJson } from './rpc-errors.js';
 import type { DownstreamSession } from './session.js';
 import { ToolListNormaliser } from './tool-schema.js';
 
@@ -214,8 +215,10 @@ export class Dispatcher {
     if (metered) {
       let admitted: 'limited' | 'error' = 'limited';
       const refusal = await metered.admit().catch((err) => {
-        this.deps.logger.error({ err, service: service.name }, 'metering admission failed');
         admitted = 'error';
+        // A count this replica has never seen, with the database away: the client may retry shortly.
+        if (isDatabaseUnavailable(err)) return rpcErrorJson(request.id, RpcCode.InternalError, DATABASE_AWAY);
+        this.deps.logger.error({ err, service: service.name }, 'metering admission failed');
         return rpcErrorJson(request.id, RpcCode.InternalError, 'Internal error: request could not be metered');
       });
       if (refusal !== undefined) {

@@ -1,4 +1,6 @@
+import type { DatabaseGate } from '../../db/availability.js';
 import type { Db } from '../../db/db.js';
+import { isDatabaseUnavailable } from '../../http/db-unavailable.js';
 import type { RedisHub } from '../../infra/redis.js';
 import { sha256 } from '../../infra/secrets.js';
 
@@ -23,6 +25,8 @@ export class Revocations {
   constructor(
     private readonly db: Db,
     private readonly hub?: RedisHub,
+    /** Bounds the lookup on the call path (decision 0043). */
+    private readonly gate?: DatabaseGate,
   ) {}
 
   /** Listens to the revocations of other replicas; `dropped` is called with each id's hash. */
@@ -61,7 +65,16 @@ export class Revocations {
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.revoked;
-    const row = await this.db.selectFrom('revoked_sessions').select('expires_at').where('session_hash', '=', hash).executeTakeFirst();
+    const read = () => this.db.selectFrom('revoked_sessions').select('expires_at').where('session_hash', '=', hash).executeTakeFirst();
+    let row: { expires_at: number } | undefined;
+    try {
+      row = await (this.gate ? this.gate.read(read) : read());
+    } catch (err) {
+      // The database away: the signed id stands on what this replica knows (its cache, the revocations heard
+      // over Redis meanwhile); a session deleted elsewhere while both were away is refused once they are back.
+      if (isDatabaseUnavailable(err)) return hit?.revoked ?? false;
+      throw err;
+    }
     if (row) {
       this.remember(hash, true, Number(row.expires_at));
       return true;

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../../http/db-unavailable.js';
 import { LegacySse } from './legacy-sse.js';
-import { failures, RpcCode, sendFailure } from './rpc-errors.js';
+import { DATABASE_AWAY, failures, RpcCode, sendFailure } from './rpc-errors.js';
 import { type ProxyDeps, type ProxyRequest, StreamableHttp } from './streamable-http.js';
 
 type Handler = (req: ProxyRequest, res: ServerResponse) => Promise<void>;
@@ -39,7 +39,7 @@ export async function registerProxyRoutes(
           sendFailure(reply.raw, {
             status: 503,
             code: RpcCode.InternalError,
-            message: 'Service unavailable: the database cannot be reached, retry shortly',
+            message: DATABASE_AWAY,
             headers: { 'retry-after': '5' },
           });
           return;

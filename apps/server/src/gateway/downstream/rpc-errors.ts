@@ -132,3 +132,6 @@ export function sendFailure(res: ServerResponse, failure: ProxyFailure, id: stri
   });
   res.end(body);
 }
+
+/** What a proxied request hears when it needs the database and the database is away (HTTP 503, Retry-After). */
+export const DATABASE_AWAY = 'Service unavailable: the database cannot be reached, retry shortly';

@@ -13,6 +13,8 @@ export interface AnalyticsDeps {
   options: Pick<OptionsService, 'get'>;
   /** Access lists (issue 17): figures of services a user may not use are left out for them. */
   access?: AnalyticsAccess;
+  /** Folds this replica's metering journal first, so today's counts read are those enforced (decision 0043). */
+  settleCounts?: () => Promise<void>;
 }
 
 export interface AnalyticsModule {
@@ -23,7 +25,7 @@ export interface AnalyticsModule {
 
 /** The dashboard's overview, utilization and usage history, read from the counters and rollups. */
 export function createAnalyticsModule(deps: AnalyticsDeps): AnalyticsModule {
-  const service = new AnalyticsService(new AnalyticsRepo(deps.db), deps.options, deps.access);
+  const service = new AnalyticsService(new AnalyticsRepo(deps.db), deps.options, deps.access, deps.settleCounts);
   return {
     service,
     routes: (api) => analyticsRoutes(api, service),

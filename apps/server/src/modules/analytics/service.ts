@@ -50,6 +50,8 @@ export class AnalyticsService {
     private readonly options: Pick<OptionsService, 'get'>,
     /** Who may see which service (issue 17): without it every caller sees every service. */
     private readonly access?: AnalyticsAccess,
+    /** Folds this replica's metering journal first, so today's counts read are those enforced (decision 0043). */
+    private readonly settleCounts?: () => Promise<void>,
   ) {}
 
   /** The services the caller may not use: left out of every figure they are shown. */
@@ -68,7 +70,8 @@ export class AnalyticsService {
   }
 
   /** Today's counts as the meter enforces them (daily_counters), not the rollups a second behind. */
-  private todayPerService(hidden: number[]): Promise<Map<number, Pick<Totals, 'requests' | 'latencyMs'>>> {
+  private async todayPerService(hidden: number[]): Promise<Map<number, Pick<Totals, 'requests' | 'latencyMs'>>> {
+    await this.settleCounts?.();
     return this.repo.countersOf(this.today(), hidden);
   }
 

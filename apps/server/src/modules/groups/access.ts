@@ -1,4 +1,5 @@
 import { type AccessList, isAdminRole } from '@toolport/contract';
+import { type DatabaseGate, LastKnown } from '../../db/availability.js';
 import { badRequest } from '../../http/errors.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { HubRepo, Subject } from './repo.js';
@@ -22,10 +23,15 @@ export class AccessLists {
   private picture: Promise<Picture> | undefined;
   private pictureAt = 0;
 
+  /** The lists as last read, answered while the database is away (decision 0043). */
+  private readonly lastRead: LastKnown<Map<number, Set<number>>>;
+
   constructor(
     private readonly repo: HubRepo,
     private readonly events: ConfigEvents,
+    gate?: DatabaseGate,
   ) {
+    this.lastRead = new LastKnown(gate);
     events.on((e) => {
       if (e.type === 'access.changed' || e.type === 'user.changed') this.picture = undefined;
     });
@@ -35,7 +41,10 @@ export class AccessLists {
     const now = Date.now();
     if (this.picture && now - this.pictureAt < CACHE_MS) return this.picture;
     this.pictureAt = now;
-    const loading = Promise.all([this.repo.restricted('service'), this.repo.restricted('group')]).then(([services, groups]) => ({
+    const loading = Promise.all([
+      this.lastRead.get('service', () => this.repo.restricted('service')),
+      this.lastRead.get('group', () => this.repo.restricted('group')),
+    ]).then(([services, groups]) => ({
       at: now,
       services,
       groups,

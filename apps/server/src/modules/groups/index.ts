@@ -1,6 +1,7 @@
+import { type DatabaseGate, LastKnown } from '../../db/availability.js';
 import type { Db } from '../../db/db.js';
 import type { ServiceCatalog } from '../../gateway/catalog.js';
-import type { GroupDirectory, ToolPolicy } from '../../gateway/tool-policy.js';
+import type { GroupDirectory, GroupSpec, ToolPolicy } from '../../gateway/tool-policy.js';
 import type { ZodApi } from '../../http/api.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import { AccessLists } from './access.js';
@@ -19,6 +20,8 @@ export type { GroupOutcome, HubTransfer } from './transfer.js';
 export interface HubPortsDeps {
   db: Db;
   events: ConfigEvents;
+  /** Bounds the call path's reads; while the database is away they answer from memory (decision 0043). */
+  gate?: DatabaseGate;
 }
 
 export interface HubPorts {
@@ -33,16 +36,18 @@ export interface HubPorts {
 /** The answers the gateway asks of groups, overrides and access lists: built before the gateway. */
 export function createHubPorts(deps: HubPortsDeps): HubPorts {
   const repo = new HubRepo(deps.db);
-  const access = new AccessLists(repo, deps.events);
+  const access = new AccessLists(repo, deps.events, deps.gate);
+  const overrides = new LastKnown<Awaited<ReturnType<HubRepo['overridesOf']>>>(deps.gate);
+  const groups = new LastKnown<GroupSpec | undefined>(deps.gate);
   return {
     repo,
     access,
     policy: {
-      overrides: async (service) => (await repo.overridesOf(service.name)).map(toOverride),
+      overrides: async (service) => (await overrides.get(service.name, () => repo.overridesOf(service.name))).map(toOverride),
       mayUseService: (user, serviceId) => access.mayUse(user, 'service', serviceId),
     },
     directory: {
-      byName: (name) => groupSpec(repo, name),
+      byName: (name) => groups.get(name, () => groupSpec(repo, name)),
       mayUseGroup: (user, groupId) => access.mayUse(user, 'group', groupId),
     },
   };

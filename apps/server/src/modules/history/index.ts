@@ -6,7 +6,7 @@ import { HistoryRetention } from './retention.js';
 
 export { addDays, dayEnd, daysBetween, isDay } from './days.js';
 export type { HistoryRetention } from './retention.js';
-export { type NewRequestRecord, storeRecords } from './rollups.js';
+export { type NewRequestRecord, storeRecords, storeRecordsIn } from './rollups.js';
 
 export interface HistoryDeps {
   db: Db;

@@ -86,7 +86,7 @@ describe.each(engines)('daily rollups on %s', (engine) => {
 
   it('are written by the meter with the records it flushes', async () => {
     const [id] = services(1) as [number];
-    const meter = new DbMeter({ db: t.ctx.db, logger: t.ctx.logger, timeZone: () => TZ });
+    const meter = new DbMeter({ db: t.ctx.db, logger: t.ctx.logger, dataDir: t.dataDir, timeZone: () => TZ });
     const base = { serviceId: id, userId: 4, method: 'tools/call', target: 'echo', bytesIn: 10, bytesOut: 20 };
     meter.record({ ...base, latencyMs: 12, outcome: 'ok' });
     meter.record({ ...base, latencyMs: 30, outcome: 'error', errorMessage: 'boom' });

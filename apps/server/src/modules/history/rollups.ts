@@ -117,16 +117,22 @@ async function addRollups(trx: Transaction<Database>, records: readonly NewReque
  * fails, and replicas (each adding its own batches) never count a record twice.
  */
 export async function storeRecords(db: Db, records: readonly NewRequestRecord[], stored?: (count: number) => void): Promise<void> {
-  const postgres = isPostgres(db);
   for (let i = 0; i < records.length; i += RECORD_BATCH) {
     const batch = records.slice(i, i + RECORD_BATCH);
-    await db.transaction().execute(async (trx) => {
-      if (postgres) await sql`SELECT pg_advisory_xact_lock_shared(${ROLLUP_LOCK}::bigint)`.execute(trx);
-      await trx.insertInto('request_records').values(batch).execute();
-      await addRollups(trx, batch);
-    });
+    await db.transaction().execute((trx) => storeRecordsIn(trx, batch));
     // Committed: a caller that keeps what failed for later must not keep these.
     stored?.(i + batch.length);
+  }
+}
+
+/** The same inside the caller's transaction (the meter's batch, decision 0043): any number of records. */
+export async function storeRecordsIn(trx: Transaction<Database>, records: readonly NewRequestRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  if (isPostgres<Database>(trx)) await sql`SELECT pg_advisory_xact_lock_shared(${ROLLUP_LOCK}::bigint)`.execute(trx);
+  for (let i = 0; i < records.length; i += RECORD_BATCH) {
+    const batch = records.slice(i, i + RECORD_BATCH);
+    await trx.insertInto('request_records').values(batch).execute();
+    await addRollups(trx, batch);
   }
 }
 

@@ -1,3 +1,4 @@
+import { type DatabaseGate, LastKnown } from '../../db/availability.js';
 import type { ServiceRow } from '../../db/schema.js';
 import type { GatewayUser, ServiceCatalog, ServiceKind, ServiceSpec } from '../../gateway/catalog.js';
 import type { ConfigEvents } from '../../infra/events.js';
@@ -35,18 +36,32 @@ function parseArgs(json: string): string[] {
 /**
  * The gateway's view of configuration (gateway/catalog.ts), read from the services table with
  * secrets decrypted. API key lookups are cached for two seconds and dropped when a user changes.
+ * With a gate (decision 0043) the reads of the call path are bounded, and while the database is away
+ * they answer what the database last said: services, users and personal values already seen.
  */
 export class ServicesCatalog implements ServiceCatalog {
   private readonly keyCache = new Map<string, { user: GatewayUser | undefined; until: number }>();
+  private readonly rows: LastKnown<ServiceRow | undefined>;
+  private readonly envs: LastKnown<string | undefined>;
+  private readonly keyUsers: LastKnown<GatewayUser | undefined>;
 
   constructor(
     private readonly repo: ServicesRepo,
     private readonly usersRepo: Pick<UsersRepo, 'byApiKeyHash'>,
     private readonly secrets: Secrets,
     events: ConfigEvents,
+    gate?: DatabaseGate,
   ) {
+    this.rows = new LastKnown(gate);
+    // Asked for callers already authenticated: having no personal values is an answer to remember.
+    this.envs = new LastKnown(gate, true);
+    this.keyUsers = new LastKnown(gate);
     events.on((e) => {
-      if (e.type === 'user.changed') this.keyCache.clear();
+      if (e.type === 'user.changed') {
+        this.keyCache.clear();
+        this.keyUsers.forget((_, user) => user?.id === e.userId);
+        this.envs.forget((key) => key.endsWith(`:${e.userId}`));
+      }
     });
   }
 
@@ -76,12 +91,12 @@ export class ServicesCatalog implements ServiceCatalog {
   }
 
   async byName(name: string): Promise<ServiceSpec | undefined> {
-    const row = await this.repo.byName(name);
+    const row = await this.rows.get(`name:${name}`, () => this.repo.byName(name));
     return row ? this.toSpec(row) : undefined;
   }
 
   async byId(id: number): Promise<ServiceSpec | undefined> {
-    const row = await this.repo.byId(id);
+    const row = await this.rows.get(`id:${id}`, () => this.repo.byId(id));
     return row ? this.toSpec(row) : undefined;
   }
 
@@ -90,7 +105,7 @@ export class ServicesCatalog implements ServiceCatalog {
   }
 
   async userEnv(serviceId: number, userId: number): Promise<Record<string, string> | undefined> {
-    const sealed = await this.repo.userEnv(serviceId, userId);
+    const sealed = await this.envs.get(`${serviceId}:${userId}`, () => this.repo.userEnv(serviceId, userId));
     if (!sealed) return undefined;
     const env = this.secrets.decryptJson<Record<string, string>>(sealed, {});
     return Object.keys(env).length > 0 ? env : undefined;
@@ -101,16 +116,18 @@ export class ServicesCatalog implements ServiceCatalog {
     const now = Date.now();
     const cached = this.keyCache.get(hash);
     if (cached && cached.until > now) return cached.user;
-    const row = await this.usersRepo.byApiKeyHash(hash);
-    const user = row
-      ? {
-          id: row.id,
-          username: row.username,
-          role: row.role,
-          enabled: row.status === 1,
-          switchedOff: await this.repo.switchedOffBy(row.id),
-        }
-      : undefined;
+    const user = await this.keyUsers.get(hash, async () => {
+      const row = await this.usersRepo.byApiKeyHash(hash);
+      return row
+        ? {
+            id: row.id,
+            username: row.username,
+            role: row.role,
+            enabled: row.status === 1,
+            switchedOff: await this.repo.switchedOffBy(row.id),
+          }
+        : undefined;
+    });
     // Bounded: unknown keys are cached too (they are what an attacker would spray), so prune old entries.
     if (this.keyCache.size > 10_000) this.keyCache.clear();
     this.keyCache.set(hash, { user, until: now + KEY_CACHE_MS });

@@ -1,3 +1,4 @@
+import type { DatabaseGate } from '../../db/availability.js';
 import type { Db } from '../../db/db.js';
 import type { ServiceRow } from '../../db/schema.js';
 import type { ServiceCatalog } from '../../gateway/catalog.js';
@@ -30,11 +31,13 @@ export interface ServiceCatalogDeps {
   events: ConfigEvents;
   /** Proxied requests authenticate with API keys: their owners are looked up here. */
   users: Pick<UsersRepo, 'byApiKeyHash'>;
+  /** Bounds the call path's reads; while the database is away they answer from memory (decision 0043). */
+  gate?: DatabaseGate;
 }
 
 /** The configuration as the gateway reads it, secrets decrypted (gateway/catalog.ts). */
 export function createServiceCatalog(deps: ServiceCatalogDeps): ServicesCatalog {
-  return new ServicesCatalog(new ServicesRepo(deps.db), deps.users, deps.secrets, deps.events);
+  return new ServicesCatalog(new ServicesRepo(deps.db), deps.users, deps.secrets, deps.events, deps.gate);
 }
 
 /** The service rows the install lifecycle writes: before the gateway, as this replica's installs read them too. */
@@ -60,6 +63,8 @@ export interface ServicesDeps {
   oauth?: ServiceOAuthPort;
   /** Who may use which service (issue 17, the groups module): lists are filtered, PUT sets it. */
   access?: ServiceAccess;
+  /** Folds this replica's metering journal first, so today's counts read are those enforced (decision 0043). */
+  settleCounts?: () => Promise<void>;
 }
 
 export interface ServicesModule {
@@ -83,6 +88,7 @@ export function createServicesModule(deps: ServicesDeps): ServicesModule {
     options: deps.options,
     oauth: deps.oauth,
     access: deps.access,
+    settleCounts: deps.settleCounts,
   });
   const health = new HealthChecks({ repo, probe: deps.gateway, catalog: deps.catalog, serviceLog: deps.serviceLog });
   const personal = new PersonalEnvs({ repo, secrets: deps.secrets, events: deps.events });

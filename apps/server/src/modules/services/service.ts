@@ -60,6 +60,8 @@ export interface ServicesServiceDeps {
   oauth?: ServiceOAuthPort;
   /** Access lists (issue 17): without it every service is open to every signed-in user. */
   access?: ServiceAccess;
+  /** Folds this replica's metering journal first, so today's counts read are those enforced (decision 0043). */
+  settleCounts?: () => Promise<void>;
 }
 
 /** Who may use a service, as the groups module keeps it. */
@@ -110,6 +112,7 @@ export class ServicesService {
   /** `t`: the caller's language, which a stored reason of ours (a failed install's) is said in. */
   async installed(caller: Principal, t: Translator): Promise<InstalledService[]> {
     const admin = isAdminRole(caller.role);
+    await this.deps.settleCounts?.();
     const [all, counts, myEnvs, may, oauth, switchedOff, offByUsers] = await Promise.all([
       this.deps.repo.all(),
       this.deps.repo.userCountsOn(this.today(), caller.id),

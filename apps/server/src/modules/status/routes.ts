@@ -1,5 +1,6 @@
 import { endpoints } from '@toolport/contract';
 import { sql } from 'kysely';
+import { bounded, CALL_PATH_BOUND_MS, type DatabaseGate } from '../../db/availability.js';
 import { type Db, migrationsApplied } from '../../db/db.js';
 import type { ZodApi } from '../../http/api.js';
 import { route } from '../../http/endpoints.js';
@@ -9,6 +10,8 @@ import type { OptionsService } from '../options/index.js';
 /** What the status and probe routes read. */
 export interface StatusDeps {
   db: Db;
+  /** Bounds the probe: a frozen database answers nothing, and the probe must (decision 0043). */
+  gate?: DatabaseGate;
   options: Pick<OptionsService, 'get' | 'bool' | 'providerUsable'>;
   version: string;
   /** When this process started (epoch milliseconds). */
@@ -38,10 +41,16 @@ export async function statusRoutes(api: ZodApi, deps: StatusDeps): Promise<void>
       return { success: false, message: req.t(`status.${reason}`), data: { status: 'not_ready', reason } };
     };
     try {
-      await sql`select 1`.execute(deps.db);
-      if (!(await migrationsApplied(deps.db))) return notReady('migrations_pending');
+      // One bound for both queries, well inside the 2 s a load balancer's probe allows.
+      const applied = await bounded(
+        sql`select 1`.execute(deps.db).then(() => migrationsApplied(deps.db)),
+        CALL_PATH_BOUND_MS,
+      );
+      if (!applied) return notReady('migrations_pending');
       return ok(reply, { status: 'ready' });
-    } catch {
+    } catch (err) {
+      // Tells the call path at once, rather than at its next lookup.
+      deps.gate?.failed(err);
       return notReady('database_unreachable');
     }
   });
