@@ -18,8 +18,8 @@ export interface BenchApp {
   ctx: AppParts;
   /** Adds a role-1 user and returns their API key. */
   addUser(username: string): Promise<string>;
-  /** Adds an enabled, shared stdio service running `node args…` and announces it; returns its id. */
-  addStdioService(name: string, args: string[]): Promise<number>;
+  /** Adds an enabled, shared stdio service running `node args…` (with `env`) and announces it; returns its id. */
+  addStdioService(name: string, args: string[], env?: Record<string, string>): Promise<number>;
   /** Listens on loopback (PORT or any free port) and returns the base URL. */
   listen(port?: number): Promise<string>;
   close(): Promise<void>;
@@ -41,7 +41,7 @@ export async function startBenchApp(opts: { prefix: string; logLevel?: string })
     app,
     ctx,
     addUser: async (username) => (await addUser(ctx, username)).key,
-    addStdioService: (name, args) => addService(ctx, { name, command: process.execPath, args }),
+    addStdioService: (name, args, env) => addService(ctx, { name, command: process.execPath, args, ...(env ? { env } : {}) }),
     async listen(port = 0) {
       await app.listen({ host: '127.0.0.1', port });
       const address = app.server.address();

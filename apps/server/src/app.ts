@@ -24,13 +24,14 @@ import { ConfigEvents } from './infra/events.js';
 import { Leader } from './infra/leader.js';
 import { redactUrl } from './infra/logger.js';
 import { instrumentHttp, Metrics, registerMetricsRoute } from './infra/metrics.js';
-import { addressCheckedFetch, setAddressPolicy } from './infra/outbound.js';
+import { addressCheckedFetch, configuredFetch, setAddressPolicy } from './infra/outbound.js';
 import { RedisHub } from './infra/redis.js';
 import type { Secrets } from './infra/secrets.js';
 import { ServiceLog } from './infra/service-log.js';
 import { Tracing, traceHttp } from './infra/tracing.js';
 import { createAnalyticsModule } from './modules/analytics/index.js';
 import { type AuthService, createAuthModule, createRefreshTokens } from './modules/auth/index.js';
+import { createEmbeddingsModule } from './modules/embeddings/index.js';
 import { createGroupsModule, createHubPorts } from './modules/groups/index.js';
 import { createHistoryModule, type HistoryRetention } from './modules/history/index.js';
 import { createLogsModule } from './modules/logs/index.js';
@@ -226,6 +227,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     logger,
     leader,
   });
+  // The optional embeddings provider of discovery search: its URL is the admin's, so trusted as to address.
+  const embeddings = createEmbeddingsModule({ db, options: options.service, events, fetch: configuredFetch, logger });
   const gateway = await createGateway(
     {
       config,
@@ -248,6 +251,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       accessTokens: oauthServer.accessTokens,
       tools: hub.policy,
       groups: hub.directory,
+      semantic: embeddings.ranker,
     },
     opts.gateway,
   );
@@ -315,7 +319,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   app.addHook('onReady', async () => history.start());
   app.addHook('onClose', async () => history.close());
   app.addHook('onClose', async () => {
-    for (const module of [upstreamOAuth, oauth, oauthServer, logs, analytics, options, users, auth, status, groups]) await module.close();
+    for (const module of [upstreamOAuth, oauth, oauthServer, logs, analytics, options, users, auth, status, groups, embeddings])
+      await module.close();
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -385,6 +390,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       await auth.routes(api);
       await users.routes(api);
       await options.routes(api);
+      await embeddings.routes(api);
       await services.routes(api);
       await groups.routes(api);
       await analytics.routes(api);

@@ -37,8 +37,10 @@ function measure(subset: typeof queries, k = 5) {
 
 /**
  * The ranker's quality on real tools (each with its source in tools.json) and queries written for
- * them. The floors sit a little below what was measured (docs/performance.md, "Discovery mode"):
- * all 48 queries recall@5 0.958, MRR 0.871; the 10 Chinese ones recall@5 1.000, MRR 0.870.
+ * them. The floors sit a little below what was measured (docs/performance.md, "Discovery search"):
+ * all 48 queries recall@5 0.958, MRR 0.901; the 10 Chinese ones recall@5 1.000, MRR 0.950 (decision
+ * 0046's ranker; decision 0033's measured 0.958 / 0.871 and 1.000 / 0.870). The larger evaluation set
+ * of issue 28 is tool-search-eval.test.ts.
  */
 describe('search_tools ranking quality on real MCP tools', () => {
   it('has a fixture of at least 60 real tools with a source each and 30 queries, 8 of them Chinese', () => {
@@ -58,8 +60,8 @@ describe('search_tools ranking quality on real MCP tools', () => {
         `Chinese recall@5 ${chinese.recall.toFixed(3)}, MRR ${chinese.mrr.toFixed(3)}\n  misses: ${all.misses.join('\n  ') || 'none'}`,
     );
     expect(all.recall).toBeGreaterThanOrEqual(0.92);
-    expect(all.mrr).toBeGreaterThanOrEqual(0.82);
+    expect(all.mrr).toBeGreaterThanOrEqual(0.86);
     expect(chinese.recall).toBeGreaterThanOrEqual(0.9);
-    expect(chinese.mrr).toBeGreaterThanOrEqual(0.8);
+    expect(chinese.mrr).toBeGreaterThanOrEqual(0.9);
   });
 });

@@ -48,7 +48,7 @@ import {
   UserGrantParams,
   UserGrantsParams,
 } from './oauth-server.js';
-import { OptionEntry, ProbeResult, StatusData, UpdateOptionRequest } from './options.js';
+import { EmbeddingsStatus, OptionEntry, ProbeResult, StatusData, UpdateOptionRequest } from './options.js';
 import { type Route, routes } from './routes.js';
 import {
   CustomServiceRequest,
@@ -246,6 +246,17 @@ const options = {
     body: UpdateOptionRequest,
     tags: ['options'],
     summary: 'Set one preference',
+  }),
+  embeddings: endpoint(routes.options.embeddings, {
+    data: EmbeddingsStatus,
+    tags: ['options'],
+    summary: "The embeddings provider's last status on this replica (discovery search, decision 0046)",
+  }),
+  checkEmbeddings: endpoint(routes.options.checkEmbeddings, {
+    data: EmbeddingsStatus,
+    tags: ['options'],
+    summary: 'Asks the embeddings provider for one vector now and answers its status',
+    description: 'Never an error for a failing provider: the status says `failing` with the reason.',
   }),
 };
 

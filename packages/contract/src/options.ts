@@ -21,12 +21,17 @@ export const optionKeys = [
   'AllowPrivateNetworkUpstreams',
   'AllowedOrigins',
   'OAuthClientRegistrationEnabled',
+  'EmbeddingsURL',
+  'EmbeddingsModel',
+  'EmbeddingsAPIKey',
+  'EmbeddingsDimensions',
+  'EmbeddingsTimeoutMs',
 ] as const;
 export const OptionKey = z.enum(optionKeys);
 export type OptionKey = z.infer<typeof OptionKey>;
 
 /** Keys whose values are secrets: encrypted at rest, masked when read, never logged. */
-export const secretOptionKeys: readonly OptionKey[] = ['GitHubClientSecret', 'GoogleClientSecret'];
+export const secretOptionKeys: readonly OptionKey[] = ['GitHubClientSecret', 'GoogleClientSecret', 'EmbeddingsAPIKey'];
 
 export const OptionEntry = z.object({ key: OptionKey, value: z.string() });
 export type OptionEntry = z.infer<typeof OptionEntry>;
@@ -50,3 +55,20 @@ export type StatusData = z.infer<typeof StatusData>;
 /** `GET /health` and `GET /ready`: `reason` says why a replica is not ready. */
 export const ProbeResult = z.object({ status: z.string(), reason: z.string().optional() });
 export type ProbeResult = z.infer<typeof ProbeResult>;
+
+/**
+ * The embeddings provider of discovery search (decision 0046) as this replica last saw it: `off` (no URL or
+ * model set), `unknown` (set, not used yet), `ok`, or `failing` with `reason` (timeout, http, network,
+ * invalid_answer) and the provider's own words in `detail`.
+ */
+export const EmbeddingsStatus = z.object({
+  state: z.enum(['off', 'unknown', 'ok', 'failing']),
+  reason: z.enum(['timeout', 'http', 'network', 'invalid_answer']).nullable(),
+  detail: z.string(),
+  checked_at: z.number().int().nullable(),
+  model: z.string(),
+  dimensions: z.number().int().nullable(),
+  /** Tool vectors stored for this provider and model. */
+  vectors: z.number().int(),
+});
+export type EmbeddingsStatus = z.infer<typeof EmbeddingsStatus>;

@@ -43,6 +43,8 @@ export const routes = {
   options: {
     list: { method: 'GET', path: '/option/', auth: 'admin' },
     update: { method: 'PUT', path: '/option/', auth: 'admin' },
+    embeddings: { method: 'GET', path: '/option/embeddings', auth: 'admin' },
+    checkEmbeddings: { method: 'POST', path: '/option/embeddings/check', auth: 'admin' },
   },
   services: {
     installed: { method: 'GET', path: '/mcp_market/installed', auth: 'user' },

@@ -44,6 +44,7 @@ const schemaTables = {
   access_users: true,
   groups: true,
   group_members: true,
+  tool_embeddings: true,
 } satisfies Record<keyof Database, true>;
 
 /** A fresh, empty database of one engine, and a way to throw it away. */

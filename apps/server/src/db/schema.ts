@@ -138,6 +138,16 @@ export interface RequestRecordsTable {
 }
 
 /** A counter batch the meter wrote, by id, so that a write whose commit is in doubt is not added twice (migration 0008). */
+/** Tool vectors of discovery search (migration 0010, decision 0046). */
+export interface ToolEmbeddingsTable {
+  space: string;
+  tool_hash: string;
+  dimensions: number;
+  /** Float32 bytes, base64. */
+  vector: string;
+  created_at: number;
+}
+
 export interface MeterBatchesTable {
   id: string;
   written_at: number;
@@ -323,6 +333,7 @@ export interface Database {
   request_records: RequestRecordsTable;
   daily_counters: DailyCountersTable;
   meter_batches: MeterBatchesTable;
+  tool_embeddings: ToolEmbeddingsTable;
   meter_contributions: MeterContributionsTable;
   service_logs: ServiceLogsTable;
   revoked_sessions: RevokedSessionsTable;

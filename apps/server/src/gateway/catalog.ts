@@ -11,6 +11,8 @@ export interface ServiceSpec {
   id: number;
   name: string;
   displayName: string;
+  /** What the service says it does (discovery lists it when a search finds nothing good). */
+  description?: string;
   type: ServiceKind;
   /** stdio: the executable; sse/streamableHttp: the URL. */
   command: string;

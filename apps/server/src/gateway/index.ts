@@ -19,6 +19,7 @@ import { CallScope } from './downstream/call-scope.js';
 import { CallTelemetry } from './downstream/call-telemetry.js';
 import type { DispatchDeps } from './downstream/dispatcher.js';
 import { GroupFace } from './downstream/group-face.js';
+import type { SemanticRanker } from './downstream/hybrid-search.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
 import { type OriginLists, OriginPolicy } from './downstream/origin-policy.js';
 import { ProxyAuth } from './downstream/proxy-auth.js';
@@ -117,6 +118,8 @@ export interface GatewayDeps {
   tools?: ToolPolicy;
   /** Groups (issue 17): without it, `/group/…` answers 404 for every name. */
   groups?: GroupDirectory;
+  /** Semantic ranking of discovery search (modules/embeddings, decision 0046); without it search is lexical. */
+  semantic?: SemanticRanker;
 }
 
 export interface GatewayOptions {
@@ -127,6 +130,8 @@ export interface GatewayOptions {
 }
 
 export type { AccessTokenPort, ProxyEndpoint, VerifiedToken } from './access-tokens.js';
+export type { SemanticRanker, SemanticRanking } from './downstream/hybrid-search.js';
+export type { SearchableTool } from './downstream/tool-search.js';
 
 /**
  * Whether the MCP endpoints answer to a Host (origin-policy.ts: localhost, IP literals, ALLOWED_HOSTS and the
@@ -188,6 +193,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
       abuse,
       tools: overrides,
       answers,
+      serviceLog: deps.serviceLog,
     }),
     secrets: deps.secrets,
     abuse,
@@ -205,6 +211,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     events: deps.events,
     logger: deps.logger,
     answers,
+    semantic: deps.semantic,
   });
   // The group face: the proxy's transports, sessions, limits and authentication, with the group in place of a service.
   const groupDeps = {

@@ -314,6 +314,16 @@ export const en = {
   'group.created': 'Group {name} created',
   'group.updated': 'Group {name} saved',
   'group.deleted': 'Group {name} deleted',
+  'discovery.query_missing': 'search_tools needs a "query": a few words saying what the tool should do.',
+  'discovery.limit_invalid': '"limit" must be a whole number from 1 to {max} (got {given}).',
+  'discovery.service_invalid': '"service" must be the name of one of this group\'s services, or a list of them: {services}.',
+  'discovery.service_unknown': 'This group has no service named "{service}". Its services: {services}.',
+  'discovery.nothing_found':
+    'No tool of this group matched "{query}". Its services are listed under "services", one line each: search again in their words, or pass "service" to search one of them.',
+  'discovery.weak_match':
+    'Nothing matched "{query}" well: the tools below are guesses. The group\'s services are listed under "services": search again in their words, or pass "service" to search one of them.',
+  'discovery.call_name_missing': 'call_tool needs a "name": the tool name as search_tools gave it.',
+  'discovery.call_arguments_invalid': '"arguments" of call_tool must be an object (the arguments of {name}).',
   'access.unknown_users': 'There are no users with these IDs: {ids}',
   'access.no_access_service_id': 'You do not have access to the service with ID {id}',
   'access.no_access_group_id': 'You do not have access to the group with ID {id}',

@@ -292,6 +292,16 @@ export const zhCN: Record<MessageKey, string> = {
   'group.created': '已创建分组 {name}',
   'group.updated': '已保存分组 {name}',
   'group.deleted': '已删除分组 {name}',
+  'discovery.query_missing': 'search_tools 需要 "query"：用几个词说明要找的工具做什么。',
+  'discovery.limit_invalid': '"limit" 必须是 1 到 {max} 之间的整数（收到的是 {given}）。',
+  'discovery.service_invalid': '"service" 必须是本分组中某个服务的名称，或这些名称的列表：{services}。',
+  'discovery.service_unknown': '本分组没有名为 "{service}" 的服务。本分组的服务：{services}。',
+  'discovery.nothing_found':
+    '本分组没有与 "{query}" 匹配的工具。"services" 中逐行列出了本分组的服务：请用它们的说法重新搜索，或传入 "service" 只搜索其中一个服务。',
+  'discovery.weak_match':
+    '没有与 "{query}" 匹配得好的工具：下面的工具只是猜测。"services" 中列出了本分组的服务：请用它们的说法重新搜索，或传入 "service" 只搜索其中一个服务。',
+  'discovery.call_name_missing': 'call_tool 需要 "name"：即 search_tools 给出的工具名称。',
+  'discovery.call_arguments_invalid': 'call_tool 的 "arguments" 必须是对象（即 {name} 的参数）。',
   'access.unknown_users': '不存在以下 ID 的用户：{ids}',
   'access.no_access_service_id': '你无权使用 ID 为 {id} 的服务',
   'access.no_access_group_id': '你无权使用 ID 为 {id} 的分组',

@@ -9,6 +9,7 @@ import * as m0007 from './0007_upstream_oauth.js';
 import * as m0008 from './0008_meter_batches.js';
 import * as m0009 from './0009_typed_commands.js';
 import * as m0010 from './0010_meter_contributions.js';
+import * as m0011 from './0011_tool_embeddings.js';
 
 /** Static index: the bundled server cannot read a migrations folder at run time. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_meter_batches': m0008,
   '0009_typed_commands': m0009,
   '0010_meter_contributions': m0010,
+  '0011_tool_embeddings': m0011,
 };

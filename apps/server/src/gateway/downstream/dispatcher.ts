@@ -12,10 +12,11 @@ import { isDatabaseUnavailable } from '../../http/db-unavailable.js';
 import type { Locale } from '../../i18n/index.js';
 import { translate } from '../../i18n/index.js';
 import { LocalisedError } from '../../i18n/localised-error.js';
+import type { ServiceLog } from '../../infra/service-log.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { RequestSink, UpstreamLink, UpstreamPool } from '../link-api.js';
 import type { Meter } from '../meter.js';
-import type { ListedTool, ToolOverrides } from '../tool-policy.js';
+import { type ListedTool, ToolOverrides } from '../tool-policy.js';
 import { UpstreamConnectionMissing } from '../upstream-auth.js';
 import type { AbuseGuard } from './abuse.js';
 import type { CallScope } from './call-scope.js';
@@ -25,6 +26,7 @@ import { carriesForeignState, upstreamRequest, withEnvelope } from './modern-wir
 import type { ReplyTarget } from './reply-target.js';
 import { DATABASE_AWAY, RpcCode, rpcErrorJson } from './rpc-errors.js';
 import type { DownstreamSession } from './session.js';
+import { ToolListNormaliser } from './tool-schema.js';
 
 export interface DispatchDeps {
   pool: UpstreamPool;
@@ -41,6 +43,8 @@ export interface DispatchDeps {
    * names that replica) is passed on to it (legacy-relay.ts).
    */
   answers?: { elsewhere(session: DownstreamSession, answer: JSONRPCResponse | JSONRPCError): void };
+  /** A tool repaired or left out of a service's list is told in its service log (tool-schema.ts). */
+  serviceLog?: Pick<ServiceLog, 'write'>;
 }
 
 /** Rewrites an upstream answer before the client sees it (a tools/list under overrides). */
@@ -73,7 +77,18 @@ const unavailableText = (err: unknown, locale: Locale): string =>
  * session relayed (sampling, elicitation, roots; docs/architecture.md §4); any other response is dropped.
  */
 export class Dispatcher {
-  constructor(private readonly deps: DispatchDeps) {}
+  private readonly schemas: ToolListNormaliser;
+
+  constructor(private readonly deps: DispatchDeps) {
+    this.schemas = new ToolListNormaliser((service, note) => {
+      const message =
+        note.action === 'dropped'
+          ? `Tool "${note.tool}" left out of tools/list: ${note.reason} (a strict MCP client would reject the whole list)`
+          : `Tool "${note.tool}" repaired in tools/list: ${note.reason}`;
+      deps.logger.warn({ service: service.name, tool: note.tool, action: note.action }, message);
+      deps.serviceLog?.write({ serviceId: service.id, serviceName: service.name, phase: 'run', level: 'warn', message });
+    });
+  }
 
   /**
    * `scope` holds the requests while they wait upstream (cancelled if the client leaves);
@@ -170,10 +185,11 @@ export class Dispatcher {
     service: ServiceSpec,
     request: JSONRPCRequest,
   ): Promise<{ request: JSONRPCRequest; rewrite?: Rewrite } | { refused: string }> {
-    if (!this.deps.tools || (request.method !== 'tools/call' && request.method !== 'tools/list')) return { request };
-    const overrides = await this.deps.tools.forService(service);
+    if (request.method !== 'tools/call' && request.method !== 'tools/list') return { request };
+    const overrides = this.deps.tools ? await this.deps.tools.forService(service) : ToolOverrides.NONE;
+    // Every list is made acceptable to strict clients (tool-schema.ts), overrides or not.
+    if (request.method === 'tools/list') return { request, rewrite: (m) => this.schemas.apply(service, rewriteToolList(m, overrides)) };
     if (overrides.empty) return { request };
-    if (request.method === 'tools/list') return { request, rewrite: (m) => rewriteToolList(m, overrides) };
     const params = (request.params ?? {}) as Record<string, unknown>;
     if (typeof params.name !== 'string') return { request };
     const resolved = overrides.resolveCall(params.name);
@@ -381,7 +397,7 @@ export class Dispatcher {
 
 /** A tools/list answer with the overrides applied; errors and odd shapes pass as they are. */
 function rewriteToolList(message: JSONRPCResponse | JSONRPCError, overrides: ToolOverrides): JSONRPCResponse | JSONRPCError {
-  if (!('result' in message)) return message;
+  if (!('result' in message) || overrides.empty) return message;
   const tools = (message.result as { tools?: unknown }).tools;
   if (!Array.isArray(tools)) return message;
   const listed = tools.filter((t): t is ListedTool => typeof t === 'object' && t !== null && typeof (t as ListedTool).name === 'string');

@@ -1,5 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { type SearchableTool, ToolIndexCache } from './tool-search.js';
+import { type Locale, translate } from '../../i18n/index.js';
+import { FUSION_DEPTH, fuse, SEMANTIC_CONFIDENCE, type SemanticRanker } from './hybrid-search.js';
+import { type SearchableTool, type ToolHit, ToolIndexCache } from './tool-search.js';
 
 /**
  * Discovery mode of a group (issue 17, item 2; docs/decisions/0033): instead of every member tool,
@@ -11,6 +13,8 @@ export const SEARCH_TOOLS = 'search_tools';
 export const CALL_TOOL = 'call_tool';
 export const SEARCH_DEFAULT_LIMIT = 5;
 export const SEARCH_MAX_LIMIT = 20;
+/** When the best hit matched a third of the query’s words and concepts or less, it is a weak match and the answer says so. */
+export const WEAK_COVERAGE = 0.4;
 
 const FOUND_TOOL = {
   type: 'object',
@@ -21,6 +25,20 @@ const FOUND_TOOL = {
   },
   required: ['name', 'inputSchema'],
 } as const;
+
+/** A member of the group as the answer lists it when the search found nothing good: one line each. */
+export interface ServiceLine {
+  name: string;
+  description: string;
+}
+
+/** A service in one line: its display name and the first line of its description, cut at 200 characters. */
+export function serviceLine(spec: { name: string; displayName: string; description?: string }): string {
+  const first = (spec.description ?? '').split('\n')[0]?.trim() ?? '';
+  const title = spec.displayName && spec.displayName !== spec.name ? spec.displayName : '';
+  const line = [title, first].filter(Boolean).join(': ');
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
 
 /** The two tools a discovery group lists. */
 export function discoveryTools(groupTitle: string): Tool[] {
@@ -36,6 +54,10 @@ export function discoveryTools(groupTitle: string): Tool[] {
         type: 'object',
         properties: {
           query: { type: 'string', description: 'What the tool should do, in a few words.' },
+          service: {
+            anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+            description: 'Search only the tools of this service (or these services): the part of a tool name before the separator.',
+          },
           limit: {
             type: 'integer',
             minimum: 1,
@@ -47,7 +69,17 @@ export function discoveryTools(groupTitle: string): Tool[] {
       },
       outputSchema: {
         type: 'object',
-        properties: { tools: { type: 'array', items: FOUND_TOOL } },
+        properties: {
+          tools: { type: 'array', items: FOUND_TOOL },
+          weak: { type: 'boolean', description: "True when nothing matched the query's words well: the tools, if any, are guesses." },
+          note: { type: 'string', description: 'What to do next when nothing matched well.' },
+          services: {
+            type: 'array',
+            description: "The group's services, one line each, when nothing matched well: search again with their words.",
+            items: { type: 'object', properties: { name: { type: 'string' }, description: { type: 'string' } }, required: ['name'] },
+          },
+          mode: { type: 'string', enum: ['lexical', 'hybrid'], description: 'How the tools were ranked.' },
+        },
         required: ['tools'],
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -75,26 +107,42 @@ export function toolError(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-export type SearchRequest = { query: string; limit: number } | { refused: CallToolResult };
+export type SearchRequest = { query: string; limit: number; services?: string[] } | { refused: CallToolResult };
 
-export function searchRequest(args: unknown): SearchRequest {
+/** search_tools' arguments checked against the group's services; a mistake is a tool error the model can correct. */
+export function searchRequest(args: unknown, members: readonly string[], locale: Locale = 'en'): SearchRequest {
   const a = (args && typeof args === 'object' ? args : {}) as Record<string, unknown>;
-  if (typeof a.query !== 'string' || a.query.trim() === '')
-    return { refused: toolError('search_tools needs a "query": a few words saying what the tool should do.') };
-  if (a.limit !== undefined && (typeof a.limit !== 'number' || !Number.isFinite(a.limit) || a.limit < 1))
-    return { refused: toolError(`"limit" must be a number from 1 to ${SEARCH_MAX_LIMIT}.`) };
-  const limit = a.limit === undefined ? SEARCH_DEFAULT_LIMIT : Math.min(SEARCH_MAX_LIMIT, Math.floor(a.limit as number));
+  if (typeof a.query !== 'string' || a.query.trim() === '') return { refused: toolError(translate(locale, 'discovery.query_missing')) };
+  if (a.limit !== undefined && (typeof a.limit !== 'number' || !Number.isInteger(a.limit) || a.limit < 1 || a.limit > SEARCH_MAX_LIMIT))
+    return { refused: toolError(translate(locale, 'discovery.limit_invalid', { max: SEARCH_MAX_LIMIT, given: JSON.stringify(a.limit) })) };
+  const listed = members.join(', ');
+  let services: string[] | undefined;
+  if (a.service !== undefined) {
+    const asked = Array.isArray(a.service) ? a.service : [a.service];
+    if (asked.length === 0 || asked.some((x) => typeof x !== 'string'))
+      return { refused: toolError(translate(locale, 'discovery.service_invalid', { services: listed })) };
+    const unknown = (asked as string[]).find((x) => !members.includes(x));
+    if (unknown !== undefined)
+      return { refused: toolError(translate(locale, 'discovery.service_unknown', { service: unknown, services: listed })) };
+    services = asked as string[];
+  }
   // The query is read, not stored: a very long one is cut rather than refused.
-  return { query: a.query.slice(0, 1000), limit };
+  return {
+    query: a.query.slice(0, 1000),
+    limit: (a.limit as number | undefined) ?? SEARCH_DEFAULT_LIMIT,
+    ...(services ? { services } : {}),
+  };
 }
 
 /** The tools/call params of the tool `call_tool` names, keeping the request's `_meta` (progress token). */
-export function unwrapCallTool(params: Record<string, unknown>): { params: Record<string, unknown> } | { refused: CallToolResult } {
+export function unwrapCallTool(
+  params: Record<string, unknown>,
+  locale: Locale = 'en',
+): { params: Record<string, unknown> } | { refused: CallToolResult } {
   const a = (params.arguments && typeof params.arguments === 'object' ? params.arguments : {}) as Record<string, unknown>;
-  if (typeof a.name !== 'string' || a.name === '')
-    return { refused: toolError('call_tool needs a "name": the tool name as search_tools gave it.') };
+  if (typeof a.name !== 'string' || a.name === '') return { refused: toolError(translate(locale, 'discovery.call_name_missing')) };
   if (a.arguments !== undefined && (typeof a.arguments !== 'object' || a.arguments === null || Array.isArray(a.arguments)))
-    return { refused: toolError(`"arguments" of call_tool must be an object (the arguments of ${a.name}).`) };
+    return { refused: toolError(translate(locale, 'discovery.call_arguments_invalid', { name: a.name })) };
   return {
     params: {
       ...(params._meta !== undefined ? { _meta: params._meta } : {}),
@@ -104,20 +152,71 @@ export function unwrapCallTool(params: Record<string, unknown>): { params: Recor
   };
 }
 
-/** Rankers of the groups' merged lists, one index per list (rebuilt when the list changes). */
-export class DiscoverySearch {
-  readonly indexes = new ToolIndexCache<SearchableTool & Record<string, unknown>>();
+type Listed = SearchableTool & Record<string, unknown>;
 
-  answer(tools: readonly (SearchableTool & Record<string, unknown>)[], query: string, limit: number): CallToolResult {
-    const found = this.indexes
-      .get(tools)
-      .search(query, limit)
-      .map(({ tool }) => ({
-        name: tool.name,
-        description: typeof tool.description === 'string' ? tool.description : '',
-        inputSchema: tool.inputSchema && typeof tool.inputSchema === 'object' ? tool.inputSchema : { type: 'object' },
-      }));
-    const structured = { tools: found };
-    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+/** What one search_tools answer is made of, beside the merged list. */
+export interface SearchContext {
+  query: string;
+  limit: number;
+  /** Only the tools of these services. */
+  services?: string[];
+  separator: string;
+  /** The group's services, one line each: what each says of itself is searched too (the service field). */
+  members: readonly ServiceLine[];
+  locale: Locale;
+}
+
+/**
+ * Rankers of the groups' merged lists: the lexical index, one per list (rebuilt when the list
+ * changes), fused with the semantic ranking when an embeddings provider is set and answers in time.
+ */
+export class DiscoverySearch {
+  readonly indexes = new ToolIndexCache<Listed>();
+
+  constructor(private readonly semantic?: SemanticRanker) {}
+
+  async answer(tools: readonly Listed[], ctx: SearchContext): Promise<CallToolResult> {
+    const about = new Map(ctx.members.map((m) => [m.name, m.description]));
+    const only = ctx.services && new Set(ctx.services);
+    const keep = (tool: Listed) => !only || only.has(tool.name.slice(0, tool.name.indexOf(ctx.separator)));
+    const index = this.indexes.get(tools, { separator: ctx.separator, services: about });
+    const lexical = index.search(ctx.query, this.semantic ? FUSION_DEPTH : ctx.limit, only && keep);
+    // Whether the query's own words found anything good, whatever the fusion adds.
+    const weak = !lexical[0] || lexical[0].coverage < WEAK_COVERAGE;
+    const ranking = this.semantic ? await this.semantic.rank(tools, ctx.query) : undefined;
+    if (!ranking || 'unavailable' in ranking || ranking.confidence < SEMANTIC_CONFIDENCE)
+      return searchAnswer(lexical.slice(0, ctx.limit), ctx, 'lexical', weak);
+    const hits = fuse(tools, lexical, ranking.order, keep, ctx.limit);
+    return searchAnswer(hits, ctx, 'hybrid', weak);
   }
+}
+
+/**
+ * The answer an agent can act on: each hit's namespaced name, description and input schema; when
+ * nothing or nothing good matched, it says so and lists the group's services, one line each, so the
+ * agent can search again in their words or narrow the search to one of them.
+ */
+export function searchAnswer(
+  hits: readonly ToolHit<Listed>[],
+  ctx: SearchContext,
+  mode: 'lexical' | 'hybrid',
+  weak: boolean,
+): CallToolResult {
+  const found = hits.map(({ tool }) => ({
+    name: tool.name,
+    description: typeof tool.description === 'string' ? tool.description : '',
+    inputSchema: tool.inputSchema && typeof tool.inputSchema === 'object' ? tool.inputSchema : { type: 'object' },
+  }));
+  const structured = {
+    tools: found,
+    mode,
+    ...(weak
+      ? {
+          weak: true,
+          note: translate(ctx.locale, found.length === 0 ? 'discovery.nothing_found' : 'discovery.weak_match', { query: ctx.query }),
+          services: ctx.members,
+        }
+      : {}),
+  };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }

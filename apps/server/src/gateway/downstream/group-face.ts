@@ -16,7 +16,17 @@ import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { GroupDirectory, GroupSpec, ToolOverrides, ToolPolicy } from '../tool-policy.js';
 import type { CallScope } from './call-scope.js';
 import { type DispatchDeps, type Dispatcher, isNotification, isRequest, isResponse } from './dispatcher.js';
-import { CALL_TOOL, DiscoverySearch, discoveryTools, SEARCH_TOOLS, searchRequest, unwrapCallTool } from './group-discovery.js';
+import {
+  CALL_TOOL,
+  DiscoverySearch,
+  discoveryTools,
+  SEARCH_TOOLS,
+  type ServiceLine,
+  searchRequest,
+  serviceLine,
+  unwrapCallTool,
+} from './group-discovery.js';
+import type { SemanticRanker } from './hybrid-search.js';
 import type { ReplyTarget } from './reply-target.js';
 import { failures, type ProxyFailure, RpcCode, rpcErrorJson } from './rpc-errors.js';
 import { DownstreamSession } from './session.js';
@@ -126,8 +136,8 @@ export class GroupFace {
   /** Each user's personal switches as their last authentication read them (issue 14). */
   private readonly switchedOff = new Map<number, { at: number; value: ReadonlySet<number> }>();
   private listIds = 0;
-  /** Discovery mode's ranker, one index per merged tool list. */
-  private readonly search = new DiscoverySearch();
+  /** Discovery mode's ranker: one lexical index per merged tool list, fused with embeddings when set. */
+  private readonly search: DiscoverySearch;
 
   constructor(
     private readonly deps: {
@@ -148,8 +158,11 @@ export class GroupFace {
       logger: Logger;
       /** Several replicas: a client's answer to a request another replica sent (dispatcher.ts). */
       answers?: DispatchDeps['answers'];
+      /** Semantic ranking for discovery search (decision 0046); without it search is lexical. */
+      semantic?: SemanticRanker;
     },
   ) {
+    this.search = new DiscoverySearch(deps.semantic);
     deps.events.on((e) => {
       if (e.type === 'service.changed' || e.type === 'service.removed') this.specs.delete(e.serviceId);
       if (e.type === 'access.changed') this.groups.clear();
@@ -377,14 +390,20 @@ export class GroupFace {
     if (group.mode === 'discovery' && request.method === 'tools/call') {
       // search_tools answers here; call_tool becomes the tools/call of the tool it names, below.
       if (params.name === SEARCH_TOOLS) {
-        const asked = searchRequest(params.arguments);
+        const members = await this.serviceLines(session.userId, group);
+        const asked = searchRequest(
+          params.arguments,
+          members.map((m) => m.name),
+          target.locale,
+        );
         if ('refused' in asked) return answer(asked.refused);
         const tools = (await this.merged(session, group, 'tools', scope)) as (Item & { name: string })[];
-        return answer(this.search.answer(tools, asked.query, asked.limit));
+        const context = { ...asked, separator: group.separator, members, locale: target.locale ?? 'en' };
+        return answer(await this.search.answer(tools, context));
       }
       if (params.name !== CALL_TOOL)
         return fail(RpcCode.InvalidParams, `Unknown tool: ${String(params.name)} (this group offers search_tools and call_tool)`);
-      const unwrapped = unwrapCallTool(params);
+      const unwrapped = unwrapCallTool(params, target.locale);
       if ('refused' in unwrapped) return answer(unwrapped.refused);
       params = unwrapped.params;
       request = { ...request, params };
@@ -434,6 +453,17 @@ export class GroupFace {
       scope.child(m),
       bytes ?? Buffer.byteLength(JSON.stringify(request)),
     );
+  }
+
+  /** The group's services this user may call, one line each (what search_tools lists when it found nothing good). */
+  private async serviceLines(userId: number, group: GroupSpec): Promise<ServiceLine[]> {
+    const lines: ServiceLine[] = [];
+    for (const member of group.members) {
+      const spec = await this.spec(member.serviceId);
+      if (!spec || (await this.memberState(userId, member.serviceId, spec)) !== 'on') continue;
+      lines.push({ name: spec.name, description: serviceLine(spec) });
+    }
+    return lines;
   }
 
   /** `{service}{separator}{name}` back to the member and its own (possibly aliased) name. */

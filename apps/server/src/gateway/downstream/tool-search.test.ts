@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { concepts } from './search-text.js';
 import { stem, ToolIndex, ToolIndexCache, tokenize } from './tool-search.js';
 
 describe('tokenize', () => {
@@ -96,5 +97,59 @@ describe('ToolIndexCache', () => {
     const changed = [...tools, { name: 'fs__move_file', description: 'Move or rename files' }];
     expect(cache.get(changed).search('rename')[0]?.tool.name).toBe('fs__move_file');
     expect(cache.builds).toBe(2);
+  });
+});
+
+describe('query understanding', () => {
+  it('normalises width and keeps a brand the vocabulary knows as one word', () => {
+    expect(tokenize('ＧｉｔＨｕｂ　ＰＲ')).toEqual(['github', 'pr']);
+    expect(tokenize('GitHub pull requests')).toEqual(['github', 'pull', 'request']);
+    // An identifier is still split.
+    expect(tokenize('getFileInfo')).toEqual(['fil', 'info']);
+    // "news" is not the plural of "new".
+    expect(stem('news')).not.toBe(stem('new'));
+  });
+
+  it('says the same concept for English synonyms, phrases and Chinese words', () => {
+    const same = (a: string, b: string, concept: string) => {
+      expect(concepts(a), a).toContain(concept);
+      expect(concepts(b), b).toContain(concept);
+    };
+    same('make a new folder', 'Create a new directory', '~directory');
+    same('open a PR', 'Create a new pull request', '~pull_request');
+    same('新建一个工单', 'Create a new issue', '~issue');
+    same('新建一个工单', 'Create a new issue', '~create');
+    same('给网页截个图', 'Take a screenshot of the current page', '~screenshot');
+    same('合并请求', 'merge request', '~pull_request');
+    // A phrase a stop word interrupts is still found ("save my work").
+    expect(concepts('save my work to version control')).toEqual(expect.arrayContaining(['~commit', '~git']));
+    // The longest Chinese word wins: 几点 is the time, not a click (点).
+    expect(concepts('现在几点')).toContain('~time');
+    expect(concepts('现在几点')).not.toContain('~click');
+  });
+});
+
+describe('ToolIndex with the vocabulary', () => {
+  const list = [
+    { name: 'fs__create_directory', description: 'Create a new directory or ensure a directory exists.' },
+    { name: 'fs__write_file', description: 'Create a new file or completely overwrite an existing file with new content.' },
+    { name: 'gh__create_pull_request', description: 'Create a new pull request in a GitHub repository' },
+    { name: 'gh__create_issue', description: 'Create a new issue in a GitHub repository' },
+    { name: 'web__take_screenshot', description: 'Take a screenshot of the current page' },
+  ];
+  const index = new ToolIndex(list, { separator: '__', services: new Map([['web', 'Headless Chromium']]) });
+
+  it('finds a tool from other words and from Chinese', () => {
+    expect(index.search('make a folder')[0]?.tool.name).toBe('fs__create_directory');
+    expect(index.search('open a PR')[0]?.tool.name).toBe('gh__create_pull_request');
+    expect(index.search('在仓库里提个工单')[0]?.tool.name).toBe('gh__create_issue');
+    expect(index.search('截个图')[0]?.tool.name).toBe('web__take_screenshot');
+  });
+
+  it('reads the service field: the name’s prefix and what the service says of itself', () => {
+    expect(index.search('gh').map((h) => h.tool.name)).toEqual(['gh__create_pull_request', 'gh__create_issue']);
+    // Only the service's own words say "Chromium".
+    expect(index.search('chromium').map((h) => h.tool.name)).toEqual(['web__take_screenshot']);
+    expect(new ToolIndex(list, { separator: '__' }).search('chromium')).toEqual([]);
   });
 });

@@ -1,18 +1,23 @@
 import { createHash } from 'node:crypto';
+import { analyse } from './search-text.js';
+
+export { stem, tokenize } from './search-text.js';
 
 /**
- * The ranker behind a discovery group's `search_tools` (issue 17, item 2; docs/decisions/0033): a
- * BM25F-style lexical ranker of our own, with no dependency and no outside service. Pure: it knows
- * tools only as `{name, description, inputSchema}` and nothing of sessions or groups.
+ * The ranker behind a discovery group's `search_tools` (issues 17 and 28; docs/decisions/0033 and
+ * 0046): a BM25F-style lexical ranker of our own, with no dependency and no outside service. Pure: it
+ * knows tools only as `{name, description, inputSchema}` and nothing of sessions or groups.
  *
- * - Three fields with their own weights: the tool's name, its description, and its parameters'
- *   names and descriptions. A term's frequencies in the fields are length-normalised per field,
- *   weighted and summed before BM25's saturation (BM25F), so a word in the name counts more than
- *   the same word deep in a long description.
- * - English: names split on `_`, `-`, `.` and camelCase; lowercase; a small stopword list; a light
- *   stemmer (plurals, -ing, -ed, a final -e) so "files", "filing" and "file" meet.
- * - Chinese (and the other CJK scripts): each run of CJK characters becomes its character bigrams,
- *   or the character itself when the run is one character long, so "查询余票" meets "余票信息".
+ * - Four fields with their own weights: the tool's own name, its description, its parameters' names
+ *   and descriptions, and its service (the name's prefix before the separator, with the service's
+ *   own words when given). A term's frequencies are length-normalised per field, weighted and summed
+ *   before BM25's saturation (BM25F), so a word in the name counts more than deep in a description.
+ * - Text analysis (search-text.ts): normalisation, a light English stemmer, CJK bigrams, and the
+ *   concepts of the built-in bilingual vocabulary (search-vocabulary.ts) as extra terms, so a query
+ *   in other words or in Chinese meets an English description. A concept counts less than the very
+ *   word, so the tool that says what the query says still comes first.
+ * - Postings per term hold each tool's field-weighted frequency, computed once per list: a search
+ *   reads only the tools that share a term with the query.
  */
 
 /** What the ranker reads of a tool; every other field is carried through untouched. */
@@ -25,63 +30,30 @@ export interface SearchableTool {
 export interface ToolHit<T> {
   tool: T;
   score: number;
+  /**
+   * The share of the query's words and concepts this tool matched (CJK bigrams count only when the
+   * query has nothing else): a low share on the best hit means nothing matched well.
+   */
+  coverage: number;
 }
 
-/** Field weights and BM25 parameters, chosen by hand; test/fixtures/tool-search measures them (docs/performance.md). */
-export const FIELD_WEIGHTS = { name: 3, description: 1, params: 0.5 } as const;
+/** How the names are namespaced, and what each service says of itself (its display name and description). */
+export interface IndexOptions {
+  separator?: string;
+  services?: ReadonlyMap<string, string>;
+}
+
+/** Field weights and BM25 parameters, tuned on the evaluation set (docs/performance.md, "Discovery search"). */
+export const FIELD_WEIGHTS = { name: 3, description: 1, params: 0.5, service: 1 } as const;
+/** A concept of the vocabulary counts as much as a word: the very word of the query then counts twice (itself and its concept). */
+export const CONCEPT_WEIGHT = 1;
+/** Saturation of a concept's weight by how often the query says it (BM25's k3). */
+const QUERY_K = 1.5;
 const K1 = 1.2;
-const B = { name: 0.3, description: 0.75, params: 0.75 } as const;
+const B = { name: 0.3, description: 0.75, params: 0.75, service: 0.3 } as const;
 type Field = keyof typeof FIELD_WEIGHTS;
-const FIELDS: readonly Field[] = ['name', 'description', 'params'];
-
-const STOPWORDS = new Set(
-  (
-    'a an the of to in on for and or is are was were be been it its this that these those with by as at from into ' +
-    'i me my you your we our can could will would should do does did how what which when where who please want ' +
-    'some any all me us if then than so such there here get gets'
-  ).split(' '),
-);
-
-// Han (with extensions and compatibility ideographs), kana and hangul.
-const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
-const CJK_RUNS = /([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)/g;
-
-/** A light English stemmer: enough to make plurals and -ing/-ed forms meet their base word. */
-export function stem(word: string): string {
-  let w = word;
-  if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 4 && /(?:ss|x|ch|sh|z)es$/.test(w)) w = w.slice(0, -2);
-  else if (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
-  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
-  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
-  // committ -> commit, runn -> run (but not "all", "ss" endings of "process").
-  if (w.length > 3 && /([b-df-hj-np-rtv-z])\1$/.test(w) && !/(?:ll|ss|zz|ff)$/.test(w)) w = w.slice(0, -1);
-  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
-  return w;
-}
-
-/** Text to index terms: English words normalised and stemmed, CJK runs as character bigrams. */
-export function tokenize(text: string): string[] {
-  const spaced = text
-    // getFileInfo -> get File Info, HTMLParser -> HTML Parser
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .replace(CJK_RUNS, ' $1 ')
-    .toLowerCase();
-  const out: string[] = [];
-  for (const piece of spaced.split(/[^\p{L}\p{N}]+/u)) {
-    if (!piece) continue;
-    if (CJK.test(piece)) {
-      const chars = [...piece];
-      if (chars.length === 1) out.push(piece);
-      for (let i = 0; i + 1 < chars.length; i++) out.push(`${chars[i]}${chars[i + 1]}`);
-      continue;
-    }
-    if (STOPWORDS.has(piece)) continue;
-    out.push(stem(piece));
-  }
-  return out;
-}
+const FIELDS: readonly Field[] = ['name', 'description', 'params', 'service'];
+const CJK_TERM = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
 
 /** A tool's parameters as text: each property's name and description, one level of nesting deep. */
 function paramsText(schema: unknown, depth = 0): string {
@@ -98,106 +70,125 @@ function paramsText(schema: unknown, depth = 0): string {
   return parts.filter(Boolean).join(' ');
 }
 
-interface Doc {
-  /** Term frequencies per field. */
-  tf: Record<Field, Map<string, number>>;
-  len: Record<Field, number>;
-}
-
-function counts(terms: string[]): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const t of terms) m.set(t, (m.get(t) ?? 0) + 1);
-  return m;
+/** The four fields of a tool as text. */
+function fieldsOf(tool: SearchableTool, options: IndexOptions): Record<Field, string> {
+  const at = options.separator ? tool.name.indexOf(options.separator) : -1;
+  const service = at > 0 ? tool.name.slice(0, at) : '';
+  return {
+    name: at > 0 ? tool.name.slice(at + (options.separator?.length ?? 0)) : tool.name,
+    description: typeof tool.description === 'string' ? tool.description : '',
+    params: paramsText(tool.inputSchema),
+    service: service && `${service} ${options.services?.get(service) ?? ''}`,
+  };
 }
 
 /** An index of one tool list; built once per list (see ToolIndexCache) and searched many times. */
 export class ToolIndex<T extends SearchableTool> {
-  private readonly docs: Doc[];
-  private readonly df = new Map<string, number>();
-  private readonly avg: Record<Field, number>;
+  /** term -> [tool index, field-weighted length-normalised frequency] */
+  private readonly postings = new Map<string, [number, number][]>();
 
-  constructor(readonly tools: readonly T[]) {
-    this.docs = tools.map((tool) => {
-      const text: Record<Field, string> = {
-        name: tool.name,
-        description: typeof tool.description === 'string' ? tool.description : '',
-        params: paramsText(tool.inputSchema),
-      };
-      const tf = {} as Doc['tf'];
-      const len = {} as Doc['len'];
-      const seen = new Set<string>();
-      for (const f of FIELDS) {
-        const terms = tokenize(text[f]);
-        tf[f] = counts(terms);
-        len[f] = terms.length;
-        for (const t of terms) seen.add(t);
-      }
-      for (const t of seen) this.df.set(t, (this.df.get(t) ?? 0) + 1);
-      return { tf, len };
+  constructor(
+    readonly tools: readonly T[],
+    options: IndexOptions = {},
+  ) {
+    const perTool = tools.map((tool) => {
+      const text = fieldsOf(tool, options);
+      const terms = {} as Record<Field, string[]>;
+      const extra = {} as Record<Field, string[]>;
+      for (const f of FIELDS) ({ terms: terms[f], concepts: extra[f] } = analyse(text[f]));
+      return { terms, extra };
     });
-    const n = Math.max(1, this.docs.length);
-    this.avg = {
-      name: Math.max(1, this.docs.reduce((s, d) => s + d.len.name, 0) / n),
-      description: Math.max(1, this.docs.reduce((s, d) => s + d.len.description, 0) / n),
-      params: Math.max(1, this.docs.reduce((s, d) => s + d.len.params, 0) / n),
-    };
+    const n = Math.max(1, tools.length);
+    const avg = {} as Record<Field, number>;
+    for (const f of FIELDS) avg[f] = Math.max(1, perTool.reduce((s, d) => s + d.terms[f].length, 0) / n);
+    perTool.forEach((doc, i) => {
+      const weighted = new Map<string, number>();
+      for (const f of FIELDS) {
+        // Only the text's own words make a field long: the concepts it also says do not.
+        const norm = FIELD_WEIGHTS[f] / (1 - B[f] + (B[f] * doc.terms[f].length) / avg[f]);
+        for (const t of [...doc.terms[f], ...doc.extra[f]]) weighted.set(t, (weighted.get(t) ?? 0) + norm);
+      }
+      for (const [t, w] of weighted) {
+        const list = this.postings.get(t) ?? [];
+        list.push([i, w]);
+        this.postings.set(t, list);
+      }
+    });
   }
 
-  /** The best matching tools, best first; tools that match no query term are left out. */
-  search(query: string, limit = 5): ToolHit<T>[] {
-    const terms = [...new Set(tokenize(query))];
-    if (terms.length === 0 || limit < 1) return [];
-    const n = this.docs.length;
-    const idf = new Map(terms.map((t) => [t, Math.log(1 + (n - (this.df.get(t) ?? 0) + 0.5) / ((this.df.get(t) ?? 0) + 0.5))]));
-    const hits: ToolHit<T>[] = [];
-    this.docs.forEach((doc, i) => {
-      let score = 0;
-      for (const t of terms) {
-        let weighted = 0;
-        for (const f of FIELDS) {
-          const freq = doc.tf[f].get(t);
-          if (!freq) continue;
-          weighted += (FIELD_WEIGHTS[f] * freq) / (1 - B[f] + (B[f] * doc.len[f]) / this.avg[f]);
-        }
-        if (weighted > 0) score += ((idf.get(t) ?? 0) * weighted * (K1 + 1)) / (K1 + weighted);
+  /** The best matching tools (of those `only` keeps), best first; tools that match no query term are left out. */
+  search(query: string, limit = 5, only?: (tool: T) => boolean): ToolHit<T>[] {
+    if (limit < 1) return [];
+    const weights = new Map<string, number>();
+    const asked = analyse(query);
+    for (const t of asked.terms) weights.set(t, 1);
+    // A concept several words of the query say ("coffee shops nearby") counts more, saturating.
+    const said = new Map<string, number>();
+    for (const c of asked.concepts) said.set(c, (said.get(c) ?? 0) + 1);
+    for (const [c, times] of said) weights.set(c, (CONCEPT_WEIGHT * times * (QUERY_K + 1)) / (QUERY_K + times));
+    const counted = [...weights.keys()].filter((t) => !CJK_TERM.test(t));
+    const units = new Set(counted.length > 0 ? counted : weights.keys());
+    const n = this.tools.length;
+    const scores = new Map<number, { score: number; matched: number }>();
+    for (const [term, weight] of weights) {
+      const list = this.postings.get(term);
+      if (!list) continue;
+      const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
+      for (const [i, w] of list) {
+        const s = scores.get(i) ?? { score: 0, matched: 0 };
+        s.score += (weight * idf * w * (K1 + 1)) / (K1 + w);
+        if (units.has(term)) s.matched += 1;
+        scores.set(i, s);
       }
-      if (score > 0) hits.push({ tool: this.tools[i] as T, score });
-    });
-    // Stable: equal scores keep the list's order.
-    return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+    }
+    return (
+      [...scores]
+        .filter(([i]) => !only || only(this.tools[i] as T))
+        .map(([i, s]) => ({ i, ...s }))
+        // Stable: equal scores keep the list's order.
+        .sort((a, b) => b.score - a.score || a.i - b.i)
+        .slice(0, limit)
+        .map(({ i, score, matched }) => ({ tool: this.tools[i] as T, score, coverage: matched / Math.max(1, units.size) }))
+    );
   }
 }
 
 /**
  * Indexes by list: the same list (by identity, as a cached merged list is handed out again) reuses
- * its index; a new list with the same content (by a SHA-1 of names, descriptions and schemas) does
- * too, and its hits are the earlier list's equal tools. Holds at most `max` lists, dropping the oldest.
+ * its index; a new list with the same content (by a SHA-1 of names, descriptions, schemas and the
+ * options) does too, and its hits are the earlier list's equal tools. Holds at most `max` lists,
+ * dropping the oldest.
  */
 export class ToolIndexCache<T extends SearchableTool> {
-  private readonly byList = new WeakMap<readonly T[], ToolIndex<T>>();
+  private readonly byList = new WeakMap<readonly T[], { options: string; index: ToolIndex<T> }>();
   private readonly byPrint = new Map<string, ToolIndex<T>>();
   /** How many indexes were built: what the tests read to see the cache work. */
   builds = 0;
 
   constructor(private readonly max = 256) {}
 
-  get(tools: readonly T[]): ToolIndex<T> {
+  get(tools: readonly T[], options: IndexOptions = {}): ToolIndex<T> {
+    const said = optionsPrint(options);
     const same = this.byList.get(tools);
-    if (same) return same;
-    const print = fingerprint(tools);
+    if (same?.options === said) return same.index;
+    const print = `${said}\u0002${fingerprint(tools)}`;
     let index = this.byPrint.get(print);
     if (!index) {
-      index = new ToolIndex(tools);
+      index = new ToolIndex(tools, options);
       this.builds += 1;
       if (this.byPrint.size >= this.max) this.byPrint.delete(this.byPrint.keys().next().value as string);
       this.byPrint.set(print, index);
     }
-    this.byList.set(tools, index);
+    this.byList.set(tools, { options: said, index });
     return index;
   }
 }
 
-function fingerprint(tools: readonly SearchableTool[]): string {
+const optionsPrint = (o: IndexOptions): string =>
+  JSON.stringify([o.separator ?? '', [...(o.services ?? new Map())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+
+/** A SHA-1 of the tools' names, descriptions and schemas: what a list's index depends on. */
+export function fingerprint(tools: readonly SearchableTool[]): string {
   const hash = createHash('sha1');
   for (const t of tools) {
     hash.update(t.name);

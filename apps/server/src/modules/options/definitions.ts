@@ -121,6 +121,14 @@ export const definitions: Record<OptionKey, Definition> = {
   AllowedOrigins: { default: '', normalise: originList },
   // Dynamic client registration (RFC 7591) at /oauth2/register, for MCP clients signing in (modules/oauth-server).
   OAuthClientRegistrationEnabled: { default: 'true', normalise: bool },
+  // The embeddings provider of discovery search (modules/embeddings, decision 0046): an OpenAI-compatible
+  // base URL (…/v1, where POST /embeddings is), the model, its key, the vector size (0: the model's own) and
+  // how long a search waits for the query's vector before it ranks lexically.
+  EmbeddingsURL: { default: '', normalise: serverAddress },
+  EmbeddingsModel: { default: '', normalise: text(200) },
+  EmbeddingsAPIKey: { default: '', normalise: text(1000) },
+  EmbeddingsDimensions: { default: '0', normalise: integer(0, 16384) },
+  EmbeddingsTimeoutMs: { default: '1500', normalise: integer(100, 30000) },
 };
 
 export const isOptionKey = (key: string): key is OptionKey => (optionKeys as readonly string[]).includes(key);

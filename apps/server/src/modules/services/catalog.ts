@@ -74,6 +74,7 @@ export class ServicesCatalog implements ServiceCatalog {
       id: row.id,
       name: row.name,
       displayName: row.display_name || row.name,
+      description: row.description,
       type: row.type as ServiceKind,
       command: row.command,
       args: parseArgs(row.args_json),

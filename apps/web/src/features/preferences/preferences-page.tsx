@@ -7,6 +7,7 @@ import { failureText } from '../../lib/failure-text';
 import { notify } from '../../lib/notify';
 import { useErrorToast } from '../../lib/use-error-toast';
 import { AllowedOriginsCard } from './allowed-origins-card';
+import { EmbeddingsCard } from './embeddings-card';
 import { McpClientSignInCard } from './mcp-client-sign-in-card';
 import { isStartupStrategy } from './preference-rules';
 import { ProviderCard } from './provider-card';
@@ -33,7 +34,8 @@ function CardSkeleton({ rows }: { rows: number }) {
 
 /**
  * Preferences (docs/console.md §2.13, admin): the server address, the stdio startup strategy, the two sign-in
- * providers and whether remote services may use private networks, each saved on its own through PUT /api/option/.
+ * providers, whether remote services may use private networks and discovery search's embeddings provider, each saved on its
+ * own through PUT /api/option/.
  */
 export function PreferencesPage() {
   const { t } = useTranslation('preferences');
@@ -67,6 +69,7 @@ export function PreferencesPage() {
           <RemoteServicesCard saved={prefs.AllowPrivateNetworkUpstreams !== 'false'} />
           <AllowedOriginsCard saved={prefs.AllowedOrigins ?? ''} />
           <McpClientSignInCard saved={prefs.OAuthClientRegistrationEnabled !== 'false'} />
+          <EmbeddingsCard prefs={prefs} />
         </div>
       )}
     </section>
