@@ -77,7 +77,7 @@ export class StdioChannel implements Channel {
       (n) => write('warn', `${n} more non-JSON-RPC stdout lines ignored`),
     );
     this.pipesClosed = new Promise((resolve) => group.child.once('close', () => resolve()));
-    this.unwatch = memoryWatch.watch(group.pid, (rss, limit) => this.overMemory(rss, limit));
+    this.unwatch = memoryWatch.watch(group.instance, (rss, limit) => this.overMemory(rss, limit));
     this.wire();
     opts.onSpawn?.();
   }
@@ -191,7 +191,7 @@ export class StdioChannel implements Channel {
     });
   }
 
-  /** The group uses more memory than STDIO_MAX_RSS_MB allows: stopped, its calls answered, restarted by the link. */
+  /** Its processes use more memory than STDIO_MAX_RSS_MB allows: stopped, its calls answered, restarted by the link. */
   private overMemory(rss: number, limit: number): void {
     if (this.finished || this.closing) return;
     const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
