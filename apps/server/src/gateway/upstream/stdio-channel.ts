@@ -8,13 +8,12 @@ import { LineLimiter } from './line-limiter.js';
 import { LineSplitter } from './line-splitter.js';
 import { memoryWatch } from './memory-watch.js';
 import { type SpawnedGroup, spawnGroup, stopGroup } from './process-group.js';
+import { StdinWriter } from './stdin-writer.js';
 import type { ServiceLogWriter } from './types.js';
 
 /** A JSON-RPC line can carry a large tool result (images, files); beyond this it is dropped. */
 const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 const MAX_STDERR_LINE = 64 * 1024;
-/** A process that stops reading its stdin makes writes pile up; past this, sends fail instead. */
-const MAX_PENDING_STDIN = 16 * 1024 * 1024;
 /**
  * After the process group is gone, how long its pipes may take to deliver what it wrote last: the
  * exit is often seen before the output, and a crashing server's last lines are the ones that matter.
@@ -30,6 +29,8 @@ export interface StdioChannelOptions {
   logger: Logger;
   stopGraceMs: number;
   stderrLinesPerSecond: number;
+  /** How long a process may take none of its waiting input before it "is not reading its input". */
+  stdinStallMs: number;
   /** The process started; it (and its group) ended. Each called once, for the metrics. */
   onSpawn?: () => void;
   onExit?: () => void;
@@ -56,6 +57,7 @@ export class StdioChannel implements Channel {
   private readonly unwatch: () => void;
   private readonly stderrLog: LineLimiter;
   private readonly noiseLog: LineLimiter;
+  private readonly input: StdinWriter;
   /** Both pipes have ended (or were destroyed) and the process has exited: Node's 'close'. */
   private readonly pipesClosed: Promise<void>;
 
@@ -76,6 +78,7 @@ export class StdioChannel implements Channel {
       (line) => write('warn', `ignored non-JSON-RPC output on stdout: ${line.slice(0, 500)}`),
       (n) => write('warn', `${n} more non-JSON-RPC stdout lines ignored`),
     );
+    this.input = new StdinWriter(group.child.stdin, opts.stdinStallMs);
     this.pipesClosed = new Promise((resolve) => group.child.once('close', () => resolve()));
     this.unwatch = memoryWatch.watch(group.instance, (rss, limit) => this.overMemory(rss, limit));
     this.wire();
@@ -218,21 +221,23 @@ export class StdioChannel implements Channel {
     if (this.finished) return;
     this.finished = true;
     this.unwatch();
+    this.input.fail(new Error(`tool server process ${this.stopReason ?? this.exitReason}`));
     this.opts.onExit?.();
     this.stderrLog.dispose();
     this.noiseLog.dispose();
     if (!this.closing) this.onclose(this.exitReason);
   }
 
-  send(message: JSONRPCMessage): void {
+  /** Written at once, or, to a process behind on its input, once the pipe takes it (stdin-writer.ts). */
+  send(message: JSONRPCMessage): Promise<void> | undefined {
     const { stdin } = this.group.child;
     if (this.finished || this.stopping || !stdin.writable) throw new Error(`tool server process ${this.stopReason ?? this.exitReason}`);
-    if (stdin.writableLength > MAX_PENDING_STDIN) throw new Error('tool server is not reading its input');
-    stdin.write(`${JSON.stringify(message)}\n`);
+    return this.input.send(message);
   }
 
   async close(): Promise<void> {
     this.closing = true;
+    this.input.fail(new Error('tool server process stopped'));
     this.group.child.stdin.end();
     this.stopping ??= stopGroup(this.group, this.opts.stopGraceMs);
     await this.stopping;
