@@ -8,6 +8,7 @@ import { LineLimiter } from './line-limiter.js';
 import { LineSplitter } from './line-splitter.js';
 import { memoryWatch } from './memory-watch.js';
 import { type SpawnedGroup, spawnGroup, stopGroup } from './process-group.js';
+import { StderrLog } from './stderr-log.js';
 import { StdinWriter } from './stdin-writer.js';
 import type { ServiceLogWriter } from './types.js';
 
@@ -55,7 +56,7 @@ export class StdioChannel implements Channel {
   /** Why the gateway stopped the process on its own (memory): reported instead of the signal that ended it. */
   private stopReason: string | undefined;
   private readonly unwatch: () => void;
-  private readonly stderrLog: LineLimiter;
+  private readonly stderrLog: StderrLog;
   private readonly noiseLog: LineLimiter;
   private readonly input: StdinWriter;
   /** Both pipes have ended (or were destroyed) and the process has exited: Node's 'close'. */
@@ -66,13 +67,9 @@ export class StdioChannel implements Channel {
     private readonly opts: StdioChannelOptions,
   ) {
     const { spec, serviceLog } = opts;
-    const write = (level: 'info' | 'warn', message: string) =>
+    const write = (level: 'info' | 'warn' | 'error', message: string) =>
       serviceLog.write({ serviceId: spec.id, serviceName: spec.name, phase: 'run', level, message });
-    this.stderrLog = new LineLimiter(
-      opts.stderrLinesPerSecond,
-      (line) => write(/\b(error|warn|warning|fatal|exception|traceback)\b/i.test(line) ? 'warn' : 'info', line),
-      (n) => write('warn', `${n} stderr lines suppressed`),
-    );
+    this.stderrLog = new StderrLog(write, opts.stderrLinesPerSecond);
     this.noiseLog = new LineLimiter(
       5,
       (line) => write('warn', `ignored non-JSON-RPC output on stdout: ${line.slice(0, 500)}`),
@@ -104,8 +101,8 @@ export class StdioChannel implements Channel {
     );
     const stderr = new LineSplitter(
       MAX_STDERR_LINE,
-      (line) => this.stderrLog.offer(line),
-      (bytes) => this.stderrLog.offer(`(a stderr line of ${bytes} bytes was dropped)`),
+      (line) => this.stderrLog.line(line),
+      (bytes) => this.stderrLog.line(`(a stderr line of ${bytes} bytes was dropped)`),
     );
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
@@ -143,6 +140,7 @@ export class StdioChannel implements Channel {
   }
 
   private receiveMessage(message: JSONRPCMessage): void {
+    this.stderrLog.spoke();
     try {
       this.onmessage(message);
     } catch (err) {
@@ -221,10 +219,14 @@ export class StdioChannel implements Channel {
     if (this.finished) return;
     this.finished = true;
     this.unwatch();
+    // Ended on its own: what it wrote last on stderr says why, in the reason the link, the health and the log give.
+    const failed = !this.closing && this.stopReason === undefined;
+    const why = failed ? this.stderrLog.reason() : '';
+    if (why) this.exitReason = `${this.exitReason}: ${this.opts.serviceLog.redact(why)}`;
     this.input.fail(new Error(`tool server process ${this.stopReason ?? this.exitReason}`));
     this.opts.onExit?.();
-    this.stderrLog.dispose();
     this.noiseLog.dispose();
+    this.stderrLog.end(failed);
     if (!this.closing) this.onclose(this.exitReason);
   }
 
