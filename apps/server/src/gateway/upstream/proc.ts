@@ -21,19 +21,22 @@ export interface ProcStat {
   rssPages: number;
 }
 
-const buffer = Buffer.alloc(4096);
+const buffer = Buffer.alloc(64 * 1024);
 
-function readSmall(file: string): string | undefined {
+/** The file's first 64 KiB (all of a stat, nearly always all of an environment), or undefined. */
+function readStart(file: string): Buffer | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(file, 'r');
-    return buffer.toString('latin1', 0, readSync(fd, buffer, 0, buffer.length, 0));
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
   } catch {
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
 }
+
+const readSmall = (file: string): string | undefined => readStart(file)?.toString('latin1');
 
 export const isDead = (stat: ProcStat): boolean => stat.state === 'Z' || stat.state === 'X';
 
@@ -69,11 +72,14 @@ export function listPids(): number[] {
  * A process can change what this shows: exec with another environment, or overwrite the memory it reads.
  */
 export function environValue(pid: number, name: string): string | undefined {
-  let env: Buffer;
-  try {
-    env = readFileSync(`/proc/${pid}/environ`);
-  } catch {
-    return undefined;
+  let env = readStart(`/proc/${pid}/environ`);
+  if (env === undefined) return undefined;
+  if (env.length === buffer.length) {
+    try {
+      env = readFileSync(`/proc/${pid}/environ`);
+    } catch {
+      return undefined;
+    }
   }
   const needle = `${name}=`;
   let at = env.indexOf(needle, 0, 'latin1');

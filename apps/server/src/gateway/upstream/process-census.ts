@@ -17,8 +17,8 @@ import { environValue, isDead, listPids, type ProcStat, pageSize, readStat } fro
  *     process is gone before the next scan.
  * Only a process that is all three at once escapes: started with a scrubbed environment, in a new session, by a
  * process that ended within the second. Known processes cost one read of their stat per scan; /proc/<pid>/environ
- * is read once per new process that the first two rules do not place. Linux only; elsewhere an instance is its
- * leader's process group.
+ * is read once per new process that the first two rules do not place and that is younger than the gateway. Linux
+ * only; elsewhere an instance is its leader's process group.
  */
 
 export const RUN_MARKER_VAR = 'TOOLPORT_GATEWAY_RUN';
@@ -54,8 +54,12 @@ export class ProcessCensus {
   private changed = false;
   private lastInstance = 0;
   private scans = 0;
+  /** The scans stopped for a while: the processes known not to be ours are checked again at the next one. */
+  private recheckForeign = false;
   private timer: NodeJS.Timeout | undefined;
   private logger: Logger | undefined;
+  /** This process's start time: a process started before it cannot have been started by a tool server of it. */
+  private ownStart: number | undefined;
 
   configure(settings: { logger?: Logger }): void {
     this.logger = settings.logger ?? this.logger;
@@ -161,7 +165,8 @@ export class ProcessCensus {
       if (stat && !isDead(stat) && stat.startTicks === member.stat.startTicks) member.stat = stat;
       else this.drop(pid);
     }
-    const recheck = this.scans % RECHECK_FOREIGN_EVERY === 0;
+    const recheck = this.recheckForeign || this.scans % RECHECK_FOREIGN_EVERY === 0;
+    this.recheckForeign = false;
     for (const [pid, start] of this.foreign) {
       if (!seen.has(pid) || (recheck && readStat(pid)?.startTicks !== start)) this.foreign.delete(pid);
     }
@@ -198,7 +203,7 @@ export class ProcessCensus {
         (parent && !visiting.has(parent.pid) ? resolve(parent) : undefined) ??
         places.get(stat.session) ??
         places.get(stat.pgrp) ??
-        this.markedFor(stat.pid);
+        (Number(stat.startTicks) >= this.startFloor() ? this.markedFor(stat.pid) : undefined);
       if (instance === undefined) this.foreign.set(stat.pid, stat.startTicks);
       else {
         this.adopt(instance, stat);
@@ -221,6 +226,11 @@ export class ProcessCensus {
     return undefined;
   }
 
+  private startFloor(): number {
+    this.ownStart ??= Number(readStat('self')?.startTicks ?? 0);
+    return this.ownStart;
+  }
+
   private adopt(instance: number, stat: ProcStat): void {
     this.changed = true;
     this.members.set(stat.pid, { instance, stat });
@@ -234,7 +244,7 @@ export class ProcessCensus {
     if (member) this.instances.get(member.instance)?.pids.delete(pid);
   }
 
-  /** One timer for the gateway while any instance lives; what it knew of other processes is dropped with it. */
+  /** One timer for the gateway while any instance lives. */
   private schedule(): void {
     if (this.instances.size > 0) {
       this.timer ??= setInterval(() => {
@@ -245,7 +255,7 @@ export class ProcessCensus {
     }
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    this.foreign.clear();
+    this.recheckForeign = true;
   }
 }
 
