@@ -56,9 +56,12 @@ describe('a stdio server behind on its input', () => {
     const stuck = outcome(c.callTool('length', { text: BIG }, { timeout: 100_000 }));
     // Within the bound a call is not refused: it is written behind the other.
     const early = outcome(c.callTool('echo', { text: 'early' }, { timeout: 100_000 }));
-    await new Promise((r) => setTimeout(r, STALL_MS + 500));
-    const late = await outcome(c.callTool('echo', { text: 'late' }));
+    const sent = Date.now();
+    // Later calls go unanswered (given up after a second) until the bound has passed with nothing read; then refused.
+    let late = '';
+    while (!late.includes('not reading')) late = await outcome(c.callTool('echo', { text: 'late' }, { timeout: 1_000 }));
     expect(late).toMatch(`upstream unavailable: tool server is not reading its input (nothing read for ${STALL_MS / 1000} s)`);
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(STALL_MS);
     // Stopping the server answers the calls it never read.
     await setServiceEnabled(gw.ctx, id, false);
     for (const call of [stuck, early]) expect(await call).toMatch('service disabled');

@@ -81,13 +81,18 @@ export function processesOfRuns(runs: ReadonlySet<string>, known: ReadonlyMap<nu
 }
 
 /** SIGKILL to the runs' processes until a scan finds none (or the rounds run out); what is left, and the killed. */
-async function killRuns(runs: ReadonlySet<string>, known?: ReadonlyMap<number, string>): Promise<{ killed: number[]; left: number[] }> {
+async function killRuns(
+  runs: ReadonlySet<string>,
+  known?: ReadonlyMap<number, string>,
+  spare: (pid: number) => boolean = () => false,
+): Promise<{ killed: number[]; left: number[] }> {
   const killed = new Set<number>();
-  let left = processesOfRuns(runs, known);
+  const find = () => processesOfRuns(runs, known).filter((pid) => !spare(pid));
+  let left = find();
   for (let round = 0; left.length > 0 && round < REAP_ROUNDS; round++) {
     for (const pid of left) if (signal(pid, 'SIGKILL')) killed.add(pid);
     await sleep(50);
-    left = processesOfRuns(runs, known);
+    left = find();
   }
   return { killed: [...killed], left };
 }
@@ -186,11 +191,11 @@ export async function reapLeftoversAndRecordRun(dataDir: string, logger: Logger)
       keepListed();
       if (process.platform === 'linux') {
         const runs = new Set([RUN_ID]);
-        const known = new Map(census.snapshot());
-        // Another app of this process still runs its tool servers under the same run: they are not stragglers.
-        const { killed, left } = recorded.size > 0 ? { killed: [], left: processesOfRuns(runs, known) } : await killRuns(runs, known);
+        census.scan();
+        // A process of an instance still open is not a straggler: another app of this process (tests run several) runs it.
+        const { killed } = await killRuns(runs, undefined, (pid) => census.instanceOf(pid) !== undefined);
         if (killed.length > 0) logger.warn({ processes: killed }, 'killed tool server processes that outlived their stop');
-        if (left.length > 0) return;
+        if (processesOfRuns(runs).length > 0) return;
       }
       rmSync(path.join(dir, ownName), { force: true });
     },
