@@ -174,9 +174,18 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     switchedOffBy: (userId) => catalog.switchedOffBy(userId),
     events,
     endpoints: {
-      // Called per authorization request, after every part below is built.
-      exists: async (kind, name) =>
-        kind === 'proxy' ? (await catalog.byName(name))?.enabled === true : (await hub.directory.byName(name)) !== undefined,
+      // Called per consent and token request, after every part below is built: the gateway's own access rule
+      // (decision 0040), asked through the ports /proxy and /group ask.
+      access: async (user, kind, name) => {
+        if (kind === 'proxy') {
+          const service = await catalog.byName(name);
+          if (!service?.enabled) return 'unknown_endpoint';
+          return (await hub.policy.mayUseService(user, service.id)) ? 'allowed' : 'no_access';
+        }
+        const group = await hub.directory.byName(name);
+        if (!group) return 'unknown_endpoint';
+        return (await hub.directory.mayUseGroup(user, group.id)) ? 'allowed' : 'no_access';
+      },
     },
     fetch: remoteFetch,
     redis,
@@ -196,7 +205,16 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const packages = createReplicaInstalls({ config, redis, events, catalog, rows, serviceLog, logger, sources });
   const meter = metering.meter;
   // Toolport as the OAuth client of remote services: the gateway's links ask it for their tokens.
-  const upstreamOAuth = createUpstreamOAuthModule({ db, secrets, events, options: options.service, catalog, logger, leader });
+  const upstreamOAuth = createUpstreamOAuthModule({
+    db,
+    secrets,
+    events,
+    options: options.service,
+    catalog,
+    access: hub.access,
+    logger,
+    leader,
+  });
   const gateway = await createGateway(
     {
       config,

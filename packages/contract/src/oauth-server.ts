@@ -25,6 +25,11 @@ export const ConsentRequest = z.object({
   endpoint: ConsentEndpoint,
   /** False when the caller may not use the endpoint: only Deny is offered. */
   allowed: z.boolean(),
+  /**
+   * Why not, when `allowed` is false: the endpoint does not exist or is disabled (`unknown_endpoint`), or its
+   * access list (or a restricted group's) does not include the caller (`no_access`).
+   */
+  refusal: z.enum(['unknown_endpoint', 'no_access']).optional(),
 });
 export type ConsentRequest = z.infer<typeof ConsentRequest>;
 

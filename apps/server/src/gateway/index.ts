@@ -75,9 +75,12 @@ export interface Gateway {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Who a user is now, as far as the gateway cares: sessions of a disabled or deleted user are ended. */
+/**
+ * Who a user is now, as far as the gateway cares: sessions of a disabled or deleted user are ended, and
+ * the role decides whether the access lists apply to them (admins always may).
+ */
 export interface UserStatusLookup {
-  byId(userId: number): Promise<{ status: number } | null>;
+  byId(userId: number): Promise<{ status: number; role: number } | null>;
 }
 
 /**
@@ -180,6 +183,9 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
   };
   const face = new GroupFace({
     directory: deps.groups ?? { byName: async () => undefined, mayUseGroup: async () => false },
+    // The members' own access lists, asked as /proxy asks them (decision 0040).
+    ...(deps.tools ? { policy: deps.tools } : {}),
+    users: deps.principals,
     catalog: deps.catalog,
     inner: routeDeps.dispatcher,
     release: (serviceId, session) => pool.release(serviceId, session),
@@ -213,9 +219,15 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
           sessions.removeWhere((s) => s.serviceId === event.serviceId, service ? 'service disabled' : 'service removed');
       });
     }
-    // A group edited, or a member enabled, disabled or removed: every group client re-lists. (A
-    // member's own list_changed reaches them through its member session.)
-    if (event.type === 'groups.changed' || event.type === 'service.changed' || event.type === 'service.removed') {
+    // A group edited, a member enabled, disabled or removed, or an access list changed (a member may now be
+    // hidden from some users, or shown): every group client re-lists. (A member's own list_changed reaches
+    // them through its member session.)
+    if (
+      event.type === 'groups.changed' ||
+      event.type === 'service.changed' ||
+      event.type === 'service.removed' ||
+      event.type === 'access.changed'
+    ) {
       if (event.type === 'groups.changed') face.forget();
       for (const s of sessions.where((s) => s.serviceId < 0)) {
         for (const kind of ['tools', 'prompts', 'resources']) s.notify({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });

@@ -15,11 +15,18 @@ export interface ToolOverride {
   description?: string;
 }
 
+/** Who asks, as far as access goes: the user and their role (admins always may). */
+export type AccessCaller = Pick<GatewayUser, 'id' | 'role'>;
+
 export interface ToolPolicy {
   /** The overrides of a service's tools; an empty list when none is set. */
   overrides(service: Pick<ServiceSpec, 'id' | 'name'>): Promise<ToolOverride[]>;
-  /** Whether the user may use the service (admins always may). */
-  mayUseService(user: GatewayUser, serviceId: number): Promise<boolean>;
+  /**
+   * Whether the user may use the service (admins always may). The one rule of every door to a service
+   * (docs/decisions/0040): `/proxy`, each member of a group (in both modes and both protocol eras), and the
+   * endpoints an OAuth token may be bound to ask this and nothing else.
+   */
+  mayUseService(user: AccessCaller, serviceId: number): Promise<boolean>;
 }
 
 /** No overrides and open access: what the gateway does when no module answers (unit tests). */
@@ -136,5 +143,6 @@ export interface GroupSpec {
 /** Groups and who may use them, asked of the groups module (the gateway reads no module table). */
 export interface GroupDirectory {
   byName(name: string): Promise<GroupSpec | undefined>;
-  mayUseGroup(user: GatewayUser, groupId: number): Promise<boolean>;
+  /** Whether the user may use the group itself; its members are asked of `ToolPolicy.mayUseService` as well. */
+  mayUseGroup(user: AccessCaller, groupId: number): Promise<boolean>;
 }

@@ -113,6 +113,36 @@ describe('personal switches inside groups, and the group tools/list cache', () =
     expect(textOf(await mine.callTool('everything__echo', { message: 'back' }))).toBe('Echo: back');
   });
 
+  it('hides and refuses a member once its access list leaves a user out: the cached list drops and their sessions hear it', async () => {
+    const mine = await open(alice.key);
+    const theirs = await open(bob.key);
+    // Listed twice: the second answer comes from the cache, which the change must drop.
+    await names(mine);
+    expect(await names(mine)).toContain('counted__echo');
+    expect(await names(theirs)).toContain('counted__echo');
+    const heard = listChanges(mine);
+    const bobHeard = listChanges(theirs);
+
+    const restricted = await api(admin.token, 'PUT', `/mcp_services/${counted}`, { access: { restricted: true, user_ids: [bob.id] } });
+    expect(restricted.status).toBe(200);
+    await vi.waitFor(() => expect(listChanges(mine)).toBeGreaterThan(heard), { timeout: 5000 });
+    await vi.waitFor(() => expect(listChanges(theirs)).toBeGreaterThan(bobHeard), { timeout: 5000 });
+
+    // Alice: the list no longer shows what a call would refuse, and the refusal names the service as /proxy does.
+    const hers = await names(mine);
+    expect(hers.some((n) => n.startsWith('counted__'))).toBe(false);
+    expect(hers).toContain('everything__echo');
+    await expect(mine.callTool('counted__echo', { text: 'hi' })).rejects.toThrow('Forbidden: you do not have access to counted');
+    // Bob, on the list, keeps it.
+    expect(await names(theirs)).toContain('counted__echo');
+    expect(textOf(await theirs.callTool('counted__echo', { text: 'bob' }))).toBe('echo: bob');
+
+    // Open again: back for her at once.
+    await api(admin.token, 'PUT', `/mcp_services/${counted}`, { access: { restricted: false, user_ids: [] } });
+    expect(await names(mine)).toContain('counted__echo');
+    expect(textOf(await mine.callTool('counted__echo', { text: 'back' }))).toBe('echo: back');
+  });
+
   it('answers tools/list from its cache until a member, an override, the membership or access changes', async () => {
     const client = await open(bob.key);
     await names(client);

@@ -189,6 +189,25 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
     expect(await listed(alice)).toEqual(['everything']);
     expect(await listed(bob)).toEqual(['everything', 'memory']);
     expect((await api('GET', `/mcp_services/${memory}/tools`, alice.token)).status).toBe(403);
+    // Every other door of a user to the one service asks the same list (decision 0040), refusing by id.
+    const doors: [string, string, unknown?][] = [
+      ['POST', `/mcp_services/${memory}/health/check`],
+      ['POST', `/mcp_services/${memory}/toggle`],
+      ['GET', `/mcp_services/${memory}/my_env`],
+      ['PUT', `/mcp_services/${memory}/my_env`, { env: { MEMORY_FILE_PATH: '/tmp/x' } }],
+      ['GET', `/mcp_services/${memory}/oauth`],
+      ['POST', `/mcp_services/${memory}/oauth/connect`],
+      ['POST', `/mcp_services/${memory}/oauth/disconnect`],
+      ['POST', `/mcp_services/${memory}/tools/read_graph/call`, { arguments: {} }],
+    ];
+    for (const [method, url, body] of doors) {
+      const refused = await api(method, url, alice.token, body);
+      expect([url, refused.status, refused.body.message]).toEqual([url, 403, `You do not have access to the service with ID ${memory}`]);
+      // Bob, on the list, passes the access check (whatever the door then answers).
+      expect([url, (await api(method, url, bob.token, body)).status]).not.toEqual([url, 403]);
+    }
+    // Bob's personal switch flipped above: back on.
+    expect((await api('POST', `/mcp_services/${memory}/toggle`, bob.token)).body.data).toMatchObject({ enabled: true, scope: 'personal' });
 
     await api('PUT', `/mcp_services/${memory}`, admin.token, { access: { restricted: false, user_ids: [] } });
     expect((await initialize(alice.key, 'memory')).status).toBe(200);
@@ -242,6 +261,22 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
     expect(forBob.body.data.map((g: { name: string }) => g.name)).toEqual(['team']);
     // Users are not told who else may use it.
     expect(forBob.body.data[0].access).toEqual({ restricted: false, user_ids: [] });
+
+    // Refused by id: alice is not told the name of a group she may not use.
+    expect((await api('GET', `/groups/${id}`, alice.token)).body.message).toBe(`You do not have access to the group with ID ${id}`);
+
+    // A member restricted to others is left out of the group as alice is shown it (decision 0040), and of Tools.
+    await api('PUT', `/groups/${id}`, admin.token, group);
+    await api('PUT', `/mcp_services/${memory}`, admin.token, { access: { restricted: true, user_ids: [bob.id] } });
+    const members = async (who: { token: string }) =>
+      (await api('GET', `/groups/${id}`, who.token)).body.data.members.map((m: { service_id: number }) => m.service_id);
+    expect(await members(alice)).toEqual([everything]);
+    expect((await api('GET', '/groups', alice.token)).body.data[0].members).toEqual([{ service_id: everything }]);
+    expect(await members(bob)).toEqual([everything, memory]);
+    expect(await members(admin)).toEqual([everything, memory]);
+    const tools = await api('GET', `/mcp_services/${memory}/tools`, alice.token, undefined, 'zh-CN');
+    expect([tools.status, tools.body.message]).toEqual([403, `你无权使用 ID 为 ${memory} 的服务`]);
+    await api('PUT', `/mcp_services/${memory}`, admin.token, { access: { restricted: false, user_ids: [] } });
 
     expect((await api('DELETE', `/groups/${id}`, admin.token)).status).toBe(200);
     expect((await api('GET', `/groups/${id}`, admin.token)).status).toBe(404);

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { Locale } from '../../i18n/index.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
-import type { GroupDirectory, GroupSpec, ToolOverrides } from '../tool-policy.js';
+import type { GroupDirectory, GroupSpec, ToolOverrides, ToolPolicy } from '../tool-policy.js';
 import type { CallScope } from './call-scope.js';
 import { type DispatchDeps, type Dispatcher, isNotification, isRequest, isResponse } from './dispatcher.js';
 import { CALL_TOOL, DiscoverySearch, discoveryTools, SEARCH_TOOLS, searchRequest, unwrapCallTool } from './group-discovery.js';
@@ -44,6 +44,8 @@ const LIST_METHODS: Record<string, Kind> = {
   'resources/templates/list': 'resourceTemplates',
 };
 type Item = Record<string, unknown>;
+/** Whether a member takes a user's calls now, and if not, why (the words of the refusal follow it). */
+type MemberState = 'on' | 'no-access' | 'disabled' | 'switched-off';
 
 /**
  * One member's side of a group session: a session of its own towards the member's link (shared,
@@ -130,6 +132,13 @@ export class GroupFace {
   constructor(
     private readonly deps: {
       directory: GroupDirectory;
+      /**
+       * Who may use each member: the service's own access list holds inside every group (decision 0040), asked
+       * through the port /proxy asks. Without it (unit tests) every member is open.
+       */
+      policy?: Pick<ToolPolicy, 'mayUseService'>;
+      /** A user's role, for that question (admins always may). */
+      users: { byId(userId: number): Promise<{ role: number } | null> };
       catalog: Pick<ServiceCatalog, 'byId' | 'switchedOffBy'>;
       inner: Pick<Dispatcher, 'dispatch' | 'attach'>;
       /** The pool's release: a member session's link lets go of it when the group session ends. */
@@ -254,13 +263,20 @@ export class GroupFace {
   }
 
   /**
-   * Whether a member takes this user's calls now: enabled, and not switched off by the user for
-   * themselves (issue 14). A member the user switched off is hidden and refused in every group, for
-   * that user only, as it is on /proxy.
+   * Whether a member takes this user's calls now: the user may use the service (its access list, as on
+   * /proxy: decision 0040), it is enabled, and the user did not switch it off for themselves (issue 14). A
+   * member that does not is hidden from that user's lists and refused by name, in every group and both modes.
    */
-  private async memberState(userId: number, spec: ServiceSpec | undefined): Promise<'on' | 'disabled' | 'switched-off'> {
+  private async memberState(userId: number, serviceId: number, spec: ServiceSpec | undefined): Promise<MemberState> {
+    if (!(await this.mayUse(userId, serviceId))) return 'no-access';
     if (spec?.enabled !== true) return 'disabled';
-    return (await this.offFor(userId)).has(spec.id) ? 'switched-off' : 'on';
+    return (await this.offFor(userId)).has(serviceId) ? 'switched-off' : 'on';
+  }
+
+  private async mayUse(userId: number, serviceId: number): Promise<boolean> {
+    if (!this.deps.policy) return true;
+    const user = await this.deps.users.byId(userId);
+    return user !== null && (await this.deps.policy.mayUseService({ id: userId, role: user.role }, serviceId));
   }
 
   async initialize(session: DownstreamSession, stand: ServiceSpec, request: JSONRPCRequest, _locale: Locale = 'en') {
@@ -291,7 +307,7 @@ export class GroupFace {
     if (!group) throw new Error(`Group not found: ${stand.name}`);
     for (const member of group.members) {
       const spec = await this.spec(member.serviceId);
-      if ((await this.memberState(session.userId, spec)) !== 'on' || !spec) continue;
+      if ((await this.memberState(session.userId, member.serviceId, spec)) !== 'on' || !spec) continue;
       await this.deps.inner.attach(this.member(session, spec.id), spec).catch((err: unknown) => {
         this.deps.logger.debug({ err, group: group.name, service: spec.name }, 'group member not listening');
       });
@@ -381,9 +397,9 @@ export class GroupFace {
     }
     if (request.method === 'resources/read' || request.method === 'resources/subscribe' || request.method === 'resources/unsubscribe') {
       const uri = typeof params.uri === 'string' ? params.uri : '';
-      const spec = await this.byUri(session, group, uri, scope);
-      if (!spec) return fail(RpcCode.InvalidParams, `Unknown resource: ${uri}`);
-      return this.forward(session, spec, request, target, scope, bytes);
+      const routed = await this.byUri(session, group, uri, scope);
+      if ('refused' in routed) return fail(RpcCode.InvalidParams, routed.refused);
+      return this.forward(session, routed.spec, request, target, scope, bytes);
     }
     return fail(RpcCode.MethodNotFound, `Method not found: ${request.method}`);
   }
@@ -435,10 +451,8 @@ export class GroupFace {
     for (const member of group.members) {
       const spec = await this.spec(member.serviceId);
       if (spec?.name !== serviceName) continue;
-      const state = await this.memberState(userId, spec);
-      if (state === 'disabled') return { refused: `Service ${serviceName} is disabled` };
-      // The same words as /proxy's refusal (rpc-errors.ts, switchedOffService).
-      if (state === 'switched-off') return { refused: failures.switchedOffService(serviceName).message };
+      const refused = refusal(await this.memberState(userId, spec.id, spec), serviceName);
+      if (refused) return { refused };
       if (kind === 'tools' && member.tools && !member.tools.includes(await this.originalName(spec, inner))) return unknown;
       return { spec, name: inner };
     }
@@ -451,20 +465,36 @@ export class GroupFace {
     return resolved && 'name' in resolved ? resolved.name : visible;
   }
 
-  private async byUri(session: DownstreamSession, group: GroupSpec, uri: string, scope: CallScope): Promise<ServiceSpec | undefined> {
-    for (const kind of ['resources', 'resourceTemplates'] as const) {
-      for (const member of group.members) {
-        const known = this.lastKnown.get(`${member.serviceId}:${session.userId}:${kind}`);
-        if (known?.some((r) => r.uri === uri)) return this.spec(member.serviceId);
+  /**
+   * The member that listed a resource URI to this user, or the refusal. Only the user's own lists are
+   * searched, so a member they may not use (never listed for them) answers as an unknown resource; one
+   * that listed it before and may not be used now is refused in the words of a call by name.
+   */
+  private async byUri(
+    session: DownstreamSession,
+    group: GroupSpec,
+    uri: string,
+    scope: CallScope,
+  ): Promise<{ spec: ServiceSpec } | { refused: string }> {
+    const owner = (kinds: readonly ('resources' | 'resourceTemplates')[]) => {
+      for (const kind of kinds) {
+        for (const member of group.members) {
+          const known = this.lastKnown.get(`${member.serviceId}:${session.userId}:${kind}`);
+          if (known?.some((r) => r.uri === uri)) return member.serviceId;
+        }
       }
+      return undefined;
+    };
+    let serviceId = owner(['resources', 'resourceTemplates']);
+    if (serviceId === undefined) {
+      // Not listed yet in this process: list once, then look again.
+      await this.merged(session, group, 'resources', scope);
+      serviceId = owner(['resources']);
     }
-    // Not listed yet in this process: list once, then look again.
-    await this.merged(session, group, 'resources', scope);
-    for (const member of group.members) {
-      const known = this.lastKnown.get(`${member.serviceId}:${session.userId}:resources`);
-      if (known?.some((r) => r.uri === uri)) return this.spec(member.serviceId);
-    }
-    return undefined;
+    const spec = serviceId === undefined ? undefined : await this.spec(serviceId);
+    if (serviceId === undefined || !spec) return { refused: `Unknown resource: ${uri}` };
+    const refused = refusal(await this.memberState(session.userId, serviceId, spec), spec.name);
+    return refused ? { refused } : { spec };
   }
 
   /**
@@ -482,7 +512,7 @@ export class GroupFace {
     const lists = await Promise.all(
       group.members.map(async (member) => {
         const spec = await this.spec(member.serviceId);
-        if ((await this.memberState(session.userId, spec)) !== 'on' || !spec) return [];
+        if ((await this.memberState(session.userId, member.serviceId, spec)) !== 'on' || !spec) return [];
         const key = `${spec.id}:${session.userId}:${kind}`;
         const fresh = this.list(session, spec, kind, scope).then(
           (items) => {
@@ -563,6 +593,14 @@ export class GroupFace {
     }
     return items;
   }
+}
+
+/** Why a member refuses a user's call by name or URI, in /proxy's own words (rpc-errors.ts); undefined when it takes it. */
+function refusal(state: MemberState, serviceName: string): string | undefined {
+  if (state === 'no-access') return failures.noAccess(serviceName).message;
+  if (state === 'disabled') return `Service ${serviceName} is disabled`;
+  if (state === 'switched-off') return failures.switchedOffService(serviceName).message;
+  return undefined;
 }
 
 /** What the proxy's transports and limits see of a group: a service of its own, under a negative id. */

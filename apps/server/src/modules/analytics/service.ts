@@ -129,10 +129,8 @@ export class AnalyticsService {
     if (span > HISTORY_MAX_DAYS) throw badRequest('analytics.range_too_long', { max: HISTORY_MAX_DAYS }, 'range_too_long');
 
     const hidden = await this.hiddenFrom(caller);
-    if (q.serviceId !== undefined && hidden.includes(q.serviceId)) {
-      const name = (await this.repo.services()).find((s) => s.id === q.serviceId)?.name ?? String(q.serviceId);
-      throw forbidden('access.no_access_service', { name });
-    }
+    // Refused by id alone: the name of a service the caller may not use is not theirs to learn.
+    if (q.serviceId !== undefined && hidden.includes(q.serviceId)) throw forbidden('access.no_access_service_id', { id: q.serviceId });
     const filter = { from, to, serviceId: q.serviceId, userId: q.userId, hidden };
     const [services, perDay, perService, perTarget] = await Promise.all([
       this.visibleServices(hidden),

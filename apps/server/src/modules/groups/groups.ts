@@ -67,10 +67,18 @@ export class GroupsService {
     return groupSpec(this.deps.repo, name);
   }
 
-  private async present(rows: GroupRow[], admin: boolean): Promise<Group[]> {
-    const members = await this.deps.repo.members(rows.map((r) => r.id));
+  /**
+   * Groups as the caller sees them. A user is shown only the members they may use (decision 0040: a member
+   * restricted to others stays closed to them inside the group, so naming it would only leak it).
+   */
+  private async present(rows: GroupRow[], caller: Principal): Promise<Group[]> {
+    const admin = isAdminRole(caller.role);
+    const [members, mayUse] = await Promise.all([
+      this.deps.repo.members(rows.map((r) => r.id)),
+      this.deps.access.filterFor(caller, 'service'),
+    ]);
     const byGroup = new Map<number, GroupMemberRow[]>();
-    for (const m of members) byGroup.set(m.group_id, [...(byGroup.get(m.group_id) ?? []), m]);
+    for (const m of members) if (mayUse(m.service_id)) byGroup.set(m.group_id, [...(byGroup.get(m.group_id) ?? []), m]);
     return Promise.all(
       rows.map(async (row) => ({
         id: row.id,
@@ -92,19 +100,19 @@ export class GroupsService {
   }
 
   async list(caller: Principal): Promise<Group[]> {
-    const admin = isAdminRole(caller.role);
     const may = await this.deps.access.filterFor(caller, 'group');
     return this.present(
       (await this.deps.repo.groups()).filter((g) => may(g.id)),
-      admin,
+      caller,
     );
   }
 
   async get(id: number, caller: Principal): Promise<Group> {
     const row = await this.deps.repo.groupById(id);
     if (!row) throw notFound('group.not_found');
-    if (!(await this.deps.access.mayUse(caller, 'group', id))) throw forbidden('access.no_access_group', { name: row.name });
-    const [group] = await this.present([row], isAdminRole(caller.role));
+    // Refused by id alone, like a service (tools.ts): the name is not the caller's to learn.
+    if (!(await this.deps.access.mayUse(caller, 'group', id))) throw forbidden('access.no_access_group_id', { id });
+    const [group] = await this.present([row], caller);
     return group as Group;
   }
 

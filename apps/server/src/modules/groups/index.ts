@@ -1,5 +1,5 @@
 import type { Db } from '../../db/db.js';
-import type { GatewayUser, ServiceCatalog } from '../../gateway/catalog.js';
+import type { ServiceCatalog } from '../../gateway/catalog.js';
 import type { GroupDirectory, ToolPolicy } from '../../gateway/tool-policy.js';
 import type { ZodApi } from '../../http/api.js';
 import type { ConfigEvents } from '../../infra/events.js';
@@ -39,7 +39,7 @@ export function createHubPorts(deps: HubPortsDeps): HubPorts {
     access,
     policy: {
       overrides: async (service) => (await repo.overridesOf(service.name)).map(toOverride),
-      mayUseService: (user: GatewayUser, serviceId) => access.mayUse(user, 'service', serviceId),
+      mayUseService: (user, serviceId) => access.mayUse(user, 'service', serviceId),
     },
     directory: {
       byName: (name) => groupSpec(repo, name),

@@ -50,7 +50,8 @@ export class ServiceToolsService {
   private async service(id: number, caller: Principal): Promise<ServiceSpec> {
     const service = await this.deps.catalog.byId(id);
     if (!service) throw notFound('service.not_found');
-    if (!(await this.deps.access.mayUse(caller, 'service', id))) throw forbidden('access.no_access_service', { name: service.name });
+    // Refused by id alone: the name of a service the caller may not use is not theirs to learn.
+    if (!(await this.deps.access.mayUse(caller, 'service', id))) throw forbidden('access.no_access_service_id', { id });
     return service;
   }
 

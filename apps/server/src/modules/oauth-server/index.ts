@@ -12,9 +12,9 @@ import { OAuthClients } from './clients.js';
 import { registerProtocolRoutes } from './protocol-routes.js';
 import { OAuthServerRepo } from './repo.js';
 import { oauthServerRoutes } from './routes.js';
-import { OAuthServerService } from './service.js';
+import { type OAuthServerDeps, OAuthServerService } from './service.js';
 
-export type { OAuthServerService } from './service.js';
+export type { EndpointAccess, OAuthServerService } from './service.js';
 
 export interface OAuthServerModuleDeps {
   /** Clients, pending requests, grants, codes and refresh tokens (migration 0006). */
@@ -26,8 +26,8 @@ export interface OAuthServerModuleDeps {
   principals: { byId(id: number): Promise<Principal | null> };
   /** The services a user switched off for themselves (issue 14): a token's user carries them like a key's. */
   switchedOffBy(userId: number): Promise<ReadonlySet<number>>;
-  /** Which endpoints exist and are enabled: a user may authorize only those. */
-  endpoints: { exists(kind: 'proxy' | 'group', name: string): Promise<boolean> };
+  /** Which endpoints exist, are enabled and open to a user (decision 0040): a user may authorize only those. */
+  endpoints: OAuthServerDeps['endpoints'];
   /** Revocations are announced as `user.changed` (the proxy drops its cached token answers). */
   events: Pick<ConfigEvents, 'emit'>;
   /** Client ID Metadata Documents are fetched through this (infra/outbound.ts remoteFetch). */

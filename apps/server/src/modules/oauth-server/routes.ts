@@ -43,6 +43,7 @@ export async function oauthServerRoutes(api: ZodApi, deps: ApiRouteDeps): Promis
       resource: view.resource,
       endpoint: view.endpoint,
       allowed: view.allowed,
+      ...(view.refusal ? { refusal: view.refusal } : {}),
     });
   });
 

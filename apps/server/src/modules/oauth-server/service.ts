@@ -28,12 +28,18 @@ export interface OAuthServerDeps {
   principals: { byId(id: number): Promise<Principal | null> };
   /** The services a user switched off for themselves (issue 14): a token's user carries them like a key's. */
   switchedOffBy(userId: number): Promise<ReadonlySet<number>>;
-  /** Whether a user may use an endpoint: the service (or group) exists and is enabled. */
-  endpoints: { exists(kind: 'proxy' | 'group', name: string): Promise<boolean> };
+  /**
+   * Whether a user may use an endpoint: the service (or group) exists and is enabled, and its access list lets
+   * the user in (the gateway's own rule, decision 0040). A token is never issued for an endpoint that is not.
+   */
+  endpoints: { access(user: Principal, kind: 'proxy' | 'group', name: string): Promise<EndpointAccess> };
   /** A revoked grant is announced as a change of its user: the proxy's cached token answers drop at once, on every replica. */
   events?: Pick<ConfigEvents, 'emit'>;
   now?: () => number;
 }
+
+/** Whether a user may use an endpoint, and if not, why: it does not exist (or is disabled), or it is not theirs to use. */
+export type EndpointAccess = 'allowed' | 'unknown_endpoint' | 'no_access';
 
 /** A resource indicator (RFC 8707) reduced to what it names: one endpoint, or every endpoint (`*`). */
 export type Audience = '*' | `proxy:${string}` | `group:${string}`;
@@ -74,8 +80,9 @@ export interface ConsentView {
   resource: string;
   /** Every endpoint of the user, or the one named. */
   endpoint: { kind: 'all' } | { kind: 'proxy' | 'group'; name: string };
-  /** False when the user may not use the endpoint: the page then offers Deny only. */
+  /** False when the user may not use the endpoint: the page then offers Deny only, and `refusal` says why. */
   allowed: boolean;
+  refusal?: Exclude<EndpointAccess, 'allowed'>;
   scope: string;
 }
 
@@ -173,6 +180,7 @@ export class OAuthServerService implements AccessTokenPort {
     if (!client) return undefined;
     const audience = audienceOf(row.resource, base);
     if (!audience) return undefined;
+    const access = await this.access(user, audience);
     return {
       clientId: client.clientId,
       clientName: client.name,
@@ -180,7 +188,8 @@ export class OAuthServerService implements AccessTokenPort {
       logoUri: client.logoUri,
       resource: row.resource,
       endpoint: audience === '*' ? { kind: 'all' } : splitAudience(audience),
-      allowed: await this.mayUse(user, audience),
+      allowed: access === 'allowed',
+      ...(access === 'allowed' ? {} : { refusal: access }),
       scope: row.scope,
     };
   }
@@ -193,7 +202,8 @@ export class OAuthServerService implements AccessTokenPort {
     if (!(await this.deps.repo.takeRequest(idHash))) return undefined;
     const audience = audienceOf(row.resource, base);
     if (!allow || !audience) return errorRedirect(row.redirect_uri, base, row.state, 'access_denied', 'the user denied access');
-    if (!(await this.mayUse(user, audience)))
+    // An Allow the page did not offer (a forged or replayed decision) gives nothing: RFC 6749 §4.1.2.1's access_denied.
+    if ((await this.access(user, audience)) !== 'allowed')
       return errorRedirect(row.redirect_uri, base, row.state, 'access_denied', 'the user may not use this endpoint');
     const client = await this.deps.clients.resolve(row.client_id, this.now());
     const now = this.now();
@@ -220,11 +230,25 @@ export class OAuthServerService implements AccessTokenPort {
     return url.href;
   }
 
-  private async mayUse(user: Principal, audience: Audience): Promise<boolean> {
-    if (user.status !== UserStatus.Enabled) return false;
-    if (audience === '*') return true;
+  /** Whether the user may use the endpoint (every endpoint: each is checked when it is called). */
+  private async access(user: Principal, audience: Audience): Promise<EndpointAccess> {
+    if (user.status !== UserStatus.Enabled) return 'no_access';
+    if (audience === '*') return 'allowed';
     const { kind, name } = splitAudience(audience);
-    return this.deps.endpoints.exists(kind, name);
+    return this.deps.endpoints.access(user, kind, name);
+  }
+
+  /**
+   * Before a token is issued for a grant (a code or a refresh): its user is enabled and may use its endpoint
+   * now. Access lists change after approvals, and a decision the page did not offer must not end in a token:
+   * an endpoint the user may not use is not an acceptable resource (RFC 8707 §2, invalid_target).
+   */
+  private async checkHolder(grant: GrantRow, base: string): Promise<void> {
+    const audience = audienceOf(grant.resource, base);
+    if (!audience) throw new OAuthError('invalid_target', 'oauth_server.resource_mismatch');
+    const user = await this.deps.principals.byId(grant.user_id);
+    if (user?.status !== UserStatus.Enabled) throw new OAuthError('invalid_grant', 'oauth_server.grant_revoked');
+    if ((await this.access(user, audience)) !== 'allowed') throw new OAuthError('invalid_target', 'oauth_server.endpoint_not_allowed');
   }
 
   // --- token endpoint --------------------------------------------------------------------------
@@ -258,6 +282,7 @@ export class OAuthServerService implements AccessTokenPort {
     if (!VERIFIER.test(verifier) || s256(verifier) !== row.code_challenge)
       throw new OAuthError('invalid_grant', 'oauth_server.bad_verifier');
     this.checkResource(body, grant);
+    await this.checkHolder(grant, base);
     if (!(await this.deps.repo.useCode(codeHash, this.now()))) {
       await this.revokeGrant(grant.id);
       throw new OAuthError('invalid_grant', 'oauth_server.code_reused');
@@ -280,8 +305,7 @@ export class OAuthServerService implements AccessTokenPort {
     if (row.expires_at < this.now()) throw new OAuthError('invalid_grant', 'oauth_server.bad_refresh');
     if (grant.revoked_at !== null) throw new OAuthError('invalid_grant', 'oauth_server.grant_revoked');
     this.checkResource(body, grant);
-    const user = await this.deps.principals.byId(grant.user_id);
-    if (user?.status !== UserStatus.Enabled) throw new OAuthError('invalid_grant', 'oauth_server.grant_revoked');
+    await this.checkHolder(grant, base);
     if (!(await this.deps.repo.useRefreshToken(hash, this.now()))) {
       await this.revokeGrant(grant.id);
       throw new OAuthError('invalid_grant', 'oauth_server.refresh_reused');

@@ -37,7 +37,7 @@ export async function serviceRoutes(
 
   route(api, endpoints.services.healthCheck, async (req, reply) => {
     const id = serviceIdOf(req.params.id);
-    await services.mustGet(id);
+    await services.mustUse(id, req.principal);
     return ok(reply, await health.check(id), req.t('service.health_checked'));
   });
 
@@ -47,11 +47,11 @@ export async function serviceRoutes(
   });
 
   route(api, endpoints.services.myEnv, async (req, reply) =>
-    ok(reply, await personal.get(await services.mustGet(serviceIdOf(req.params.id)), req.principal.id)),
+    ok(reply, await personal.get(await services.mustUse(serviceIdOf(req.params.id), req.principal), req.principal.id)),
   );
 
   route(api, endpoints.services.setMyEnv, async (req, reply) => {
-    const row = await services.mustGet(serviceIdOf(req.params.id));
+    const row = await services.mustUse(serviceIdOf(req.params.id), req.principal);
     return ok(reply, await personal.set(row, req.principal.id, req.body.env), req.t('service.my_env_saved'));
   });
 }

@@ -1,7 +1,7 @@
 import type { CustomServiceRequest, InstalledService, UpdateServiceRequest } from '@toolport/contract';
 import { isAdminRole } from '@toolport/contract';
 import type { ServiceRow, ServiceUpdate } from '../../db/schema.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
 import type { Translator } from '../../i18n/localised-error.js';
 import { dayIn } from '../../infra/day.js';
@@ -64,6 +64,7 @@ export interface ServicesServiceDeps {
 
 /** Who may use a service, as the groups module keeps it. */
 export interface ServiceAccess {
+  mayUse(user: { id: number; role: number }, subject: 'service', id: number): Promise<boolean>;
   filterFor(user: { id: number; role: number }, subject: 'service'): Promise<(id: number) => boolean>;
   /** Refuses unknown users (400) before anything is written. */
   checkUsers(userIds: number[]): Promise<void>;
@@ -93,6 +94,16 @@ export class ServicesService {
   async mustGet(id: number): Promise<ServiceRow> {
     const row = await this.deps.repo.byId(id);
     if (!row) throw notFound('service.not_found');
+    return row;
+  }
+
+  /**
+   * The service, when the caller may use it: a user's doors to one service (health check, personal switch and
+   * values) ask the access lists as /proxy does (decision 0040); refused by id, without the service's name.
+   */
+  async mustUse(id: number, caller: Principal): Promise<ServiceRow> {
+    const row = await this.mustGet(id);
+    if (this.deps.access && !(await this.deps.access.mayUse(caller, 'service', id))) throw forbidden('access.no_access_service_id', { id });
     return row;
   }
 
@@ -265,7 +276,7 @@ export class ServicesService {
    */
   async toggle(id: number, caller: Principal): Promise<{ id: number; enabled: boolean; scope: 'global' | 'personal' }> {
     if (isAdminRole(caller.role)) return { ...(await this.toggleGlobal(id)), scope: 'global' };
-    const row = await this.mustGet(id);
+    const row = await this.mustUse(id, caller);
     const off = !(await this.deps.repo.switchedOffBy(caller.id)).has(id);
     await this.deps.repo.setSwitchedOff(id, caller.id, off);
     // The gateway drops its cached view of the user and ends their sessions on a service now off.

@@ -8,7 +8,7 @@ import type { FetchLike } from '../../infra/outbound.js';
 import type { Secrets } from '../../infra/secrets.js';
 import { UpstreamOAuthRepo } from './repo.js';
 import { upstreamOAuthRoutes } from './routes.js';
-import { UpstreamOAuth } from './service.js';
+import { UpstreamOAuth, type UpstreamOAuthDeps } from './service.js';
 
 export { NeedsAuthorizationError, type UpstreamOAuth } from './service.js';
 
@@ -24,6 +24,8 @@ export interface UpstreamOAuthModuleDeps {
   options: { get(key: 'ServerAddress'): string };
   /** The services as the gateway reads them (URLs, headers). */
   catalog: Pick<ServiceCatalog, 'byId'>;
+  /** Who may use a service: a user's connection state and connect/disconnect ask it (decision 0040). */
+  access?: UpstreamOAuthDeps['access'];
   logger: Logger;
   /** Every replica scans; the claim in the database lets one refresh each connection. */
   leader?: Pick<Leadership, 'runs'>;

@@ -50,6 +50,8 @@ export interface UpstreamOAuthDeps {
   events: ConfigEvents;
   options: { get(key: 'ServerAddress'): string };
   catalog: Pick<ServiceCatalog, 'byId'>;
+  /** Who may use a service (the groups module's access lists): without it every service is open. */
+  access?: { mayUse(user: { id: number; role: number }, subject: 'service', id: number): Promise<boolean> };
   logger: Logger;
   /** Every call to a provider goes through the outbound rules (infra/outbound.ts); tests may wrap it. */
   fetch?: FetchLike;
@@ -145,7 +147,7 @@ export class UpstreamOAuth implements UpstreamAuthorization {
   // ---- the API ----
 
   async state(serviceId: number, caller: Principal): Promise<UpstreamOAuthState> {
-    const service = await this.mustGet(serviceId);
+    const service = await this.mustUse(serviceId, caller);
     const row = await this.deps.repo.settings(service.id);
     const mode = row ? (row.mode as OAuthMode) : null;
     const owner = mode === 'per_user' ? caller.id : 0;
@@ -212,7 +214,7 @@ export class UpstreamOAuth implements UpstreamAuthorization {
    * registers when needed, and answers the provider's authorize URL.
    */
   async connect(serviceId: number, caller: Principal, origin: string): Promise<{ authorize_url: string }> {
-    const service = await this.mustGet(serviceId);
+    const service = await this.mustUse(serviceId, caller);
     if (service.type === 'stdio') throw badRequest('upstream_oauth.not_remote');
     let row = await this.deps.repo.settings(service.id);
     // Shared until an admin says otherwise: only admins start the first connection of a service.
@@ -289,7 +291,7 @@ export class UpstreamOAuth implements UpstreamAuthorization {
   }
 
   async disconnect(serviceId: number, caller: Principal): Promise<UpstreamOAuthState> {
-    const service = await this.mustGet(serviceId);
+    const service = await this.mustUse(serviceId, caller);
     const row = await this.deps.repo.settings(service.id);
     if (!row) throw badRequest('upstream_oauth.not_configured');
     const owner = row.mode === 'per_user' ? caller.id : 0;
@@ -581,6 +583,14 @@ export class UpstreamOAuth implements UpstreamAuthorization {
   private async mustGet(serviceId: number): Promise<ServiceSpec> {
     const service = await this.deps.catalog.byId(serviceId);
     if (!service) throw notFound('service.not_found');
+    return service;
+  }
+
+  /** The service, when the caller may use it (decision 0040): a connection's state tells its provider, by id only. */
+  private async mustUse(serviceId: number, caller: Principal): Promise<ServiceSpec> {
+    const service = await this.mustGet(serviceId);
+    if (this.deps.access && !(await this.deps.access.mayUse(caller, 'service', serviceId)))
+      throw forbidden('access.no_access_service_id', { id: serviceId });
     return service;
   }
 }

@@ -343,6 +343,7 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
           </fieldset>
           <fieldset className="space-y-2">
             <legend className="text-sm font-medium">{t('form.access')}</legend>
+            <p className="text-xs text-slate-600 dark:text-slate-400">{t('form.accessHint')}</p>
             <label className="flex items-center gap-2 text-sm">
               <input type="checkbox" checked={form.restricted} onChange={(e) => edit('restricted', e.target.checked)} />
               {t('form.restricted')}

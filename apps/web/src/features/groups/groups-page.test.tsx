@@ -69,6 +69,12 @@ describe('groups page (docs/console.md §2.9b)', () => {
     expect(within(row).getByRole('button', { name: 'Configure' })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'New group' })).not.toBeInTheDocument();
     expect(within(row).queryByRole('button', { name: 'Edit' })).not.toBeInTheDocument();
+    // The server leaves out the members a user may not use (decision 0040); the page says so.
+    expect(
+      screen.getByText(
+        'Groups open to you: one endpoint for several services. Only the services you may use are listed, and only their tools reach you.',
+      ),
+    ).toBeInTheDocument();
   });
 
   it('configures a group with its /group URLs and the client snippets, with the caller’s own key', async () => {
@@ -108,6 +114,12 @@ describe('groups page (docs/console.md §2.9b)', () => {
     // Unchecking "all" starts from every listed tool; the admin removes the ones not wanted.
     await user.click(await within(dialog).findByRole('checkbox', { name: 'add' }));
     await user.click(within(dialog).getByRole('checkbox', { name: 'longRunningOperation' }));
+    // Each member keeps its own list inside the group: the form says so where access is chosen.
+    expect(
+      within(dialog).getByText(
+        'Each service keeps its own access list inside the group: a user it is not open to neither sees nor calls its tools here.',
+      ),
+    ).toBeInTheDocument();
     await user.click(within(dialog).getByRole('checkbox', { name: 'Only chosen users (admins always may)' }));
     await user.click(await within(dialog).findByRole('checkbox', { name: /Bob/ }));
     await user.click(within(dialog).getByRole('button', { name: 'Create' }));
@@ -230,5 +242,13 @@ describe('groups page (docs/console.md §2.9b)', () => {
     expect(await screen.findByRole('heading', { name: '分组' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: '新建分组' })).toBeInTheDocument();
     expect(await screen.findByText(/全部工具/)).toBeInTheDocument();
+  });
+
+  it('tells a user in Chinese that only the services open to them are listed', async () => {
+    localStorage.setItem('i18nextLng', 'zh-CN');
+    await renderPage(1);
+    expect(
+      await screen.findByText('向你开放的分组：一个端点连接多个服务。这里只列出你可以使用的服务，你也只能用到它们的工具。'),
+    ).toBeInTheDocument();
   });
 });

@@ -52,6 +52,42 @@ describe('MCP client consent page', () => {
     expect(server.callsTo('POST', '/api/oauth-server/requests/req-2')[0]?.body).toEqual({ allow: false });
   });
 
+  it('says why Allow is not offered: the access list of a service (en) or of a group (zh-CN), or an endpoint that is gone', async () => {
+    const cases = [
+      {
+        lang: 'en',
+        view: { refusal: 'no_access', endpoint: { kind: 'proxy', name: 'vault' } },
+        text: 'Your account is not on the access list of the MCP service vault. Ask an administrator for access, or Deny to send the app back.',
+        allow: 'Allow',
+      },
+      {
+        lang: 'zh-CN',
+        view: { refusal: 'no_access', endpoint: { kind: 'group', name: 'finance' } },
+        text: '你的账户不在 MCP 分组 finance 的访问名单中。请向管理员申请访问权限，或点击拒绝，让应用返回。',
+        allow: '允许',
+      },
+      {
+        lang: 'en',
+        view: { refusal: 'unknown_endpoint', endpoint: { kind: 'proxy', name: 'gone' } },
+        text: 'The MCP service gone does not exist or is switched off. Deny to send the app back.',
+        allow: 'Allow',
+      },
+    ];
+    for (const [i, c] of cases.entries()) {
+      localStorage.setItem('i18nextLng', c.lang);
+      storeSession();
+      fakeApi({
+        'GET /api/user/self': () => ok(selfUser()),
+        [`GET /api/oauth-server/requests/why-${i}`]: () => ok({ ...request, allowed: false, ...c.view }),
+      });
+      const { unmount } = await renderApp(`/oauth/consent?request=why-${i}`);
+      const alert = await screen.findByRole('alert');
+      expect(alert).toHaveTextContent(c.text);
+      expect(screen.getByRole('button', { name: c.allow })).toBeDisabled();
+      unmount();
+    }
+  });
+
   it('explains an expired or answered request with the server’s message', async () => {
     localStorage.setItem('i18nextLng', 'en');
     storeSession();

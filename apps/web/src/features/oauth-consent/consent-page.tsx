@@ -1,5 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type ConsentRequest, routes } from '@toolport/contract';
+import type { TFunction } from 'i18next';
 import { PlugZap } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
@@ -14,10 +15,23 @@ import { leaveTo } from '../../lib/leave';
 import { useSession } from '../../lib/session';
 
 /** What the user is asked to approve, in words: every endpoint, or one service or group. */
+function endpointText(endpoint: ConsentRequest['endpoint'], t: TFunction<'auth'>): string {
+  if (endpoint.kind === 'all') return t('consent.allEndpoints');
+  return t(endpoint.kind === 'group' ? 'consent.groupEndpoint' : 'consent.serviceEndpoint', { name: endpoint.name });
+}
+
 function EndpointText({ endpoint }: { endpoint: ConsentRequest['endpoint'] }) {
   const { t } = useTranslation('auth');
-  if (endpoint.kind === 'all') return <>{t('consent.allEndpoints')}</>;
-  return <>{t(endpoint.kind === 'group' ? 'consent.groupEndpoint' : 'consent.serviceEndpoint', { name: endpoint.name })}</>;
+  return <>{endpointText(endpoint, t)}</>;
+}
+
+/** Why Allow is not offered: the endpoint is gone, or its access list does not include the user (decision 0040). */
+function RefusalText({ request }: { request: ConsentRequest }) {
+  const { t } = useTranslation('auth');
+  const { endpoint, refusal } = request;
+  if (endpoint.kind === 'all' || !refusal) return <>{t('consent.notAllowed')}</>;
+  if (refusal === 'unknown_endpoint') return <>{t('consent.notAllowedUnknown', { endpoint: endpointText(endpoint, t) })}</>;
+  return <>{t(endpoint.kind === 'group' ? 'consent.notAllowedGroup' : 'consent.notAllowedService', { name: endpoint.name })}</>;
 }
 
 /**
@@ -78,7 +92,11 @@ export function ConsentPage() {
                 <dd className="break-all font-mono">{data.redirect_host}</dd>
               </dl>
               <p className="text-sm text-slate-600 dark:text-slate-400">{t('consent.explanation')}</p>
-              {!data.allowed && <ErrorAlert title={t('consent.notAllowedTitle')}>{t('consent.notAllowed')}</ErrorAlert>}
+              {!data.allowed && (
+                <ErrorAlert title={t('consent.notAllowedTitle')}>
+                  <RefusalText request={data} />
+                </ErrorAlert>
+              )}
               {decide.isError && <ErrorAlert title={t('consent.failed')}>{failureText(decide.error, t)}</ErrorAlert>}
             </>
           )}
