@@ -22,13 +22,14 @@ interface Waiting {
  * settles once it is handed to the pipe; the calls it carries stay bounded by the proxy's limits (calls in flight
  * per user and service, the body limit). Only a process that consumed nothing for `stallMs` while input was
  * waiting "is not reading its input": the waiting sends are refused then, and every new one until it reads
- * again. Progress is the pipe taking a piece of a message.
+ * again. Progress is the pipe taking a piece of a message. The verdict is given after the event loop's I/O phase
+ * (setImmediate): a gateway whose loop was busy for a while must first hear the pieces the pipe took meanwhile.
  */
 export class StdinWriter {
   private readonly waiting: Waiting[] = [];
   /** The last time the process took input, or input started to wait for it. */
   private progressAt = Date.now();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
 
   constructor(
     private readonly stdin: Writable,
@@ -47,8 +48,7 @@ export class StdinWriter {
 
   /** Written now (undefined), or a promise that settles once the message is handed to the pipe or refused. */
   send(message: JSONRPCMessage): Promise<void> | undefined {
-    if (this.stalled()) throw this.notReading;
-    if (this.waiting.length === 0 && this.stdin.writableLength < this.limits.highWater) {
+    if (this.waiting.length === 0 && this.stdin.writableLength < this.limits.highWater && !this.stalled()) {
       this.write(message);
       return undefined;
     }
@@ -62,8 +62,7 @@ export class StdinWriter {
 
   /** Refuses every waiting send (the process ended or is being stopped). */
   fail(err: Error): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.clearTimer();
     for (const each of this.waiting.splice(0)) each.reject(err);
   }
 
@@ -99,17 +98,23 @@ export class StdinWriter {
     return true;
   }
 
-  /** While sends wait, looks again when the bound would run out. */
+  /** While sends wait, looks again when the bound would run out: right after this turn's I/O when it has. */
   private watchStall(): void {
     if (this.timer) return;
     const check = () => {
       this.timer = undefined;
       if (this.waiting.length === 0) return;
       if (this.stalled()) return this.fail(this.notReading);
-      this.timer = setTimeout(check, Math.max(10, this.progressAt + this.stallMs - Date.now() + 1));
-      this.timer.unref();
+      this.watchStall();
     };
-    this.timer = setTimeout(check, Math.max(10, this.progressAt + this.stallMs - Date.now() + 1));
-    this.timer.unref();
+    const left = this.progressAt + this.stallMs - Date.now() + 1;
+    if (left <= 0) this.timer = setImmediate(check);
+    else this.timer = setTimeout(() => (this.timer = setImmediate(check)), left).unref();
+  }
+
+  private clearTimer(): void {
+    clearTimeout(this.timer as NodeJS.Timeout | undefined);
+    clearImmediate(this.timer as NodeJS.Immediate | undefined);
+    this.timer = undefined;
   }
 }
