@@ -22,8 +22,9 @@ interface Waiting {
  * settles once it is handed to the pipe; the calls it carries stay bounded by the proxy's limits (calls in flight
  * per user and service, the body limit). Only a process that consumed nothing for `stallMs` while input was
  * waiting "is not reading its input": the waiting sends are refused then, and every new one until it reads
- * again. Progress is the pipe taking a piece of a message. The verdict is given after the event loop's I/O phase
- * (setImmediate): a gateway whose loop was busy for a while must first hear the pieces the pipe took meanwhile.
+ * again. Progress is the pipe taking a piece of a message. The verdict waits two turns of the event loop after the
+ * bound (libuv reports a finished write in the turn after it wrote it): a gateway whose loop was busy for a while
+ * first hears the pieces the pipe took meanwhile.
  */
 export class StdinWriter {
   private readonly waiting: Waiting[] = [];
@@ -98,7 +99,7 @@ export class StdinWriter {
     return true;
   }
 
-  /** While sends wait, looks again when the bound would run out: right after this turn's I/O when it has. */
+  /** While sends wait, looks again when the bound would run out, and once it has, two turns of I/O later. */
   private watchStall(): void {
     if (this.timer) return;
     const check = () => {
@@ -107,9 +108,10 @@ export class StdinWriter {
       if (this.stalled()) return this.fail(this.notReading);
       this.watchStall();
     };
+    const later = () => (this.timer = setImmediate(() => (this.timer = setImmediate(check))));
     const left = this.progressAt + this.stallMs - Date.now() + 1;
-    if (left <= 0) this.timer = setImmediate(check);
-    else this.timer = setTimeout(() => (this.timer = setImmediate(check)), left).unref();
+    if (left <= 0) later();
+    else this.timer = setTimeout(later, left).unref();
   }
 
   private clearTimer(): void {
