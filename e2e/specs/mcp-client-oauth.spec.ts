@@ -184,4 +184,30 @@ test.describe('an MCP client signs in with OAuth', () => {
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('code')).toBeNull();
   });
+  test('a malformed request stays on Toolport’s error page (in Chinese) until the user has approved the client', async ({
+    page,
+    signedIn,
+  }) => {
+    expect(signedIn.user.username).toBe(ADMIN_USERNAME);
+    const provider = new Provider(`${loopback.url}/callback`);
+    await startSignIn(provider);
+    const good = provider.authorizationUrl as URL;
+    const bad = new URL(good);
+    bad.searchParams.set('response_type', 'token');
+    const returned = loopback.returns.length;
+    await page.addInitScript(() => localStorage.setItem('i18nextLng', 'zh-CN'));
+    // A client anyone registered and nobody approved: no open redirector (RFC 9700 §4.11.2).
+    await page.goto(bad.href);
+    await expect(page).toHaveURL(/\/oauth\/error\?error=unsupported_response_type&reason=response_type_code$/);
+    await expect(page.getByRole('heading', { name: '无法使用此登录链接' })).toBeVisible();
+    await expect(page.getByRole('alert')).toContainText('仅支持 response_type=code');
+    expect(loopback.returns.length).toBe(returned);
+    // Once this browser's user allowed the client, its errors go back to it.
+    await page.goto(good.href);
+    await page.getByRole('button', { name: '允许' }).click();
+    await expect(page).toHaveURL(/\/callback\?code=/);
+    await page.goto(bad.href);
+    await expect(page).toHaveURL(/\/callback\?error=unsupported_response_type/);
+    expect(loopback.returns.at(-1)?.searchParams.get('state')).toBe(good.searchParams.get('state'));
+  });
 });

@@ -17,7 +17,9 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   const build = spawnSync(process.execPath, [path.join(repoRoot, 'scripts/build-if-stale.mjs')], { stdio: 'inherit' });
   if (build.status !== 0) throw new Error('building the console or the server failed');
 
-  const server = await startServer(ADMIN_PASSWORD);
+  // mcp-client-oauth.spec.ts serves Client ID Metadata Documents on loopback, which the operator must allow
+  // explicitly (docs/decisions/0041-oauth-server-hostile-input.md).
+  const server = await startServer(ADMIN_PASSWORD, { ALLOW_PRIVATE_NETWORK_CLIENT_FETCHES: 'true' });
   process.env[SERVER_URL_ENV] = server.url;
   return () => server.stop();
 }

@@ -6,13 +6,14 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type Db, type DbHandle, type Engine, migrateToLatest } from './db/db.js';
 import type { ServiceCatalog } from './gateway/catalog.js';
-import { createGateway, type Gateway, type GatewayOptions } from './gateway/index.js';
+import { allowedHosts, createGateway, type Gateway, type GatewayOptions } from './gateway/index.js';
 import type { Meter } from './gateway/meter.js';
 import { reapLeftoversAndRecordRun } from './gateway/upstream/leftovers.js';
 import { memoryWatch } from './gateway/upstream/memory-watch.js';
 import { census } from './gateway/upstream/process-census.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './http/error-handler.js';
 import { installGuard } from './http/guard.js';
+import { refuseAmbiguousRequests } from './http/hygiene.js';
 import { attachLocale } from './http/locale.js';
 import { refuseNulInput } from './http/nul-guard.js';
 import { Principals } from './http/principals.js';
@@ -23,7 +24,7 @@ import { ConfigEvents } from './infra/events.js';
 import { Leader } from './infra/leader.js';
 import { redactUrl } from './infra/logger.js';
 import { instrumentHttp, Metrics, registerMetricsRoute } from './infra/metrics.js';
-import { remoteFetch, setAddressPolicy } from './infra/outbound.js';
+import { addressCheckedFetch, setAddressPolicy } from './infra/outbound.js';
 import { RedisHub } from './infra/redis.js';
 import { resolveMasterSecret, Secrets } from './infra/secrets.js';
 import { ServiceLog } from './infra/service-log.js';
@@ -187,7 +188,10 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
         return (await hub.directory.mayUseGroup(user, group.id)) ? 'allowed' : 'no_access';
       },
     },
-    fetch: remoteFetch,
+    // Client ID Metadata Documents are named by anyone: private addresses only if the operator allows (decision 0041).
+    fetch: addressCheckedFetch(() => config.clientFetches.allowPrivateNetwork),
+    fetchTimeoutMs: config.clientFetches.timeoutMs,
+    hostAllowed: allowedHosts(options.service, config.proxyAccess),
     redis,
     leader,
     logger,
@@ -322,6 +326,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     }
   });
   app.addHook('onRequest', async (req) => attachLocale(req));
+  refuseAmbiguousRequests(app);
   app.addHook('onResponse', async (req, reply) => {
     // Proxied MCP traffic is the data plane: a line per successful call would cost more than the call
     // itself (counted calls are recorded by the meter), so only refused ones are logged at info.

@@ -120,6 +120,9 @@ const EnvSchema = z.object({
       (v) => listOf(v).every((o) => isOrigin(o)),
       'must be origins such as https://app.example.com (scheme, host and optional port, nothing else) separated by commas',
     ),
+  // Outbound fetches that MCP clients and other non-admins cause (decision 0041): private addresses refused unless allowed.
+  ALLOW_PRIVATE_NETWORK_CLIENT_FETCHES: z.enum(['true', 'false']).default('false'),
+  OAUTH_CLIENT_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   STDIO_MAX_RSS_MB: z.coerce.number().int().min(0).max(1_048_576).default(1024),
   TRUST_PROXY: z
     .string()
@@ -174,6 +177,11 @@ export type Config = {
   abuse: AbuseLimits;
   /** Host names and browser origins the MCP endpoints accept besides the defaults (origin-policy.ts). */
   proxyAccess: { allowedHosts: string[]; allowedOrigins: string[] };
+  /**
+   * Fetches a caller who is not an admin can cause (Client ID Metadata Documents): whether they may reach
+   * private addresses, and how long one may take; every failure is answered no sooner (decision 0041).
+   */
+  clientFetches: { allowPrivateNetwork: boolean; timeoutMs: number };
   /** Resident memory a stdio tool server's process group may use before it is stopped and restarted; 0 = no limit. */
   stdioMaxRssMb: number;
   /**
@@ -293,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowedHosts: listOf(e.ALLOWED_HOSTS).map((h) => h.toLowerCase()),
       allowedOrigins: listOf(e.ALLOWED_ORIGINS).map((o) => o.replace(/\/$/, '').toLowerCase()),
     },
+    clientFetches: { allowPrivateNetwork: e.ALLOW_PRIVATE_NETWORK_CLIENT_FETCHES === 'true', timeoutMs: e.OAUTH_CLIENT_FETCH_TIMEOUT_MS },
     stdioMaxRssMb: e.STDIO_MAX_RSS_MB,
     trustProxy: parseTrustProxy(e.TRUST_PROXY) ?? false,
   };

@@ -19,7 +19,7 @@ import { CallTelemetry } from './downstream/call-telemetry.js';
 import type { DispatchDeps } from './downstream/dispatcher.js';
 import { GroupFace } from './downstream/group-face.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
-import { OriginPolicy } from './downstream/origin-policy.js';
+import { type OriginLists, OriginPolicy } from './downstream/origin-policy.js';
 import { ProxyAuth } from './downstream/proxy-auth.js';
 import { Revocations } from './downstream/revocations.js';
 import { registerProxyRoutes } from './downstream/routes.js';
@@ -124,6 +124,15 @@ export interface GatewayOptions {
 }
 
 export type { AccessTokenPort, ProxyEndpoint, VerifiedToken } from './access-tokens.js';
+
+/**
+ * Whether the MCP endpoints answer to a Host (origin-policy.ts: localhost, IP literals, ALLOWED_HOSTS and the
+ * server address's host); the OAuth server's metadata follows the same rule.
+ */
+export function allowedHosts(options: GatewayDeps['options'], lists: OriginLists): (host: string) => boolean {
+  const policy = new OriginPolicy(options, lists);
+  return (host) => policy.hostAllowed(host);
+}
 
 const PURGE_MS = 60 * 60_000;
 

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { localeFrom, type MessageKey, translate } from '../i18n/index.js';
+import { type Locale, localeFrom, type MessageKey, translate } from '../i18n/index.js';
 import { isDatabaseUnavailable } from './db-unavailable.js';
 import { AppError } from './errors.js';
 import { attachLocale } from './locale.js';
@@ -73,7 +73,20 @@ export function installErrorHandling(app: FastifyInstance): void {
 
 /** Routes that answer in JSON-RPC (the MCP proxy) rather than with the console envelope. */
 const isProxyPath = (url: string | undefined) => (url ?? '').startsWith('/proxy/');
+/** Routes that answer in the OAuth format `{error, error_description}` (modules/oauth-server, decision 0041). */
+export const isOAuthPath = (url: string | undefined) =>
+  /^\/(oauth2|\.well-known\/(oauth-authorization-server|openid-configuration|oauth-protected-resource))(\/|\?|$)/.test(url ?? '');
 const rpcError = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+
+/**
+ * A refusal made before any route runs, in the shape of the path it was meant for: JSON-RPC under
+ * /proxy (English, as MCP clients show it), the OAuth format under the OAuth paths, else the envelope.
+ */
+export function refusalBody(url: string | undefined, locale: Locale, key: MessageKey, label: string): object {
+  if (isProxyPath(url)) return rpcError(`${label}: ${translate('en', key)}`);
+  if (isOAuthPath(url)) return { error: 'invalid_request', error_description: translate(locale, key) };
+  return { success: false, message: translate(locale, key) };
+}
 
 /**
  * Fastify's `frameworkErrors`: a URL the router cannot decode (400) or a path parameter over the
@@ -91,7 +104,8 @@ export function answerFrameworkError(err: FastifyError, req: FastifyRequest, rep
     return;
   }
   const key = status === 400 ? 'error.bad_url' : status === 414 ? 'error.param_too_long' : 'error.internal';
-  void reply.status(status).send({ success: false, message: req.t(key) });
+  if (isOAuthPath(req.raw.url)) reply.header('cache-control', 'no-store');
+  void reply.status(status).send(refusalBody(req.raw.url, req.locale, key, ''));
 }
 
 const CLIENT_ERRORS: Record<string, { status: number; label: string; key: MessageKey }> = {
@@ -111,8 +125,7 @@ export function answerClientError(err: ConnectionError, socket: Socket): void {
   const head = Buffer.isBuffer(raw) ? raw.toString('latin1') : '';
   const language = /\r\naccept-language:[ \t]*([^\r\n]*)/i.exec(head)?.[1];
   const url = /^[A-Z]+ (\S+)/.exec(head)?.[1];
-  const message = translate(localeFrom(language), known.key);
-  const body = JSON.stringify(isProxyPath(url) ? rpcError(`${known.label}: ${translate('en', known.key)}`) : { success: false, message });
+  const body = JSON.stringify(refusalBody(url, localeFrom(language), known.key, known.label));
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${known.status} ${known.label}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -2,19 +2,21 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { preference } from './accept.js';
 
 /**
  * Paths the single-page app never owns (docs/architecture.md §1): the API, the MCP endpoints (`/proxy`, and
- * `/group` for groups), metrics, translations, and `/.well-known`, where MCP clients such as mcp-remote
- * probe for OAuth metadata and must get JSON, never the page (routes registered there, such as an
- * OAuth server's metadata, answer before this fallback).
+ * `/group` for groups), metrics, translations, the OAuth server's `/oauth2`, and `/.well-known`, where MCP
+ * clients such as mcp-remote probe for OAuth metadata and must get JSON, never the page (routes
+ * registered there, such as the OAuth server's metadata, answer before this fallback).
  */
-const NOT_SPA = /^\/(api|proxy|group|metrics|locales|\.well-known)(\/|$)/;
+const NOT_SPA = /^\/(api|proxy|group|metrics|locales|oauth2|\.well-known)(\/|$)/;
 const API = /^\/api(\/|$)/;
 
 /**
- * Serves the built console at `/` with an SPA fallback: any other GET that accepts HTML gets
- * index.html. Unknown /api paths answer a JSON 404, never the page.
+ * Serves the built console at `/` with an SPA fallback: any other GET that does not prefer JSON gets
+ * index.html, so browsers and clients that accept anything (curl, uptime monitors, link previews:
+ * `*\/*` or no Accept) see the console. Unknown /api paths answer a JSON 404, never the page.
  */
 export async function serveConsole(app: FastifyInstance, distDir: string | undefined): Promise<void> {
   const indexFile = distDir ? path.join(distDir, 'index.html') : undefined;
@@ -39,21 +41,13 @@ export async function serveConsole(app: FastifyInstance, distDir: string | undef
       (req.method === 'GET' || req.method === 'HEAD') &&
       !NOT_SPA.test(pathname) &&
       !path.extname(pathname) &&
-      asksForHtml(req.headers.accept);
+      preference(req.headers.accept) !== 'json';
     if (wantsPage) {
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(indexHtml);
     }
     const key = API.test(pathname) ? 'error.route_not_found' : 'error.path_not_found';
     return reply.status(404).send({ success: false, message: req.t(key, { method: req.method, path: pathname }) });
   });
-}
-
-/**
- * A browser navigating asks for text/html; programs (fetch, MCP clients, curl's `*\/*`) do not, and a
- * page in answer to them only breaks their JSON parsing.
- */
-function asksForHtml(accept: string | undefined): boolean {
-  return !!accept && /(^|,)\s*(text\/html|application\/xhtml\+xml)\s*(;|,|$)/i.test(accept);
 }
 
 function cacheHeaders(res: { setHeader(name: string, value: string): void }, file: string): void {

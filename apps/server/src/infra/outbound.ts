@@ -16,6 +16,9 @@ import { LocalisedError } from '../i18n/localised-error.js';
  * - `configuredFetch` is for base URLs the operator sets in the environment (registries, mirrors,
  *   OAuth providers): trusted as to address, since a private mirror is a normal set-up, but held
  *   to the same redirect rule.
+ * - `addressCheckedFetch(allow)` is `remoteFetch` under another rule than the preference: for URLs a
+ *   caller who is not an admin chooses (an MCP client's Client ID Metadata Document), refused on
+ *   private addresses unless the operator allows them (docs/decisions/0041-oauth-server-hostile-input.md).
  */
 
 export const MAX_REDIRECTS = 5;
@@ -139,8 +142,8 @@ function refusal(host: string, address: string): OutboundError | undefined {
  * name is resolved (every address must be public); one that does not resolve is not refused
  * here: connecting will fail on its own, and is checked again then.
  */
-export async function checkRemoteUrl(url: URL): Promise<OutboundError | undefined> {
-  if (allowPrivate()) return undefined;
+export async function checkRemoteUrl(url: URL, allow: () => boolean = allowPrivate): Promise<OutboundError | undefined> {
+  if (allow()) return undefined;
   const host = hostOf(url);
   if (isIP(host)) return refusal(host, host);
   let addresses: dns.LookupAddress[];
@@ -202,11 +205,14 @@ function shown(url: URL): string {
   return copy.href;
 }
 
+/** Whether private addresses may be reached (read at every request), or undefined: no address rule at all. */
+type AddressRule = (() => boolean) | undefined;
+
 /** One request, no redirect followed; fetch's own wrapping ("fetch failed") removed from our refusals. */
-async function once(url: URL, init: RequestInit, checkAddress: boolean): Promise<Response> {
+async function once(url: URL, init: RequestInit, rule: AddressRule): Promise<Response> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('outbound.bad_scheme', { url: shown(url) });
   let dispatcher: object | undefined;
-  if (checkAddress && !allowPrivate()) {
+  if (rule && !rule()) {
     const host = hostOf(url);
     if (isIP(host)) {
       const refused = refusal(host, host);
@@ -214,7 +220,7 @@ async function once(url: URL, init: RequestInit, checkAddress: boolean): Promise
     } else {
       dispatcher = await checkedDispatcher();
       if (!dispatcher) {
-        const refused = await checkRemoteUrl(url);
+        const refused = await checkRemoteUrl(url, rule);
         if (refused) throw refused;
       }
     }
@@ -228,16 +234,16 @@ async function once(url: URL, init: RequestInit, checkAddress: boolean): Promise
 }
 
 /**
- * fetch with the redirect rule (and the address rule with `checkAddress`). `redirect: 'manual'`
+ * fetch with the redirect rule (and the address rule with a rule). `redirect: 'manual'`
  * and `'error'` in `init` keep their fetch meaning; otherwise redirects are followed by hand.
  */
-async function guardedFetch(input: string | URL, init: RequestInit | undefined, checkAddress: boolean): Promise<Response> {
+async function guardedFetch(input: string | URL, init: RequestInit | undefined, rule: AddressRule): Promise<Response> {
   const start = new URL(String(input));
-  if (init?.redirect === 'error' || init?.redirect === 'manual') return once(start, init, checkAddress);
+  if (init?.redirect === 'error' || init?.redirect === 'manual') return once(start, init, rule);
   let url = start;
   let current: RequestInit = { ...init, redirect: 'manual' };
   for (let hops = 0; ; hops++) {
-    const response = await once(url, current, checkAddress);
+    const response = await once(url, current, rule);
     const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
     if (location === null) return response;
     await response.body?.cancel().catch(() => undefined);
@@ -262,7 +268,13 @@ async function guardedFetch(input: string | URL, init: RequestInit | undefined, 
 }
 
 /** For URLs from the API: remote services and their redirects. */
-export const remoteFetch: FetchLike = (url, init) => guardedFetch(url, init, true);
+export const remoteFetch: FetchLike = (url, init) => guardedFetch(url, init, () => allowPrivate());
 
 /** For base URLs from the operator's configuration: registries, mirrors, OAuth providers. */
-export const configuredFetch: FetchLike = (url, init) => guardedFetch(url, init, false);
+export const configuredFetch: FetchLike = (url, init) => guardedFetch(url, init, undefined);
+
+/** For URLs someone who is not an admin chose: private addresses only while `allowPrivateNetwork()` says so. */
+export const addressCheckedFetch =
+  (allowPrivateNetwork: () => boolean): FetchLike =>
+  (url, init) =>
+    guardedFetch(url, init, allowPrivateNetwork);

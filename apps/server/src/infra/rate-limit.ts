@@ -55,6 +55,28 @@ export function addressKey(ip: string): string {
 const secondsOf = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
 /**
+ * A plain per-key allowance (`limit.points` a `limit.duration`): resolves undefined while `key` may go
+ * on, else the seconds it has to wait. A failing store (Redis away without its insurance) lets the
+ * request through rather than refusing everyone, and is told to `storeFailed`.
+ */
+export function admission(
+  limit: Limit,
+  redis: RedisHub | undefined,
+  storeFailed: (err: unknown) => void,
+): (key: string) => Promise<number | undefined> {
+  const counter = limiter(limit, redis);
+  return (key) =>
+    counter.consume(key).then(
+      () => undefined,
+      (res: unknown) => {
+        if (res instanceof RateLimiterRes) return secondsOf(res.msBeforeNext);
+        storeFailed(res);
+        return undefined;
+      },
+    );
+}
+
+/**
  * Sign-in throttling: every attempt counts per IP; failures count per username, so guessing one
  * account's password is slow from any number of addresses, and one address cannot spray many.
  */

@@ -29,7 +29,7 @@ function withHost(url: string, host: string, headers: Record<string, string> = {
 
 /**
  * DNS-rebinding protection and CORS on the MCP endpoints (origin-policy.ts), and the JSON 404s of
- * paths the console does not own (http/static.ts).
+ * paths the console does not own or of requests that prefer JSON (http/static.ts).
  */
 describe('MCP endpoints: allowed hosts and origins', () => {
   let gw: LiveGateway;
@@ -134,32 +134,42 @@ describe('paths the console does not own answer JSON 404s', () => {
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       }
     }
-    // Any other well-known path is a JSON 404, in the language asked for.
-    for (const path of ['/.well-known/mcp-unknown', '/.well-known/oauth-protected-resource/nowhere/x/mcp']) {
+    // Any other well-known path is a JSON 404, in the language asked for; under the OAuth metadata paths in
+    // the OAuth format (decision 0041).
+    for (const [path, body] of [
+      ['/.well-known/mcp-unknown', { success: false, message: 'Nothing here: GET /.well-known/mcp-unknown' }],
+      [
+        '/.well-known/oauth-protected-resource/nowhere/x/mcp',
+        { error: 'invalid_request', error_description: 'Nothing here: GET /.well-known/oauth-protected-resource/nowhere/x/mcp' },
+      ],
+    ] as const) {
       for (const accept of ['application/json', '*/*', html]) {
         const res = await get(path, accept);
         expect(res.status, `${path} ${accept}`).toBe(404);
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-        expect(res.json()).toEqual({ success: false, message: `Nothing here: GET ${path}` });
+        expect(res.json()).toEqual(body);
       }
     }
     const zh = await raw(`${gw.url}/.well-known/mcp-unknown`, { headers: { 'accept-language': 'zh-CN' } });
     expect(zh.json()).toEqual({ success: false, message: '此处没有内容：GET /.well-known/mcp-unknown' });
   });
 
-  it('answers typos under /proxy and /group, and anything not asked for as HTML, with JSON', async () => {
+  it('answers typos under /proxy and /group, and requests that prefer JSON, with JSON; anything else gets the console', async () => {
     for (const path of ['/proxy/everything/mpc', '/proxy', '/group/team/mpc', '/group']) {
       const res = await get(path, html);
       expect(res.status, path).toBe(404);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     }
-    for (const accept of ['application/json', '*/*', 'text/event-stream']) {
+    for (const accept of ['application/json', 'text/event-stream']) {
       const res = await get('/services', accept);
       expect(res.status, accept).toBe(404);
       expect(res.json()).toEqual({ success: false, message: 'Nothing here: GET /services' });
     }
-    const page = await get('/services', html);
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    // Browsers, and clients that accept anything (curl, uptime monitors, link previews), get the console (issue 24).
+    for (const accept of [html, '*/*']) {
+      const page = await get('/services', accept);
+      expect(page.status, accept).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    }
   });
 });

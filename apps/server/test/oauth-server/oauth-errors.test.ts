@@ -107,7 +107,13 @@ describe.each(engines)('OAuth server refusals (%s)', (engine) => {
 
   beforeAll(async () => {
     // The requests name a DNS host, as behind a reverse proxy: the operator allows it (DNS-rebinding protection).
-    t = await createTestApp(engine, { ALLOWED_HOSTS: HOST });
+    // Metadata documents are served on loopback, which the operator allows explicitly (decision 0041); a
+    // short time cap keeps the refused fetches below quick (each is answered no sooner than the cap).
+    t = await createTestApp(engine, {
+      ALLOWED_HOSTS: HOST,
+      ALLOW_PRIVATE_NETWORK_CLIENT_FETCHES: 'true',
+      OAUTH_CLIENT_FETCH_TIMEOUT_MS: '200',
+    });
     app = t.app;
     await addService(t.ctx, { name: 'echo', args: [fixtureServer] });
     await addService(t.ctx, { name: 'off', args: [fixtureServer], enabled: false });
@@ -167,7 +173,7 @@ describe.each(engines)('OAuth server refusals (%s)', (engine) => {
     }
   });
 
-  it('refuses bad authorization requests: to the browser before the client is known, to the client after', async () => {
+  it('refuses bad authorization requests: to the browser, and to the client only once its redirect URI is trusted', async () => {
     expect((await call('GET', authorizeUrl({ client_id: undefined }))).error).toBe('invalid_request');
     const unknown = await call('GET', authorizeUrl({ client_id: 'tpc_nobody' }));
     expect([unknown.status, unknown.error]).toEqual([401, 'invalid_client']);
@@ -176,14 +182,28 @@ describe.each(engines)('OAuth server refusals (%s)', (engine) => {
     // RFC 8252: a loopback redirect may come back on any port.
     const otherPort = await call('GET', authorizeUrl({ redirect_uri: 'http://127.0.0.1:50123/cb' }));
     expect(otherPort.location?.pathname).toBe('/oauth/consent');
-    for (const [over, code] of [
+    const bad = [
       [{ code_challenge: undefined }, 'invalid_request'],
       [{ code_challenge_method: 'plain' }, 'invalid_request'],
       [{ response_type: 'token' }, 'unsupported_response_type'],
       [{ resource: 'https://elsewhere.example/proxy/echo/mcp' }, 'invalid_target'],
       [{ resource: `${BASE}/api/user/self` }, 'invalid_target'],
-    ] as const) {
+    ] as const;
+    // A client anyone registered, never approved: its redirect URI is not trusted (RFC 9700 §4.11.2).
+    for (const [over, code] of bad) {
       const answer = await call('GET', authorizeUrl(over));
+      expect([answer.status, answer.error, answer.location], JSON.stringify(over)).toEqual([400, code, undefined]);
+    }
+    // A client an admin registered: errors go back to it, with state and iss.
+    const admin = await app.inject({
+      method: 'POST',
+      url: '/oauth2/register',
+      headers: { host: HOST, ...bearer(await t.rootToken()) },
+      payload: { client_name: 'Admin Client', redirect_uris: [REDIRECT] },
+    });
+    expect(admin.statusCode).toBe(201);
+    for (const [over, code] of bad) {
+      const answer = await call('GET', authorizeUrl({ ...over, client_id: admin.json().client_id }));
       expect(answer.status, JSON.stringify(over)).toBe(302);
       expect(`${answer.location?.origin}${answer.location?.pathname}`).toBe(REDIRECT);
       expect(answer.error, JSON.stringify(over)).toBe(code);
@@ -393,20 +413,14 @@ describe.each(engines)('OAuth server refusals (%s)', (engine) => {
     doc('/huge.json', { client_id: `${docs.url}/huge.json`, redirect_uris: [REDIRECT], padding: 'x'.repeat(40_000) });
     doc('/not-json.json', '<html>', { type: 'text/html' });
     doc('/bad-uri.json', { client_id: `${docs.url}/bad-uri.json`, redirect_uris: ['javascript:x'] });
+    // Every unusable document is the same refusal: the caller learns nothing about the address (decision 0041).
+    const descriptions = new Set<string | undefined>();
     for (const path of ['/wrong-id.json', '/huge.json', '/not-json.json', '/bad-uri.json', '/missing.json']) {
       const answer = await authorizeAs(`${docs.url}${path}`);
       expect([answer.status, answer.error], path).toEqual([401, 'invalid_client']);
+      descriptions.add(answer.description);
     }
-    // A metadata URL on a private address while the preference forbids them.
-    await t.ctx.options.set('AllowPrivateNetworkUpstreams', 'false');
-    try {
-      doc('/private.json', { client_id: `${docs.url}/private.json`, redirect_uris: [REDIRECT] });
-      const answer = await authorizeAs(`${docs.url}/private.json`);
-      expect([answer.status, answer.error]).toEqual([401, 'invalid_client']);
-      expect(answer.description).toContain('127.0.0.1');
-    } finally {
-      await t.ctx.options.set('AllowPrivateNetworkUpstreams', 'true');
-    }
+    expect([...descriptions]).toEqual(["The client's metadata document (its client_id URL) could not be fetched or used"]);
   });
 
   it('revokes by access token, ignores unknown tokens and other clients’ tokens, and never takes a token in the query', async () => {

@@ -22,7 +22,8 @@ describe.each(engines)('MCP client sign-in through OAuth (%s)', (engine) => {
   let docs: Awaited<ReturnType<typeof metadataHost>>;
 
   beforeAll(async () => {
-    t = await createTestApp(engine);
+    // The metadata documents below are served on loopback: the operator allows that explicitly (decision 0041).
+    t = await createTestApp(engine, { ALLOW_PRIVATE_NETWORK_CLIENT_FETCHES: 'true' });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     await addService(t.ctx, { name: 'echo', args: [fixtureServer] });

@@ -25,6 +25,8 @@ describe('OAuth server across replicas', () => {
       DATABASE_URL: database.url,
       REDIS_URL,
       REDIS_PREFIX: `toolport-test:${process.pid}:${Math.random().toString(36).slice(2, 10)}:`,
+      // Refused metadata fetches are answered no sooner than this cap (decision 0041): short, for the limit test.
+      OAUTH_CLIENT_FETCH_TIMEOUT_MS: '100',
     };
     for (let i = 0; i < 2; i++) {
       const t = await createTestApp('postgres', env);
@@ -102,5 +104,34 @@ describe('OAuth server across replicas', () => {
     expect(await proxy(b.url, second.body.access_token as string)).toBe(401);
     // B had the grant cached as active a moment ago; A's revocation reaches it within the cache's few seconds.
     await expect.poll(() => proxy(a.url, second.body.access_token as string), { timeout: 5000, interval: 250 }).toBe(401);
+  }, 60_000);
+  it('limits registrations and metadata-document fetches per address across replicas (Redis)', async () => {
+    const [a, b] = replicas as [{ t: TestApp; url: string }, { t: TestApp; url: string }];
+    // The replicas see loopback peers, which TRUST_PROXY believes by default: X-Forwarded-For names the client.
+    const register = (on: string, from: string) =>
+      fetch(`${on}/oauth2/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+        body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+      });
+    const first = await Promise.all(Array.from({ length: 10 }, (_, i) => register(i % 2 ? a.url : b.url, '203.0.113.9')));
+    expect(first.map((r) => r.status)).toEqual(Array(10).fill(201));
+    for (const on of [a.url, b.url]) {
+      const refused = await register(on, '203.0.113.9');
+      expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([429, 'invalid_request']);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // A metadata document on loopback: refused (the replicas do not allow private addresses), and counted.
+    const authorize = (on: string) =>
+      fetch(`${on}/oauth2/authorize?client_id=${encodeURIComponent('http://127.0.0.1:9/client.json')}`, {
+        headers: { 'x-forwarded-for': '203.0.113.10', accept: 'application/json' },
+        redirect: 'manual',
+      });
+    const fetches = await Promise.all(Array.from({ length: 10 }, (_, i) => authorize(i % 2 ? a.url : b.url)));
+    expect(fetches.map((r) => r.status)).toEqual(Array(10).fill(401));
+    for (const on of [a.url, b.url]) {
+      const limited = await authorize(on);
+      expect([limited.status, ((await limited.json()) as { error: string }).error]).toEqual([429, 'invalid_request']);
+    }
   }, 60_000);
 });

@@ -6,7 +6,7 @@ import { dashboardRoutes } from '../features/dashboard/routes';
 import { groupsRoutes } from '../features/groups/routes';
 import { logsRoutes } from '../features/logs/routes';
 import { marketRoutes } from '../features/market/routes';
-import { oauthConsentRoutes } from '../features/oauth-consent/routes';
+import { oauthConsentRoutes, oauthErrorRoutes } from '../features/oauth-consent/routes';
 import { placeholderRoutes } from '../features/placeholders/routes';
 import { preferencesRoutes } from '../features/preferences/routes';
 import { profileRoutes } from '../features/profile/routes';
@@ -35,6 +35,7 @@ export const routes: RouteObject[] = [
         errorElement: <RouteError />,
         children: [
           ...authRoutes,
+          ...oauthErrorRoutes,
           {
             element: <RequireSession />,
             children: [

@@ -1,4 +1,4 @@
-import { type FetchLike, OutboundError } from '../../infra/outbound.js';
+import type { FetchLike } from '../../infra/outbound.js';
 import { randomToken } from '../../infra/secrets.js';
 import { OAuthError } from './errors.js';
 import type { ClientRow, OAuthServerRepo } from './repo.js';
@@ -9,6 +9,8 @@ export interface OAuthClient {
   name: string;
   logoUri: string;
   redirectUris: string[];
+  /** Registered by an admin: its redirect URIs are trusted (decision 0041). */
+  admin: boolean;
 }
 
 /** Client metadata is small; a document or registration larger than this is refused. */
@@ -24,9 +26,12 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 const metadataError = (detail: string) => new OAuthError('invalid_client_metadata', 'oauth_server.invalid_metadata', { detail });
 
+/** Text with a lone UTF-16 surrogate: no valid UTF-8 spells it, so no store or redirect could carry it faithfully. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** A redirect URI a client may register: https, http on loopback (RFC 8252 §7.3), or a private-use scheme (§7.1). */
 function checkRedirectUri(value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 2000)
+  if (typeof value !== 'string' || value.length === 0 || value.length > 2000 || LONE_SURROGATE.test(value))
     throw new OAuthError('invalid_redirect_uri', 'oauth_server.bad_redirect_uri', { uri: String(value).slice(0, 100) });
   let url: URL;
   try {
@@ -43,10 +48,19 @@ function checkRedirectUri(value: unknown): string {
   return value;
 }
 
+/** The length of `value` as JSON; Infinity for a value nested too deeply to serialise (a hostile body). */
+function serialisedLength(value: unknown): number {
+  try {
+    return JSON.stringify(value).length;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 /** Client metadata (RFC 7591 §2), as a registration or a metadata document carries it; throws invalid_client_metadata. */
 export function parseClientMetadata(body: unknown): { name: string; clientUri: string; logoUri: string; redirectUris: string[] } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw metadataError('not a JSON object');
-  if (JSON.stringify(body).length > MAX_METADATA_BYTES) throw metadataError(`larger than ${MAX_METADATA_BYTES} bytes`);
+  if (serialisedLength(body) > MAX_METADATA_BYTES) throw metadataError(`larger than ${MAX_METADATA_BYTES} bytes`);
   const m = body as Record<string, unknown>;
   const uris = m.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0) throw new OAuthError('invalid_redirect_uri', 'oauth_server.redirect_uris_required');
@@ -55,7 +69,8 @@ export function parseClientMetadata(body: unknown): { name: string; clientUri: s
   const text = (key: string, max: number): string => {
     const v = m[key];
     if (v === undefined || v === null) return '';
-    if (typeof v !== 'string' || v.length > max) throw metadataError(`${key} must be text of at most ${max} characters`);
+    if (typeof v !== 'string' || v.length > max || LONE_SURROGATE.test(v))
+      throw metadataError(`${key} must be text of at most ${max} characters`);
     return v.trim();
   };
   const name = text('client_name', 200);
@@ -94,26 +109,43 @@ const toClient = (row: ClientRow): OAuthClient => ({
   name: row.client_name || new URL(row.client_id.startsWith('http') ? row.client_id : 'https://client.invalid').host,
   logoUri: row.logo_uri,
   redirectUris: JSON.parse(row.redirect_uris) as string[],
+  admin: row.kind === 'admin',
 });
+
+/** What fetching metadata documents needs besides the fetch itself. */
+export interface DocumentFetchOptions {
+  /** Time cap of one fetch; every failed fetch is answered no sooner than this after it began. */
+  timeoutMs: number;
+  /** Counts fetches per client address (rate-limit.ts); undefined when the address is unknown (console calls). */
+  admit?: (address: string) => Promise<number | undefined>;
+  logger: { info(obj: object, msg: string): void };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** Why a document could not be used: told to the log, never to the caller (one message for all). */
+class Unusable extends Error {}
 
 /**
  * Who a client is: dynamically registered clients (RFC 7591) from the database, and clients that
  * identify by the URL of their Client ID Metadata Document, fetched under the outbound rules
- * (infra/outbound.ts: time, size, same-origin redirects, private addresses per preference) and cached
- * in the database so every replica shares one copy.
+ * (infra/outbound.ts: the address rule for fetches strangers cause, no redirect followed, a time and a
+ * size cap) and cached in the database so every replica shares one copy.
  */
 export class OAuthClients {
   constructor(
     private readonly repo: OAuthServerRepo,
     private readonly fetch: FetchLike,
+    private readonly opts: DocumentFetchOptions = { timeoutMs: FETCH_TIMEOUT_MS, logger: { info: () => undefined } },
   ) {}
 
-  async register(body: unknown, now: number): Promise<Record<string, unknown>> {
+  async register(body: unknown, now: number, kind: 'registered' | 'admin' = 'registered'): Promise<Record<string, unknown>> {
     const meta = parseClientMetadata(body);
     const clientId = `tpc_${randomToken(18)}`;
     await this.repo.saveClient({
       client_id: clientId,
-      kind: 'registered',
+      kind,
       client_name: meta.name,
       client_uri: meta.clientUri,
       logo_uri: meta.logoUri,
@@ -134,54 +166,69 @@ export class OAuthClients {
     };
   }
 
-  /** The client, or invalid_client (unknown id, unreachable or invalid metadata document). */
-  async resolve(clientId: string, now: number): Promise<OAuthClient> {
+  /**
+   * The client, or invalid_client (unknown id, unreachable or invalid metadata document). `requester`
+   * is the address of an anonymous caller: a fetch it causes counts against its rate limit.
+   */
+  async resolve(clientId: string, now: number, requester?: string): Promise<OAuthClient> {
     if (!clientId || clientId.length > 2048) throw new OAuthError('invalid_client', 'oauth_server.unknown_client');
     const row = await this.repo.client(clientId);
-    if (row?.kind === 'registered') return toClient(row);
+    if (row?.kind === 'registered' || row?.kind === 'admin') return toClient(row);
     if (!isMetadataUrl(clientId)) throw new OAuthError('invalid_client', 'oauth_server.unknown_client');
     if (row && row.expires_at > now) return toClient(row);
+    if (requester !== undefined && this.opts.admit) {
+      const wait = await this.opts.admit(requester);
+      if (wait !== undefined) throw new OAuthError('invalid_request', 'oauth_server.fetch_rate_limited', { seconds: wait }, 429);
+    }
     return toClient(await this.fetchDocument(clientId, now));
   }
 
+  /**
+   * Fetches, checks and caches a metadata document. Every failure (refused address, connection refused,
+   * time-out, a status other than 200, a redirect, a wrong type, too large, invalid) is the same
+   * invalid_client, answered no sooner than the time cap after the fetch began: the caller learns
+   * nothing about the address it named, in text or in timing. Why is told to the log.
+   */
   private async fetchDocument(clientId: string, now: number): Promise<ClientRow> {
-    let response: Response;
+    const started = Date.now();
     try {
-      response = await this.fetch(clientId, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+      const row = await this.fetchAndCheck(clientId, now);
+      await this.repo.saveClient(row);
+      return row;
     } catch (err) {
-      if (err instanceof OutboundError)
-        throw new OAuthError('invalid_client', err.key, err.params, 401, typeof err.detail === 'string' ? err.detail : err.detail.message);
-      throw new OAuthError('invalid_client', 'oauth_server.metadata_unreachable', { url: clientId });
+      const reason = err instanceof Error ? err.message : String(err);
+      this.opts.logger.info({ clientId, reason }, 'client metadata document refused');
+      await sleep(started + this.opts.timeoutMs - Date.now());
+      throw new OAuthError('invalid_client', 'oauth_server.metadata_unusable', {}, 401);
     }
+  }
+
+  private async fetchAndCheck(clientId: string, now: number): Promise<ClientRow> {
+    // No redirect is followed (Client ID Metadata Document draft: the document is at its own URL).
+    const response = await this.fetch(clientId, {
+      headers: { accept: 'application/json' },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(this.opts.timeoutMs),
+    });
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => undefined);
-      throw new OAuthError('invalid_client', 'oauth_server.metadata_unreachable', { url: clientId }, 401, `HTTP ${response.status}`);
+      throw new Unusable(`HTTP ${response.status}`);
     }
-    const text = await readLimited(response, MAX_METADATA_BYTES).catch(() => undefined);
-    if (text === undefined)
-      throw new OAuthError(
-        'invalid_client',
-        'oauth_server.invalid_metadata',
-        { detail: `larger than ${MAX_METADATA_BYTES} bytes or unreadable` },
-        401,
-      );
+    if (!JSON_TYPE.test(response.headers.get('content-type') ?? '')) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new Unusable(`content type ${response.headers.get('content-type') ?? 'missing'}`);
+    }
+    const text = await readLimited(response, MAX_METADATA_BYTES);
+    if (text === undefined) throw new Unusable(`larger than ${MAX_METADATA_BYTES} bytes`);
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new OAuthError('invalid_client', 'oauth_server.invalid_metadata', { detail: 'not JSON' }, 401);
+      throw new Unusable('not JSON');
     }
-    if ((body as Record<string, unknown> | null)?.client_id !== clientId)
-      throw new OAuthError('invalid_client', 'oauth_server.invalid_metadata', { detail: 'client_id does not equal the document URL' }, 401);
-    let meta: ReturnType<typeof parseClientMetadata>;
-    try {
-      meta = parseClientMetadata(body);
-    } catch (err) {
-      // At the authorize and token endpoints an unusable document means an unusable client.
-      if (err instanceof OAuthError) throw new OAuthError('invalid_client', err.key, err.params, 401);
-      throw err;
-    }
-    const row: ClientRow = {
+    if ((body as Record<string, unknown> | null)?.client_id !== clientId) throw new Unusable('client_id does not equal the document URL');
+    const meta = parseClientMetadata(body);
+    return {
       client_id: clientId,
       kind: 'metadata',
       client_name: meta.name,
@@ -191,8 +238,6 @@ export class OAuthClients {
       created_at: now,
       expires_at: now + cacheMs(response.headers.get('cache-control')),
     };
-    await this.repo.saveClient(row);
-    return row;
   }
 }
 

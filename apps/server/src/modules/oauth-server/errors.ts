@@ -13,6 +13,7 @@ export type OAuthErrorCode =
   | 'access_denied'
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
+  | 'server_error'
   | 'temporarily_unavailable';
 
 /**

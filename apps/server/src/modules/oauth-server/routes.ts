@@ -50,6 +50,9 @@ export async function oauthServerRoutes(api: ZodApi, deps: ApiRouteDeps): Promis
   route(api, e.decide, async (req, reply) => {
     const target = await deps.service.decide(req.params.id, req.principal, req.body.allow, base(req));
     if (!target) throw notFound('oauth_server.request_gone');
+    // An Allow is remembered in this browser: later errors of this client may go back to it (decision 0041).
+    const approval = await deps.service.rememberApproval(target, base(req).startsWith('https:'));
+    if (approval) reply.header('set-cookie', approval);
     return ok(reply, { redirect_to: target });
   });
 

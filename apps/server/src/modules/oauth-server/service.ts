@@ -3,10 +3,12 @@ import { UserStatus } from '@toolport/contract';
 import { jwtVerify, SignJWT } from 'jose';
 import type { AccessTokenPort, ProxyEndpoint, VerifiedToken } from '../../gateway/index.js';
 import type { Principal } from '../../http/principals.js';
+import { type MessageKey, translate } from '../../i18n/index.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import { randomToken, sha256 } from '../../infra/secrets.js';
+import { ApprovalsCookie } from './approvals.js';
 import type { OAuthClient, OAuthClients } from './clients.js';
-import { OAuthError } from './errors.js';
+import { OAuthError, type OAuthErrorCode } from './errors.js';
 import type { GrantRow, OAuthServerRepo } from './repo.js';
 
 /** Lifetimes (docs/decisions/0028-oauth-authorization-server.md). */
@@ -71,6 +73,12 @@ export function audienceOf(resource: string, base: string): Audience | undefined
   return `${m[1] as 'proxy' | 'group'}:${name}`;
 }
 
+/** Who asks at the authorization endpoint: the address fetches count against, and the Cookie header. */
+export interface AuthorizeContext {
+  requester?: string;
+  cookie?: string;
+}
+
 /** What the consent page shows about a pending request. */
 export interface ConsentView {
   clientId: string;
@@ -101,7 +109,8 @@ const matchesRedirect = (registered: string, given: string): boolean => {
     const a = new URL(registered);
     const b = new URL(given);
     const loopback = a.protocol === 'http:' && (a.hostname === '127.0.0.1' || a.hostname === '[::1]' || a.hostname === 'localhost');
-    return loopback && b.protocol === 'http:' && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search;
+    const plain = b.hash === '' && b.username === '' && b.password === '';
+    return loopback && plain && b.protocol === 'http:' && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search;
   } catch {
     return false;
   }
@@ -122,47 +131,58 @@ export class OAuthServerService implements AccessTokenPort {
   private readonly grantCache = new Map<number, { at: number; active: boolean }>();
   private readonly touched = new Map<number, number>();
   private readonly now: () => number;
+  private readonly approvals: ApprovalsCookie;
 
   constructor(private readonly deps: OAuthServerDeps) {
     this.now = deps.now ?? Date.now;
+    this.approvals = new ApprovalsCookie(deps.tokenKey);
   }
 
   // --- authorization endpoint ------------------------------------------------------------------
 
   /**
    * Checks an authorization request (RFC 6749 §4.1.1 with PKCE and RFC 8707) and stores it for the
-   * consent page. An unknown client or an unregistered redirect URI is answered to the browser
-   * (`redirect: false`); every later error goes back to the client's redirect URI.
+   * consent page. An unknown client or an unregistered redirect URI is never sent back to the client
+   * (RFC 6749 §4.1.2.1): it is thrown, for the browser. A later error goes back to the redirect URI only
+   * when that URI is trusted (`trusted`); otherwise it is thrown too (RFC 9700 §4.11.2: no open redirector).
    */
-  async authorize(query: Record<string, unknown>, base: string): Promise<{ consentUrl: string } | { errorRedirect: string }> {
+  async authorize(
+    query: Record<string, unknown>,
+    base: string,
+    ctx: AuthorizeContext = {},
+  ): Promise<{ consentUrl: string } | { errorRedirect: string }> {
     const clientId = one(query.client_id);
     if (!clientId) throw new OAuthError('invalid_request', 'oauth_server.missing_param', { param: 'client_id' });
-    const client = await this.deps.clients.resolve(clientId, this.now());
+    const client = await this.deps.clients.resolve(clientId, this.now(), ctx.requester);
     const given = one(query.redirect_uri);
     let redirectUri: string | undefined;
     if (given === undefined) redirectUri = client.redirectUris.length === 1 ? client.redirectUris[0] : undefined;
     else redirectUri = client.redirectUris.some((r) => matchesRedirect(r, given)) ? given : undefined;
     if (!redirectUri) throw new OAuthError('invalid_request', 'oauth_server.redirect_mismatch');
+    const target = redirectUri;
 
     const state = one(query.state) ?? '';
-    const back = (code: string, description: string) => ({ errorRedirect: errorRedirect(redirectUri, base, state, code, description) });
-    if (state.length > 2000) return back('invalid_request', 'state is too long');
-    if (one(query.response_type) !== 'code') return back('unsupported_response_type', 'response_type must be code');
+    const refuse = async (code: OAuthErrorCode, key: MessageKey) => {
+      if (!(await this.trusted(client, target, ctx.cookie))) throw new OAuthError(code, key);
+      return { errorRedirect: errorRedirect(target, base, state.slice(0, 2000), code, translate('en', key)) };
+    };
+    if (state.length > 2000) return refuse('invalid_request', 'oauth_server.state_too_long');
+    if (one(query.response_type) !== 'code') return refuse('unsupported_response_type', 'oauth_server.response_type_code');
     const challenge = one(query.code_challenge);
-    if (!challenge) return back('invalid_request', 'code_challenge is required (PKCE)');
-    if (one(query.code_challenge_method) !== 'S256') return back('invalid_request', 'code_challenge_method must be S256');
-    if (!CHALLENGE.test(challenge)) return back('invalid_request', 'code_challenge is not a S256 challenge');
+    if (!challenge) return refuse('invalid_request', 'oauth_server.pkce_required');
+    if (one(query.code_challenge_method) !== 'S256') return refuse('invalid_request', 'oauth_server.pkce_s256');
+    if (!CHALLENGE.test(challenge)) return refuse('invalid_request', 'oauth_server.bad_challenge');
     const resources = query.resource === undefined ? [] : Array.isArray(query.resource) ? query.resource : [query.resource];
-    if (resources.length > 1) return back('invalid_target', 'exactly one resource may be requested');
+    if (resources.length > 1) return refuse('invalid_target', 'oauth_server.one_resource');
     const resource = resources.length === 1 ? String(resources[0]) : `${base}/`;
-    if (!audienceOf(resource, base)) return back('invalid_target', 'resource is not an MCP endpoint of this server');
+    if (!audienceOf(resource, base)) return refuse('invalid_target', 'oauth_server.bad_resource');
     const scope = (one(query.scope) ?? '').slice(0, 500);
 
     const id = randomToken(24);
     await this.deps.repo.addRequest({
       id_hash: sha256(id),
       client_id: client.clientId,
-      redirect_uri: redirectUri,
+      redirect_uri: target,
       state,
       code_challenge: challenge,
       resource,
@@ -170,6 +190,35 @@ export class OAuthServerService implements AccessTokenPort {
       expires_at: this.now() + REQUEST_MS,
     });
     return { consentUrl: `${base}/oauth/consent?request=${encodeURIComponent(id)}` };
+  }
+
+  /**
+   * Whether an error may be sent to `redirectUri` without asking anyone (decision 0041): the client was
+   * registered by an admin, or this browser's user approved this client with this redirect URI and that
+   * approval is still in force (the cookie `rememberApproval` set, checked against its grant).
+   */
+  private async trusted(client: OAuthClient, redirectUri: string, cookie: string | undefined): Promise<boolean> {
+    if (client.admin) return true;
+    const grantId = this.approvals.grantFor(cookie, client.clientId, redirectUri);
+    const grant = grantId === undefined ? undefined : await this.deps.repo.grant(grantId);
+    return grant !== undefined && grant.revoked_at === null && grant.client_id === client.clientId;
+  }
+
+  /**
+   * The Set-Cookie that remembers, in this browser, the approval an Allow answered with `redirectTo`
+   * (which carries the new code); undefined for a Deny or anything else. `secure` when Toolport is on https.
+   */
+  async rememberApproval(redirectTo: string, secure: boolean): Promise<string | undefined> {
+    let code: string | null;
+    try {
+      code = new URL(redirectTo).searchParams.get('code');
+    } catch {
+      return undefined;
+    }
+    const row = code ? await this.deps.repo.code(sha256(code)) : undefined;
+    const grant = row ? await this.deps.repo.grant(row.grant_id) : undefined;
+    if (!row || !grant) return undefined;
+    return this.approvals.cookie(grant.client_id, row.redirect_uri, grant.id, secure);
   }
 
   /** The pending request for the consent page, or undefined when unknown or expired. */

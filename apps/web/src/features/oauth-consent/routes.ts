@@ -4,3 +4,8 @@ import type { RouteObject } from 'react-router';
 export const oauthConsentRoutes: RouteObject[] = [
   { path: 'oauth/consent', lazy: async () => ({ Component: (await import('./consent-page')).ConsentPage }) },
 ];
+
+/** Toolport's own page for an authorization request it refuses without sending the browser back (public). */
+export const oauthErrorRoutes: RouteObject[] = [
+  { path: 'oauth/error', lazy: async () => ({ Component: (await import('./oauth-error-page')).OAuthErrorPage }) },
+];
