@@ -43,6 +43,13 @@ npm error 404 Note that you can also install from a
 npm error 404 tarball, folder, http url, or git url.
 npm error A complete log of this run can be found in: /root/.npm/_logs/2026-01-01T00_00_00_000Z-debug-0.log`;
 
+const EVERYTHING_USAGE = `-----------------------------------------------------
+  Everything Server Launcher
+  Usage: node ./index.js [stdio|sse|streamableHttp]
+  Default transport: stdio
+-----------------------------------------------------
+Unknown transport: no-such-transport`;
+
 describe('the meaningful tail of a failed start', () => {
   const tail = (text: string) => meaningfulTail(text.split('\n'));
 
@@ -51,6 +58,8 @@ describe('the meaningful tail of a failed start', () => {
     expect(tail(NODE_THROW)).toEqual(['Error: ACME_TOKEN is not set']);
     expect(tail(PYTHON)).toEqual(["ModuleNotFoundError: No module named 'foo'"]);
     expect(tail('/bin/sh: 1: acme-server: not found')).toEqual(['/bin/sh: 1: acme-server: not found']);
+    // server-everything with a transport it does not know: its banner's rules and indented usage left out.
+    expect(tail(EVERYTHING_USAGE)).toEqual(['Unknown transport: no-such-transport']);
   });
 
   it('keeps up to five lines of a tool that explains itself over several', () => {

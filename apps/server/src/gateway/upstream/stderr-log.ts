@@ -100,11 +100,11 @@ export class StderrLog {
   }
 }
 
-/** Lines that say nothing by themselves: indented ones (stack frames, source and object dumps), trailers, punctuation. */
+/** Lines that say nothing by themselves: indented ones (stack frames, source and object dumps), trailers, rules. */
 const NOISE = [
   /^\s*$/,
   /^\s/,
-  /^[{}[\](),;^~]+$/,
+  /^[{}[\](),;^~=*_#+|.-]+$/,
   /^Node\.js v\d/,
   /^Traceback \(most recent call last\):$/,
   /^\(Use `node --trace-/,
@@ -115,7 +115,7 @@ const NOISE = [
 const EXCERPT_HEAD = /^\S+:\d+$/;
 const CARET = /^\s*\^+\s*$/;
 const SAYS_WHY =
-  /\b(error|exception|fatal|panic|cannot|can't|could not|not found|no such|failed|denied|refused|invalid|missing)\b|^\w*(Error|Exception)\b/i;
+  /\b(error|exception|fatal|panic|cannot|can't|could not|not found|no such|failed|denied|refused|invalid|missing|unknown|unsupported)\b|^\w*(Error|Exception)\b/i;
 
 /**
  * The last lines of a process's stderr that say why it failed, at most five and 1,000 characters: stack frames,
