@@ -39,7 +39,14 @@ export function spawnGroup(command: string, args: string[], cwd: string, env: Re
   return new Promise((resolve, reject) => {
     // The marker goes last: a service's own variables cannot blank it.
     const fullEnv = { ...env, [RUN_MARKER_VAR]: census.marker(instance) };
-    const child = spawn(command, args, { cwd, env: fullEnv, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(command, args, { cwd, env: fullEnv, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    } catch (err) {
+      // Refused before any process existed (an argument Node will not pass on).
+      census.release(instance);
+      throw err;
+    }
     if (child.pid !== undefined) census.setLeader(instance, child.pid);
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
       child.once('exit', (code, sig) => done({ code, signal: sig }));
