@@ -26,7 +26,7 @@ import { redactUrl } from './infra/logger.js';
 import { instrumentHttp, Metrics, registerMetricsRoute } from './infra/metrics.js';
 import { addressCheckedFetch, setAddressPolicy } from './infra/outbound.js';
 import { RedisHub } from './infra/redis.js';
-import { resolveMasterSecret, Secrets } from './infra/secrets.js';
+import type { Secrets } from './infra/secrets.js';
 import { ServiceLog } from './infra/service-log.js';
 import { Tracing, traceHttp } from './infra/tracing.js';
 import { createAnalyticsModule } from './modules/analytics/index.js';
@@ -49,6 +49,7 @@ import { createServiceCatalog, createServiceRows, createServicesModule, type Ser
 import { createStatusModule } from './modules/status/index.js';
 import { createUpstreamOAuthModule } from './modules/upstream-oauth/index.js';
 import { createUsersModule, type UsersRepo, type UsersService } from './modules/users/index.js';
+import { openSecrets } from './secrets-rotation/start-check.js';
 import { VERSION } from './version.js';
 
 export type App = FastifyInstance;
@@ -120,7 +121,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const startedAt = Date.now();
 
   const events = new ConfigEvents();
-  const secrets = new Secrets(resolveMasterSecret(config.secretKey, config.dataDir));
+  const secrets = await openSecrets(db, config, database.describe);
   const options = createOptionsModule({ db, secrets, events });
   await options.service.load();
   // Remote services may reach loopback, private and link-local addresses only while this is on (infra/outbound.ts).

@@ -214,6 +214,14 @@ export interface AbuseLimits {
   requestTimeoutMs: number;
 }
 
+/** A start refused for a reason the operator fixes outside Toolport: told in one line, without a stack. */
+export class StartRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartRefused';
+  }
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);

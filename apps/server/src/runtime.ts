@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import { type Config, ConfigError, loadConfig, prepareDataDir } from './config.js';
+import { type Config, ConfigError, loadConfig, prepareDataDir, StartRefused } from './config.js';
 import { type DbHandle, openDatabase } from './db/db.js';
 import { createLogger, logDestination } from './infra/logger.js';
 
@@ -28,7 +28,7 @@ export async function openRuntime(env: NodeJS.ProcessEnv = process.env): Promise
 
 /** Prints a configuration problem plainly and exits 1; anything else keeps its stack for the operator. */
 export function exitOnStartupError(err: unknown): never {
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || err instanceof StartRefused) {
     process.stderr.write(`toolport: ${err.message}\n`);
   } else {
     process.stderr.write(`toolport: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

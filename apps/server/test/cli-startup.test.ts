@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../src/db/migrations/index.js';
-import { ensureBuiltCli, exitOf, runCli } from './built-cli.js';
+import { ensureBuiltCli, exitOf, freePort, runCli, waitUntilReady } from './built-cli.js';
 
 /**
  * An operator with a bad setting learns it at once from one plain line naming the variable, and
@@ -47,6 +47,42 @@ describe('toolport start with a bad environment', () => {
     expect(run.stderr()).not.toMatch(STACK_FRAME);
     expect(existsSync(dataDir('malformed'))).toBe(false);
   });
+
+  it('exits 1 with one line naming SECRET_KEY and `toolport rotate-secret` when the key does not decrypt what is stored', async () => {
+    const dir = dataDir('wrong-key');
+    const KEY = 'the-key-these-secrets-were-stored-under-0123';
+    const start = async (env: Record<string, string>) => {
+      const port = await freePort();
+      const run = runCli(['start'], { DATA_DIR: dir, PORT: String(port), ...env });
+      await waitUntilReady(run, port);
+      run.child.kill('SIGTERM');
+      expect(await exitOf(run)).toBe(0);
+    };
+    // Stored under KEY by an import into a fresh DATA_DIR: the super admin's API key copy and a service's variable.
+    const file = path.join(root, 'one-service.json');
+    // It exits at once: its first check fails fast, which is all the import waits for.
+    const server = { command: process.execPath, args: ['-e', 'process.exit(3)'], env: { TOKEN: 'stored-under-key' } };
+    writeFileSync(file, JSON.stringify({ mcpServers: { keyed: server } }));
+    expect(await exitOf(runCli(['import', file], { DATA_DIR: dir, SECRET_KEY: KEY }))).toBe(0);
+
+    const keyFile = path.join(dir, 'secret.key');
+    for (const [env, head] of [
+      [{ SECRET_KEY: 'another-key-than-the-one-they-were-stored-under' }, 'SECRET_KEY does not decrypt'],
+      [{}, `SECRET_KEY is not set and ${keyFile} does not exist, so no key decrypts`],
+    ] as const) {
+      const run = runCli(['start'], { DATA_DIR: dir, PORT: '0', ...env });
+      expect(await exitOf(run)).toBe(1);
+      expect(run.stderr().trimEnd().split('\n')).toEqual([
+        `toolport: ${head} the secrets stored in ${path.join(dir, 'toolport.db')} (users.api_key_enc (id 1) is one): set SECRET_KEY to the key they were stored under; to move them to a new key, start with the old one and run \`toolport rotate-secret\` (docs/operations.md, "Secrets and rotation")`,
+      ]);
+      expect(run.stderr()).not.toContain('Unsupported state');
+      expect(run.stdout()).not.toContain('ready');
+    }
+    // The key file that start generated is not left behind to be taken for the installation's.
+    expect(existsSync(keyFile)).toBe(false);
+    // The right key starts as before.
+    await start({ SECRET_KEY: KEY });
+  }, 120_000);
 
   it('migrates a fresh SQLite DATA_DIR with `toolport migrate`, then finds nothing to do', async () => {
     const env = { DATA_DIR: dataDir('migrate') };

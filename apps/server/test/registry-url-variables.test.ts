@@ -16,6 +16,8 @@ import { ADMIN_PASSWORD } from './harness.js';
  */
 describe('MCP Registry remote URL variables', () => {
   const ENTRY = 'io.github.acme/tenant-remote';
+  /** A remote whose host name and port come from variables. */
+  const HOST_ENTRY = 'io.github.acme/host-remote';
   let everything: Awaited<ReturnType<typeof startEverythingHttp>>;
   let front: Server;
   const paths: string[] = [];
@@ -62,7 +64,26 @@ describe('MCP Registry remote URL variables', () => {
       },
       _meta: { 'io.modelcontextprotocol.registry/official': { status: 'active', isLatest: true } },
     };
-    registries = await startFakeRegistries({ extraMcpServers: [entry] });
+    const hostEntry = {
+      server: {
+        name: HOST_ENTRY,
+        description: 'A remote server per tenant host',
+        version: '1.0.0',
+        remotes: [
+          {
+            type: 'streamable-http',
+            url: 'https://{tenant}.mcp.example.com:{port}/v1/{path}',
+            variables: {
+              tenant: { description: 'Your tenant', isRequired: true },
+              port: { description: 'Port', default: '8443' },
+              path: { description: 'Path', default: 'mcp' },
+            },
+          },
+        ],
+      },
+      _meta: { 'io.modelcontextprotocol.registry/official': { status: 'active', isLatest: true } },
+    };
+    registries = await startFakeRegistries({ extraMcpServers: [entry, hostEntry] });
     gw = await startGateway('sqlite', registries.env);
     const login = await gw.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: ADMIN_PASSWORD } });
     token = login.json().data.access_token;
@@ -82,12 +103,12 @@ describe('MCP Registry remote URL variables', () => {
   });
 
   const headers = (lang = 'en') => ({ authorization: `Bearer ${token}`, 'accept-language': lang });
-  const install = (values: Record<string, string>, lang = 'en') =>
+  const install = (values: Record<string, string>, lang = 'en', entry = ENTRY) =>
     gw.app.inject({
       method: 'POST',
       url: '/api/mcp_market/install_or_add_service',
       headers: headers(lang),
-      payload: { package_name: ENTRY, package_manager: 'mcp_registry', user_provided_env_vars: values },
+      payload: { package_name: entry, package_manager: 'mcp_registry', user_provided_env_vars: values },
     });
 
   it('lists the URL variables with their descriptions, the required one required, the one with a default not', async () => {
@@ -152,5 +173,29 @@ describe('MCP Registry remote URL variables', () => {
     const client = await connect(gw.url, row.name, key, { sdk: 'v1', wire: 'http' });
     clients.push(client);
     expect(textOf(await client.callTool('echo', { message: 'tenant' }))).toBe('Echo: tenant');
+  });
+
+  it('refuses a value that cannot go where its variable sits with 400 naming the variable, in both languages, and creates nothing', async () => {
+    for (const tenant of ['acme/evil', 'evil.com/x', 'user@evil', 'acme:1', 'acme corp', 'a\tb']) {
+      const en = await install({ tenant }, 'en', HOST_ENTRY);
+      expect(en.statusCode, `${tenant}: ${en.body}`).toBe(400);
+      expect(en.json()).toMatchObject({ code: 'url_variable_invalid', data: { variables: ['tenant'] } });
+      expect(en.json().message).toBe(
+        "The value of tenant goes into the server's host name, so it may hold only letters, digits, dots and hyphens (no /, @, : or spaces)",
+      );
+    }
+    const zh = await install({ tenant: 'acme/evil' }, 'zh-CN', HOST_ENTRY);
+    expect(zh.statusCode).toBe(400);
+    expect(zh.json().message).toBe('tenant 的值会写入服务器的主机名，只能包含字母、数字、点和连字符（不能有 /、@、: 或空格）');
+    for (const port of ['abc', '0', '70000', '443/x']) {
+      const res = await install({ tenant: 'acme', port }, 'en', HOST_ENTRY);
+      expect(res.statusCode, `${port}: ${res.body}`).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'url_variable_invalid', data: { variables: ['port'] } });
+      expect(res.json().message).toContain('The value of port goes into the server');
+    }
+    const zhPort = await install({ tenant: 'acme', port: 'abc' }, 'zh-CN', HOST_ENTRY);
+    expect(zhPort.json().message).toBe('port 的值会写入服务器的端口，必须是 1 到 65535 之间的数字');
+    const rows = await gw.ctx.db.selectFrom('services').select('id').where('package_name', '=', HOST_ENTRY).execute();
+    expect(rows).toEqual([]);
   });
 });

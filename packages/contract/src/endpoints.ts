@@ -499,11 +499,14 @@ const market = {
     query: MarketExportQuery,
     data: McpServersDocument,
     tags: ['market'],
-    summary: 'Every installed service as an mcpServers document (variable and header values masked unless include_secrets=true)',
+    summary:
+      'Every installed service as an mcpServers document (variable and header values and URL credentials masked unless include_secrets=true)',
     description:
-      'Marketplace packages appear as pinned npx / uvx commands, so importing the document elsewhere installs them again. ' +
-      'Remote services are written with type "http" or "sse", the types Claude Code and VS Code read. Variable and header ' +
-      'values are replaced by "********" unless include_secrets=true (or 1) is given.',
+      'Marketplace packages and custom npx / uvx services appear as npx / uvx commands pinned to the installed version, so ' +
+      'importing the document elsewhere installs the same release. Remote services are written with type "http" or "sse", ' +
+      "the types Claude Code and VS Code read. Variable and header values, and a remote URL's user info and credential " +
+      'query parameters (key, api_key, apikey, token, access_token, client_secret, password, sig…), are replaced by ' +
+      '"********" unless include_secrets=true (or 1) is given.',
   }),
 };
 

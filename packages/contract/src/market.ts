@@ -142,7 +142,7 @@ export type ToolportSettings = z.infer<typeof ToolportSettings>;
 export const McpServersDocument = z.object({ mcpServers: z.record(z.string(), McpServerEntry), toolport: ToolportSettings.optional() });
 export type McpServersDocument = z.infer<typeof McpServersDocument>;
 
-/** What an export writes in place of a variable or header value unless secrets are asked for. */
+/** What an export writes in place of a variable or header value, or a URL credential, unless secrets are asked for. */
 export const MASKED_SECRET = '********';
 
 /** `GET /mcp_market/export?include_secrets=true`: values in clear; otherwise every value is masked. */

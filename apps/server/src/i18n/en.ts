@@ -142,6 +142,10 @@ export const en = {
   'market.installing_on_replica': 'Service {name} is still being installed on this gateway replica; try again in a moment',
   'market.replica_install_failed': 'Service {name} could not be installed on this gateway replica (its service log has the details)',
   'market.env_required': 'Please provide the required environment variables: {names}',
+  'market.url_variable_host':
+    "The value of {name} goes into the server's host name, so it may hold only letters, digits, dots and hyphens (no /, @, : or spaces)",
+  'market.url_variable_port': "The value of {name} goes into the server's port, so it must be a number from 1 to 65535",
+  'market.url_variables_invalid': 'These values do not make a valid server address: {name}',
   'market.install_unsupported': 'This package cannot be installed: {reason}',
   'market.install_conflict': 'The installed service changed while this request ran, please try again',
   'market.version_invalid': 'Invalid version "{version}": give an exact version such as 1.2.3, or leave it empty for the latest',

@@ -93,11 +93,12 @@ const where = (c: SealedColumn, row: Record<string, unknown>) =>
     sql` and `,
   );
 
-async function rowsOf(conn: Kysely<Database>, c: SealedColumn): Promise<Row[]> {
+async function rowsOf(conn: Kysely<Database>, c: SealedColumn, limit?: number): Promise<Row[]> {
   const filter = c.only ? sql` and ${c.only()}` : sql``;
   const order = sql.join(c.keys.map((k) => sql.ref(k)));
+  const first = limit === undefined ? sql`` : sql` limit ${sql.lit(limit)}`;
   const { rows } = await sql<Row>`select ${sql.join(c.keys.map((k) => sql.ref(k)))}, ${sql.ref(c.column)} as sealed
-    from ${sql.table(c.table)} where ${sql.ref(c.column)} <> ''${filter} order by ${order}`.execute(conn);
+    from ${sql.table(c.table)} where ${sql.ref(c.column)} <> ''${filter} order by ${order}${first}`.execute(conn);
   return rows;
 }
 
@@ -113,6 +114,18 @@ const opens = (secrets: Secrets, sealed: string): string | undefined => {
     return undefined;
   }
 };
+
+/**
+ * Where the first stored value that `secrets` cannot open is (the first value of each encrypted column is
+ * tried), or undefined when they open or nothing is stored yet. The server checks this at start (decision 0042).
+ */
+export async function firstUnopenedValue(conn: Kysely<Database>, secrets: Secrets): Promise<string | undefined> {
+  for (const c of SEALED_COLUMNS) {
+    const [row] = await rowsOf(conn, c, 1);
+    if (row && opens(secrets, row.sealed) === undefined) return placeOf(c, row);
+  }
+  return undefined;
+}
 
 /**
  * Re-encrypts every sealed value from `from` to `to` on `conn`, which must be inside a transaction

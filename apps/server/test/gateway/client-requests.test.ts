@@ -104,8 +104,11 @@ async function capableClient(base: string, service: string, key: string, sdk: Sd
 
 const texts = (result: CallToolResult): string => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
-/** Every server-to-client request server-everything makes, through the gateway, answered by `client`. */
-async function exerciseAll(client: CapableClient): Promise<void> {
+/**
+ * Every server-to-client request server-everything makes, through the gateway, answered by `client`; on a
+ * process several users share, `roots/list` is answered by the gateway itself, with no roots (decision 0042).
+ */
+async function exerciseAll(client: CapableClient, roots: 'relayed' | 'none'): Promise<void> {
   expect(await client.listTools()).toEqual(expect.arrayContaining(CAPABLE_TOOLS));
   const sampling = await client.call('trigger-sampling-request', { prompt: 'hello', maxTokens: 10 });
   expect(texts(sampling)).toContain('sampled through the gateway');
@@ -113,8 +116,12 @@ async function exerciseAll(client: CapableClient): Promise<void> {
   expect(texts(form)).toContain('Name: Ada Lovelace');
   const url = await client.call('trigger-url-elicitation', { url: 'https://example.com/authorize', message: 'Sign in' });
   expect(texts(url)).toContain('User completed the URL elicitation flow');
-  const roots = await client.call('get-roots-list');
-  expect(texts(roots)).toContain('file:///work/project');
+  const listed = texts(await client.call('get-roots-list'));
+  if (roots === 'relayed') expect(listed).toContain('file:///work/project');
+  else {
+    expect(listed).toContain('no roots are currently configured');
+    expect(client.asked.roots).toBe(0);
+  }
   expect(client.asked.sampling).toBe(1);
   expect(client.asked.elicitation).toEqual(['form', 'url']);
 }
@@ -149,7 +156,7 @@ describe('server-to-client requests through the gateway', () => {
     it(`relays them to a ${sdk} client over ${wire} on a shared upstream`, async () => {
       const client = await capableClient(gw.url, 'shared', alice.key, sdk, wire);
       try {
-        await exerciseAll(client);
+        await exerciseAll(client, 'none');
       } finally {
         await client.close();
       }
@@ -163,7 +170,7 @@ describe('server-to-client requests through the gateway', () => {
     it(`relays them to a ${sdk} client over ${wire} on an isolated upstream`, async () => {
       const client = await capableClient(gw.url, 'isolated', alice.key, sdk, wire);
       try {
-        await exerciseAll(client);
+        await exerciseAll(client, 'relayed');
       } finally {
         await client.close();
       }
@@ -202,9 +209,12 @@ describe('server-to-client requests through the gateway', () => {
       expect(a.asked.sampling).toBe(0);
       expect(b.asked.sampling).toBe(0);
       expect(texts(await long)).toContain('Long running operation');
-      // Alone again, Bob's call is relayed to Bob.
-      expect(texts(await b.call('trigger-sampling-request', { prompt: 'mine' }))).toContain('sampled through the gateway');
-      expect(b.asked.sampling).toBe(1);
+      // Alone again, Bob's call is still refused: Alice's calls ran on this process, and a request that names
+      // no call may come of one of them (decision 0042).
+      expect(texts(await b.call('trigger-sampling-request', { prompt: 'mine' }))).toMatch(
+        /sampling\/createMessage cannot be relayed to a client: other users' calls have run on this shared connection/,
+      );
+      expect(b.asked.sampling).toBe(0);
       expect(a.asked.sampling).toBe(0);
     } finally {
       await a.close();

@@ -145,6 +145,9 @@ describe('the group face', () => {
 
   it("relays a member's sampling request to the group's client and its answer back, over streamable HTTP and SSE", async () => {
     const sampler = await addUser(gw.ctx, 'group-sampler');
+    // A process only this user's calls run on: Alice's and Bob's ran on the one before, and a question that
+    // names no call may come of theirs, so it would be refused (decision 0042).
+    await gw.ctx.gateway.reconnect(everything);
     const headers = { authorization: `Bearer ${sampler.key}` };
     for (const wire of ['http', 'sse'] as const) {
       const client = new ClientV1({ name: `group-sampling-${wire}`, version: '1.0.0' }, { capabilities: { sampling: {} } });

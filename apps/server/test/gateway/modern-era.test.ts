@@ -221,6 +221,9 @@ describe('the 2026-07-28 era through the gateway', () => {
 
   describe('through a group', () => {
     const group = () => `${gw.url}/group/team/mcp`;
+    // A process only Alice's calls run on: Bob's ran on the one before, and a question that names no call may
+    // come of his, so it would be refused (decision 0042).
+    beforeAll(async () => void (await gw.ctx.gateway.reconnect(sharedId)));
 
     for (const mode of ['legacy', 'auto', PIN] as const) {
       const label = typeof mode === 'string' ? mode : 'pinned 2026-07-28';

@@ -2,6 +2,7 @@ import {
   type ClientCapabilities,
   type InitializeRequest,
   type InitializeResult,
+  type JSONRPCRequest,
   LATEST_PROTOCOL_VERSION,
   type ListToolsResult,
   type ServerCapabilities,
@@ -18,7 +19,8 @@ export const negotiateVersion = (requested: string | undefined): string =>
  * What a shared upstream is told its client can do: everything a client may relay (sampling,
  * elicitation in both modes, roots), so that servers which offer tools only to capable clients offer
  * them all. Each such request is then relayed to the client that caused it, or refused with a reason
- * (link.ts, serverRequest). No `roots.listChanged`: one client's roots changing says nothing of the others'.
+ * (link.ts, serverRequest); `roots/list` on a link several users share is answered by the gateway itself,
+ * with no roots (decision 0042). No `roots.listChanged`: one client's roots changing says nothing of the others'.
  */
 export const SHARED_CLIENT_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} };
 
@@ -43,6 +45,20 @@ export function upstreamInitParams(mode: LinkMode, client: InitializeRequest['pa
 export function sharedInitializeResult(cached: InitializeResult, requestedVersion: string | undefined): InitializeResult {
   const { tasks: _tasks, ...capabilities } = cached.capabilities as ServerCapabilities & { tasks?: unknown };
   return { ...cached, protocolVersion: negotiateVersion(requestedVersion), capabilities };
+}
+
+/**
+ * A client request as a tool server shared by several users hears it, or undefined when it must not reach
+ * it. Its tasks are the process's, not one client's: `tasks/list` would show every user's, and `tasks/result`
+ * another user's result (and the questions of their task). The clients were not told of tasks
+ * (sharedInitializeResult), so `tasks/*` is refused and a task-augmented request goes up as a plain one, as
+ * a server without tasks treats it (decision 0042).
+ */
+export function forSharedUpstream(request: JSONRPCRequest): JSONRPCRequest | undefined {
+  if (request.method.startsWith('tasks/')) return undefined;
+  if (request.params?.task === undefined) return request;
+  const { task: _task, ...params } = request.params;
+  return { ...request, params };
 }
 
 /** Upper bound on tools/list pages followed when counting tools. */

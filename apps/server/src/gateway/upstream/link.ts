@@ -10,7 +10,14 @@ import type { ServiceSpec } from '../catalog.js';
 import type { HealthStatus, RequestSink, SessionPeer, UpstreamLink } from '../link-api.js';
 import { Backoff } from './backoff.js';
 import { type Channel, errorText, SessionLostError } from './channel.js';
-import { countTools, describeRoundTrip, describeServer, sharedInitializeResult, upstreamInitParams } from './handshake.js';
+import {
+  countTools,
+  describeRoundTrip,
+  describeServer,
+  forSharedUpstream,
+  sharedInitializeResult,
+  upstreamInitParams,
+} from './handshake.js';
 import { LineLimiter } from './line-limiter.js';
 import { errorResponse, GatewayErrorCode, type LinkMode, Multiplexer, type Pending, UpstreamRpcError } from './multiplexer.js';
 import type { LinkDeps } from './types.js';
@@ -46,6 +53,11 @@ const modernOnlyNote = (revisions: string[] | undefined): string =>
 export interface LinkOptions {
   spec: ServiceSpec;
   mode: LinkMode;
+  /**
+   * A shared link of one user's sessions only (a process with their personal values, their own OAuth
+   * connection): what its clients answer stays with that user, so it is relayed as on an isolated link.
+   */
+  oneUser?: boolean;
   /** Opens a fresh connection (spawns the process, or connects the remote transport). */
   open: (spec: ServiceSpec) => Promise<Channel>;
   deps: LinkDeps;
@@ -84,10 +96,15 @@ export class Link implements UpstreamLink {
   onlyModern: string[] | undefined;
   /** The upstream's requests relayed to a client and not answered yet, by the upstream's id: how to withdraw each. */
   private readonly relayed = new Map<RequestId, AbortController>();
+  /** Serves several users' sessions on one connection (decision 0042): roots and tasks stay away from it. */
+  private readonly manyUsers: boolean;
+  /** The service log said once for this connection why its roots/list got no roots. */
+  private rootsNoted = false;
 
   constructor(private readonly opts: LinkOptions) {
     this.spec = opts.spec;
     this.mode = opts.mode;
+    this.manyUsers = opts.mode === 'shared' && !opts.oneUser;
     const { backoffBaseMs, backoffMaxMs, stableMs } = opts.deps.tuning;
     this.backoff = new Backoff({ baseMs: backoffBaseMs, maxMs: backoffMaxMs, stableMs });
     this.mux = new Multiplexer({
@@ -157,7 +174,13 @@ export class Link implements UpstreamLink {
       sink.response(errorResponse(request.id, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${this.lastError}`));
       return;
     }
-    this.mux.request(session, request, sink, signal);
+    const shaped = this.manyUsers ? forSharedUpstream(request) : request;
+    if (!shaped) {
+      const why = 'the tool server is shared by several users and its tasks are theirs together (an isolated service offers them)';
+      sink.response(errorResponse(request.id, GatewayErrorCode.MethodNotFound, `${request.method} is not available: ${why}`));
+      return;
+    }
+    this.mux.request(session, shaped, sink, signal);
   }
 
   notify(session: SessionPeer, notification: JSONRPCNotification): void {
@@ -281,6 +304,8 @@ export class Link implements UpstreamLink {
         return;
       }
       this.channel = channel;
+      this.mux.connectionOpened();
+      this.rootsNoted = false;
       channel.onmessage = (message) => this.mux.receive(message);
       channel.onclose = (reason) => this.lost(gen, `tool server ${reason}`);
       const params = upstreamInitParams(this.mode, this.clientParams);
@@ -493,8 +518,9 @@ export class Link implements UpstreamLink {
 
   /**
    * A request from the upstream to its client (docs/architecture.md §4). It goes to the client that caused
-   * it: the client request it names or the only one in flight (`origin`), or the one session of an
-   * isolated link; that client must have declared the capability. Anything else is answered with an
+   * it: the client request it names or the sole one that can have caused it (`origin`, Multiplexer.originOf),
+   * or the one session of an isolated link; that client must have declared the capability. `roots/list` on a
+   * link several users share is answered here (answerRootsItself). Anything else is answered with an
    * error saying why, never sent to a client that did not cause it. `ping` is answered here on a
    * shared link (the gateway is the upstream's peer there) and relayed on an isolated one.
    */
@@ -506,12 +532,18 @@ export class Link implements UpstreamLink {
       this.post({ jsonrpc: '2.0', id: request.id, result: {} });
       return;
     }
+    if (request.method === 'roots/list' && this.manyUsers) {
+      this.answerRootsItself(request.id);
+      return;
+    }
     if (!session) {
       const n = this.mux.inFlight;
       const why =
         n === 0
           ? 'no client request is in flight on this shared connection'
-          : `${n} client requests are in flight on this shared connection and the request names none of them`;
+          : n === 1
+            ? "other users' calls have run on this shared connection and the request names no call"
+            : `${n} client requests are in flight on this shared connection and the request names none of them`;
       refuse(
         GatewayErrorCode.NotRelayed,
         `${request.method} cannot be relayed to a client: ${why}, so the gateway cannot tell which client it is for (an isolated service relays every such request)`,
@@ -548,6 +580,21 @@ export class Link implements UpstreamLink {
         if (request.method === 'ping') this.post({ jsonrpc: '2.0', id: request.id, result: {} });
         else refuse(GatewayErrorCode.NotRelayed, `${request.method} could not be relayed to the client: ${errorText(err)}`);
       },
+    );
+  }
+
+  /**
+   * `roots/list` on a connection several users share: a server keeps the roots it is given as its process's
+   * state (server-everything does) and would show one client's roots to every other user's call. The
+   * gateway answers for itself, as the upstream's client: it has no roots (decision 0042).
+   */
+  private answerRootsItself(id: RequestId): void {
+    this.post({ jsonrpc: '2.0', id, result: { roots: [] } });
+    if (this.rootsNoted) return;
+    this.rootsNoted = true;
+    this.log(
+      'info',
+      "roots/list answered with no roots: this tool server is shared by several users, so no client's roots are passed to it (isolate the service per session to pass them)",
     );
   }
 

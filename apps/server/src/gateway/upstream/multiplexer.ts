@@ -79,6 +79,13 @@ export interface MultiplexerHost {
   touch(): void;
 }
 
+/**
+ * A request that gives the server something of its user's (arguments, a URI, a subscription), which work it
+ * starts may carry on: every one but the lists, which every client sends on connecting (and the console when it
+ * shows a service's tools).
+ */
+const carriesUserData = (method: string): boolean => !method.endsWith('/list');
+
 const clientKey = (id: RequestId): string | number => (typeof id === 'string' ? `s${id}` : id);
 
 export const errorResponse = (id: RequestId | undefined, code: number, message: string): JSONRPCErrorResponse => ({
@@ -103,11 +110,24 @@ export class Multiplexer {
   /** Each session's `logging/setLevel`, and the level the upstream is set to (log-levels.ts). */
   readonly logLevels = new LogLevels();
   private clientInFlight = 0;
+  /** The users whose requests (other than lists) this connection has carried since it opened (see soleRequest). */
+  private readonly users = new Set<number>();
 
   constructor(private readonly host: MultiplexerHost) {}
 
   get inFlight(): number {
     return this.clientInFlight;
+  }
+
+  /**
+   * A fresh upstream connection (a new process, a new remote session): nothing of the earlier one's users
+   * lives in it, only of those whose requests still wait to be written to it.
+   */
+  connectionOpened(): void {
+    this.users.clear();
+    for (const pending of this.pending.values()) {
+      if (pending.session && pending.clientId !== undefined && carriesUserData(pending.method)) this.users.add(pending.session.userId);
+    }
   }
 
   attach(session: SessionPeer): void {
@@ -220,6 +240,7 @@ export class Multiplexer {
     this.pending.set(upstreamId, pending);
     if (session && clientId !== undefined) {
       this.clientInFlight += 1;
+      if (carriesUserData(method)) this.users.add(session.userId);
       let ids = this.bySession.get(session.id);
       if (!ids) {
         ids = new Map();
@@ -347,9 +368,9 @@ export class Multiplexer {
 
   /**
    * The client request a server-to-client request belongs to, only when that is certain: it names one
-   * in flight by its progress token (rewritten to the upstream id on the way up), or exactly one
-   * client request is in flight on this link. Otherwise undefined: on a shared link it is then refused,
-   * never guessed (docs/architecture.md §4).
+   * in flight by its progress token (rewritten to the upstream id on the way up), or it is the sole
+   * request that could have caused it (soleRequest). Otherwise undefined: on a shared link it is then
+   * refused, never guessed (docs/architecture.md §4, decision 0042).
    */
   originOf(request: JSONRPCRequest): Pending | undefined {
     const token = request.params?._meta?.progressToken;
@@ -359,8 +380,22 @@ export class Multiplexer {
       const named = this.pending.get(token);
       if (named?.session && named.progressToken !== undefined) return named;
     }
-    if (this.clientInFlight !== 1) return undefined;
-    for (const pending of this.pending.values()) if (pending.session && pending.clientId !== undefined) return pending;
+    return this.soleRequest();
+  }
+
+  /**
+   * The one client request in flight, when nothing else can have caused what the upstream sends now: only
+   * its user's calls have run on this connection. A server also sends on its own (a timer, the background
+   * work of a call answered long ago): once two users' calls have run on the connection, a message that
+   * names no request may come of the other user's, so it is nobody's for certain (decision 0042).
+   */
+  private soleRequest(): Pending | undefined {
+    if (this.clientInFlight !== 1 || this.users.size > 1) return undefined;
+    for (const pending of this.pending.values()) {
+      if (!pending.session || pending.clientId === undefined) continue;
+      // A list in flight while another user's calls ran before: what the server sends may come of those.
+      return this.users.size === 0 || this.users.has(pending.session.userId) ? pending : undefined;
+    }
     return undefined;
   }
 
@@ -409,6 +444,8 @@ export class Multiplexer {
   /**
    * A log message or anything else naming no request: it goes to a client only when that is
    * unambiguous (one request in flight, or the one session of an isolated link), never broadcast.
+   * Unlike a server-to-client request (soleRequest), a log line still goes to the one request in flight
+   * after other users' calls ran: it takes nothing back from the client (decision 0042).
    */
   private routeUnattributed(message: JSONRPCNotification): void {
     if (this.clientInFlight === 1) {

@@ -443,6 +443,7 @@ export class LinkPool implements UpstreamPool {
     const link = new Link({
       spec,
       mode: kind === 'session' ? 'session' : 'shared',
+      oneUser: kind === 'user',
       deps: this.linkDeps,
       // Read at each start: personal values may change while the link lives.
       open: (current) => this.open(current, entry.userEnv, this.remoteAuth(current, entry.owner)),

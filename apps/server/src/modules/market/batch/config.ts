@@ -1,5 +1,6 @@
 import { MASKED_SECRET } from '@toolport/contract';
 import { SERVICE_NAME, slugFrom } from '../../services/index.js';
+import { unmaskedUrl } from '../export/url-credentials.js';
 
 /**
  * The configuration files MCP clients write, read into one shape (see
@@ -196,7 +197,15 @@ function entryOf(key: string, raw: unknown): BatchEntry {
   if (type && !remote && type !== 'stdio') return invalid(`unknown server type "${String(cfg.type).slice(0, 40)}"`);
   if (remote || (!command && url)) {
     if (!url) return invalid(`a ${cfg.type} server needs a "url"`);
-    return { ...base, kind: 'remote', transport: remote ?? transportFromUrl(url), url, headers, masked: maskedHeaders };
+    const [kept, maskedUrl] = unmaskedUrl(url);
+    return {
+      ...base,
+      kind: 'remote',
+      transport: remote ?? transportFromUrl(kept),
+      url: kept,
+      headers,
+      masked: [...maskedUrl, ...maskedHeaders],
+    };
   }
   if (!command) return invalid('the entry has neither a "command" nor a "url"');
   return { ...base, kind: 'stdio', command, args, env, masked: maskedEnv };

@@ -4,7 +4,9 @@ import { MASKED_SECRET, type McpServerEntry, type McpServersDocument, splitComma
 import type { ServiceRow } from '../../../db/schema.js';
 import { resolveInstallDir } from '../../../infra/install-dir.js';
 import type { Secrets } from '../../../infra/secrets.js';
+import { pinTypedCommand } from '../installers/runner-args.js';
 import { MANIFEST_FILE, type PackageManifest } from '../installers/types.js';
+import { maskUrlCredentials } from './url-credentials.js';
 
 const parseArgs = (json: string): string[] => {
   try {
@@ -58,8 +60,8 @@ const masked = (values: Record<string, string>): Record<string, string> =>
 
 /**
  * The installed services as an `mcpServers` document (only admins may export): importing it on a fresh
- * instance recreates them. Variable and header values are masked unless `includeSecrets` is set, so a
- * document shown or shared by mistake leaks no key. Users' personal values are never part of it.
+ * instance recreates them. Variable and header values, and the credentials in remote URLs (url-credentials.ts),
+ * are masked unless `includeSecrets` is set, so a document shown or shared by mistake leaks no key. Users' personal values are never part of it.
  * Remotes are typed `http` / `sse`: Claude Code and VS Code do not read `streamableHttp`, and the
  * importer reads all three. A service with a process per client session says so in `isolation`.
  */
@@ -77,13 +79,15 @@ export function exportServices(
     if (row.type !== 'stdio') {
       const headers = reveal(secrets.decryptJson<Record<string, string>>(row.headers_enc, {}));
       const type = row.type === 'sse' ? 'sse' : 'http';
-      mcpServers[row.name] = { type, url: row.command, ...(Object.keys(headers).length ? { headers } : {}), ...isolation };
+      const url = includeSecrets ? row.command : maskUrlCredentials(row.command);
+      mcpServers[row.name] = { type, url, ...(Object.keys(headers).length ? { headers } : {}), ...isolation };
       continue;
     }
     const env = reveal(secrets.decryptJson<Record<string, string>>(row.env_enc, {}));
     const manifest = manifestOf(row, dataDir);
-    // A pinned `npx`/`uvx` service is exported as the admin typed it (decision 0035).
-    const [typedCommand, ...typedArgs] = (row.typed_command && splitCommandLine(row.typed_command)) || [];
+    // A pinned `npx`/`uvx` service is exported as the admin typed it, at the version installed (decision 0035).
+    const typed = (row.typed_command && splitCommandLine(row.typed_command)) || [];
+    const [typedCommand, ...typedArgs] = (row.version && pinTypedCommand(typed, row.version)) || typed;
     const run = typedCommand
       ? { command: typedCommand, args: typedArgs }
       : manifest

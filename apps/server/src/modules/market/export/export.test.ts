@@ -11,6 +11,9 @@ import { runImportCommand } from '../batch/cli.js';
 import { findExecutable } from '../installers/path-lookup.js';
 import { runExportCommand } from './cli.js';
 
+/** A remote whose URL carries credentials in its user info and query. */
+const KEYED_URL = 'http://keyuser:key-pass-3@127.0.0.1:9/keyed?key=K-SECRET-1&region=eu&access_token=T-SECRET-2';
+
 /**
  * Export then import on a fresh instance recreates the services: through the API on one side and the
  * `toolport export` / `toolport import` commands on the other, against each instance's database.
@@ -39,6 +42,7 @@ describe.each(engines)('export and import on %s', (engine) => {
     fake = await startFakeRegistries({ pypiFilesDir: path.join(work, 'wheels') });
     npm = await startFakeNpm([
       echoPackage('acme-echo-mcp', '1.2.0'),
+      echoPackage('acme-pinned-mcp', '1.0.0'),
       // A server that cannot start without its key: what a masked required value means.
       {
         name: 'acme-needs-key',
@@ -86,6 +90,13 @@ describe.each(engines)('export and import on %s', (engine) => {
         })
       ).statusCode,
     ).toBe(201);
+    // Credentials in a remote's URL: user info and key parameters (decision 0042).
+    expect((await custom({ name: 'keyed-remote', type: 'streamableHttp', url: KEYED_URL })).statusCode).toBe(201);
+    // A custom `npx` service typed without a version: installed pinned at the newest (1.0.0), then 1.1.0 comes out.
+    const pinned = await custom({ name: 'pinned-echo', type: 'stdio', command: 'npx -y acme-pinned-mcp' });
+    expect(pinned.statusCode, pinned.body).toBe(201);
+    expect((await waitForTask(source, token, pinned.json().data.task_id)).status).toBe('completed');
+    npm.publish(echoPackage('acme-pinned-mcp', '1.1.0'));
   }, 240_000);
   afterAll(async () => {
     await source?.close();
@@ -112,6 +123,9 @@ describe.each(engines)('export and import on %s', (engine) => {
       },
       'remote-search': { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer r-1' } },
       'local-fixture': { command: findExecutable('node'), args: [FIXTURE_SERVER], env: { MODE: 'x' } },
+      'keyed-remote': { type: 'http', url: KEYED_URL },
+      // As typed, at the version installed: an import installs that one, not the newest.
+      'pinned-echo': { command: 'npx', args: ['-y', 'acme-pinned-mcp@1.0.0'] },
     });
     const user = await source.createUser({ role: 1 });
     expect((await source.app.inject({ method: 'GET', url: '/api/mcp_market/export', headers: bearer(user.token) })).statusCode).toBe(403);
@@ -126,7 +140,11 @@ describe.each(engines)('export and import on %s', (engine) => {
         url: 'http://127.0.0.1:9/mcp',
         headers: { Authorization: '********' },
       });
-      expect(JSON.stringify(doc)).not.toMatch(/export-token-1|r-1/);
+      expect(doc.mcpServers['keyed-remote']).toEqual({
+        type: 'http',
+        url: 'http://********:********@127.0.0.1:9/keyed?key=********&region=eu&access_token=********',
+      });
+      expect(JSON.stringify(doc)).not.toMatch(/export-token-1|r-1|K-SECRET-1|T-SECRET-2|keyuser|key-pass-3/);
     }
     expect((await exportOf(source, '?include_secrets=1')).mcpServers['remote-search']?.headers).toEqual({ Authorization: 'Bearer r-1' });
     const bad = await source.app.inject({ method: 'GET', url: '/api/mcp_market/export?include_secrets=yes', headers: bearer(token) });
@@ -140,7 +158,7 @@ describe.each(engines)('export and import on %s', (engine) => {
     const file = path.join(work, `export-${engine}.json`);
     const lines: string[] = [];
     await runExportCommand(['--include-secrets', file], { env: cliEnv(source), print: (l) => lines.push(l) });
-    expect(lines).toEqual([`Exported 4 services to ${file}`]);
+    expect(lines).toEqual([`Exported 6 services to ${file}`]);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(await exportOf(source));
     expect(statSync(file).mode & 0o077).toBe(0);
   });
@@ -149,16 +167,21 @@ describe.each(engines)('export and import on %s', (engine) => {
     const file = path.join(work, `export-${engine}.json`);
     const lines: string[] = [];
     const summary = await runImportCommand([file], { env: cliEnv(fresh), print: (l) => lines.push(l) });
-    expect(summary, lines.join('\n')).toEqual({ success: 4, skipped: 0, failed: 0 });
-    expect(lines.at(-1)).toBe('Done: 4 imported, 0 skipped, 0 failed');
+    expect(summary, lines.join('\n')).toEqual({ success: 6, skipped: 0, failed: 0 });
+    expect(lines.at(-1)).toBe('Done: 6 imported, 0 skipped, 0 failed');
     // The fresh instance now exports exactly what the first one did: packages reinstalled and pinned alike.
     expect(await exportOf(fresh)).toEqual(await exportOf(source));
     const echo = await fresh.ctx.db.selectFrom('services').selectAll().where('name', '=', 'acme-echo-mcp').executeTakeFirstOrThrow();
     expect(echo).toMatchObject({ enabled: 1, version: '1.2.0', install_dir: 'packages/npm/acme-echo-mcp' });
+    // The custom service came back at the version the source runs, though the registry's newest is 1.1.0.
+    const pinned = await fresh.ctx.db.selectFrom('services').selectAll().where('name', '=', 'pinned-echo').executeTakeFirstOrThrow();
+    expect(pinned).toMatchObject({ enabled: 1, version: '1.0.0', typed_command: 'npx -y acme-pinned-mcp@1.0.0' });
+    const keyed = await fresh.ctx.db.selectFrom('services').selectAll().where('name', '=', 'keyed-remote').executeTakeFirstOrThrow();
+    expect(keyed.command).toBe(KEYED_URL);
 
     // Importing again changes nothing: every name exists.
     const again = await runImportCommand([file], { env: cliEnv(fresh), print: () => undefined });
-    expect(again).toEqual({ success: 0, skipped: 4, failed: 0 });
+    expect(again).toEqual({ success: 0, skipped: 6, failed: 0 });
   }, 240_000);
 
   it('never stores a masked value: an existing service keeps its own, a new one goes without, and the report says which', async () => {
@@ -173,6 +196,8 @@ describe.each(engines)('export and import on %s', (engine) => {
         'acme-notes-mcp': masked.mcpServers['acme-notes-mcp'],
         'remote-search': masked.mcpServers['remote-search'],
         'masked-remote': { type: 'http', url: 'http://127.0.0.1:9/masked', headers: { Authorization: '********', 'X-Team': 'blue' } },
+        'keyed-remote': masked.mcpServers['keyed-remote'],
+        'masked-url': { type: 'http', url: 'http://********:********@127.0.0.1:9/other?key=********&region=eu' },
         'needs-key': { command: 'npx', args: ['-y', 'acme-needs-key@1.0.0'], env: { ACME_KEY: '********' } },
       },
     };
@@ -193,6 +218,9 @@ describe.each(engines)('export and import on %s', (engine) => {
         'Skipped: a service named acme-notes-mcp already exists; its stored values are kept (masked in the file: ACME_NOTES_TOKEN, ACME_NOTES_DIR)',
     });
     expect(items['remote-search']?.message).toContain('masked in the file: Authorization');
+    expect(items['keyed-remote']?.message).toContain('masked in the file: user:password@, ?key, ?access_token');
+    const keyed = await source.ctx.db.selectFrom('services').selectAll().where('name', '=', 'keyed-remote').executeTakeFirstOrThrow();
+    expect(keyed.command).toBe(KEYED_URL);
     const notes = await source.ctx.db.selectFrom('services').selectAll().where('name', '=', 'acme-notes-mcp').executeTakeFirstOrThrow();
     expect(notes.env_enc).toBe(notesBefore.env_enc);
     expect(source.ctx.secrets.decryptJson(notes.env_enc, {})).toMatchObject({ ACME_NOTES_TOKEN: 'export-token-1' });
@@ -204,6 +232,11 @@ describe.each(engines)('export and import on %s', (engine) => {
     expect(items['masked-remote']?.message).toContain('Masked values (********) were not imported and are left empty: Authorization');
     const remote = await source.ctx.db.selectFrom('services').selectAll().where('name', '=', 'masked-remote').executeTakeFirstOrThrow();
     expect(source.ctx.secrets.decryptJson(remote.headers_enc, {})).toEqual({ 'X-Team': 'blue' });
+    // The same for a URL: the masked user info and parameters are left out, the rest kept.
+    expect(items['masked-url']).toMatchObject({ status: 'success' });
+    expect(items['masked-url']?.message).toContain('were not imported and are left empty: user:password@, ?key');
+    const other = await source.ctx.db.selectFrom('services').selectAll().where('name', '=', 'masked-url').executeTakeFirstOrThrow();
+    expect(other.command).toBe('http://127.0.0.1:9/other?region=eu');
 
     // A new service that cannot run without it (the value was required): the item fails, saying so.
     expect(items['needs-key']).toMatchObject({ status: 'failed' });

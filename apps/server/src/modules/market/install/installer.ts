@@ -9,6 +9,7 @@ import {
 } from '@toolport/contract';
 import type { ServiceRow } from '../../../db/schema.js';
 import { AppError, badRequest, conflict, notFound } from '../../../http/errors.js';
+import type { MessageKey } from '../../../i18n/index.js';
 import { resolveInstallDir, storedInstallDir } from '../../../infra/install-dir.js';
 import type { Secrets } from '../../../infra/secrets.js';
 import { checkedEnv, checkedHeaders, checkedRemoteAddress, type PersonalEnvs, type ServiceRows } from '../../services/index.js';
@@ -24,7 +25,7 @@ import {
 } from '../installers/types.js';
 import type { MarketService } from '../search/service.js';
 import { type InstallJobs, type JobOutcome, packageDirOf } from './jobs.js';
-import { filledUrl, initialValues, missingVariables, planForLaunch } from './plan.js';
+import { filledUrl, initialValues, misplacedUrlVariable, missingVariables, planForLaunch } from './plan.js';
 import type { InstallTasks } from './tasks.js';
 
 /** What is about to be installed, whichever way the request named it. */
@@ -241,8 +242,12 @@ export class MarketInstaller {
     const values = initialValues(target.envVars, provided);
     const remote = target.plan.kind === 'remote' ? target.plan : undefined;
     // `{tenant}`-style placeholders are filled from the variables (required ones were checked before).
+    const misplaced = remote ? misplacedUrlVariable(remote.url, remote.variables, values) : undefined;
+    if (misplaced)
+      throw urlVariableRefused(misplaced.part === 'host' ? 'market.url_variable_host' : 'market.url_variable_port', [misplaced.name]);
     const url = remote ? filledUrl(remote.url, remote.variables, values) : undefined;
     if (remote && url === undefined) throw urlVariablesMissing(remote, values);
+    if (remote && url && !URL.canParse(url)) throw urlVariableRefused('market.url_variables_invalid', remote.variables);
     // A registry's remote URL is held to the address preference as one typed in by an admin.
     if (url) await checkedRemoteAddress(url);
     const headers = remote ? headersOf(remote, values) : {};
@@ -377,6 +382,11 @@ function urlVariablesMissing(plan: RemotePlan, values: Record<string, string>): 
     { names: missing.join(', ') },
     { code: 'required_env_vars', data: { required_env_vars: missing } },
   );
+}
+
+/** The 400 for URL variables whose values cannot make the address: the variables named, never their values (they may be secret). */
+function urlVariableRefused(key: MessageKey, names: readonly string[]): AppError {
+  return new AppError(400, key, { name: names.join(', ') }, { code: 'url_variable_invalid', data: { variables: [...names] } });
 }
 
 /** Remote headers filled from the variables named like them; unfilled ones are left out. */

@@ -25,21 +25,63 @@ export function planForLaunch(launch: LaunchPlan | null, name: string): InstallP
   };
 }
 
+const PLACEHOLDERS = /\{([^{}/?#]+)\}/g;
+
+/** Where the placeholder at `index` of a URL template sits: the host name, the port, or elsewhere (user info, path, query). */
+function urlPartAt(template: string, index: number): 'host' | 'port' | 'other' {
+  const scheme = template.indexOf('://');
+  if (scheme < 0) return 'other';
+  const start = scheme + 3;
+  const length = template.slice(start).search(/[/?#]/);
+  const end = length < 0 ? template.length : start + length;
+  if (index < start || index >= end) return 'other';
+  const at = template.lastIndexOf('@', end - 1);
+  const host = at >= start ? at + 1 : start;
+  if (index < host) return 'other';
+  const colon = template.indexOf(':', host);
+  return colon >= 0 && colon < end && index > colon ? 'port' : 'host';
+}
+
+/** What a host name's part may hold (letters of any script, digits, dots, hyphens), and a port. */
+const HOST_VALUE = /^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*$/u;
+const isPort = (value: string) => /^\d{1,5}$/.test(value) && Number(value) >= 1 && Number(value) <= 65535;
+
 /**
- * A remote's URL with each `{name}` placeholder of `names` replaced by its value, URI-encoded (so a value
- * cannot add a path, a query or another host); the braces never reach the upstream. Undefined when a
- * placeholder has no value.
+ * The first URL variable whose value cannot go where its placeholder sits: a host name takes letters, digits,
+ * dots and hyphens (a `/`, `@`, `:` or space would make another address, or none), a port a number from 1 to
+ * 65535. Undefined when every value fits (decision 0042).
+ */
+export function misplacedUrlVariable(
+  url: string,
+  names: readonly string[],
+  values: Record<string, string>,
+): { name: string; part: 'host' | 'port' } | undefined {
+  for (const match of url.matchAll(PLACEHOLDERS)) {
+    const name = match[1] as string;
+    const value = values[name]?.trim();
+    if (!names.includes(name) || !value) continue;
+    const part = urlPartAt(url, match.index);
+    if (part === 'host' && !HOST_VALUE.test(value)) return { name, part };
+    if (part === 'port' && !isPort(value)) return { name, part };
+  }
+  return undefined;
+}
+
+/**
+ * A remote's URL with each `{name}` placeholder of `names` replaced by its value, URI-encoded outside the host
+ * and port (so a value cannot add a path, a query or another host; those two are checked by
+ * misplacedUrlVariable instead); the braces never reach the upstream. Undefined when a placeholder has no value.
  */
 export function filledUrl(url: string, names: readonly string[], values: Record<string, string>): string | undefined {
   let missing = false;
-  const filled = url.replace(/\{([^{}/?#]+)\}/g, (whole, name: string) => {
+  const filled = url.replace(PLACEHOLDERS, (whole, name: string, index: number) => {
     if (!names.includes(name)) return whole;
     const value = values[name]?.trim();
     if (!value) {
       missing = true;
       return whole;
     }
-    return encodeURIComponent(value);
+    return urlPartAt(url, index) === 'other' ? encodeURIComponent(value) : value;
   });
   return missing ? undefined : filled;
 }

@@ -42,19 +42,26 @@ const UVX_VALUE_FLAGS = new Set([
 /** uvx options that change what is installed beyond one package: a plain install would differ. */
 const UVX_REFUSED = new Set(['--with', '--with-editable', '--with-requirements', '-c', '--constraints', '--overrides']);
 
-/** Splits `--flag=value` and walks flags until the first positional word. */
-function walk(args: string[], valueFlags: Set<string>, onFlag: (flag: string, value: string | undefined) => void): number {
+/**
+ * Splits `--flag=value` and walks flags until the first positional word. `at` tells where a flag's value is:
+ * its index in `args`, and whether it is written `--flag=value` there (`inline`).
+ */
+function walk(
+  args: string[],
+  valueFlags: Set<string>,
+  onFlag: (flag: string, value: string | undefined, at: { index: number; inline: boolean }) => void,
+): number {
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i] as string;
     if (arg === '--') return i + 1;
     if (!arg.startsWith('-') || arg === '-') return i;
     const eq = arg.indexOf('=');
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    if (eq > 0) onFlag(flag, arg.slice(eq + 1));
+    if (eq > 0) onFlag(flag, arg.slice(eq + 1), { index: i, inline: true });
     else if (valueFlags.has(flag)) {
-      onFlag(flag, args[i + 1]);
+      onFlag(flag, args[i + 1], { index: i + 1, inline: false });
       i += 1;
-    } else onFlag(flag, undefined);
+    } else onFlag(flag, undefined, { index: i, inline: false });
   }
   return args.length;
 }
@@ -92,4 +99,36 @@ export function planFromUvx(args: string[]): PackagePlan {
   if (from) return { kind: 'pypi', ...parsePypiSpec(from), entry: first, args: rest };
   const pkg = parsePypiSpec(first);
   return { kind: 'pypi', ...pkg, entry: '', args: rest };
+}
+
+/**
+ * A typed `npx …`/`uvx …` command line with its package pinned to `version` (the one installed), flags and
+ * arguments as typed: what an export writes, so that an import installs the same release (decision 0035).
+ * Undefined for any other command, or one whose package cannot be read.
+ */
+export function pinTypedCommand(words: string[], version: string): string[] | undefined {
+  const [runner, ...args] = words;
+  const npm = runner === 'npx';
+  if (!npm && runner !== 'uvx') return undefined;
+  const named = npm ? new Set(['-p', '--package']) : new Set(['--from']);
+  const valueFlags = npm ? new Set([...NPX_VALUE_FLAGS, ...named]) : new Set([...UVX_VALUE_FLAGS, ...UVX_REFUSED, ...named]);
+  let spec = undefined as { index: number; inline: boolean; flag: string } | undefined;
+  const start = walk(args, valueFlags, (flag, value, at) => {
+    if (named.has(flag) && value) spec = { ...at, flag };
+  });
+  const at = spec ?? (start < args.length ? { index: start, inline: false, flag: '' } : undefined);
+  if (!at) return undefined;
+  const written = args[at.index] as string;
+  const current = at.inline ? written.slice(at.flag.length + 1) : written;
+  let identifier: string;
+  try {
+    identifier = (npm ? parseNpmSpec(current) : parsePypiSpec(current)).identifier;
+  } catch {
+    return undefined;
+  }
+  // uvx reads `pkg@1.2` as a command word and `pkg==1.2` after --from.
+  const pinned = !npm && spec ? `${identifier}==${version}` : `${identifier}@${version}`;
+  const out = [...args];
+  out[at.index] = at.inline ? `${at.flag}=${pinned}` : pinned;
+  return [runner, ...out];
 }
