@@ -1,12 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { expect, test } from '../support/market-server';
-import { accessToken, serviceNamed } from '../support/services-api';
+import { accessToken, serviceNamed, uninstallNamed } from '../support/services-api';
 import { toast } from '../support/toasts';
 
 /**
  * Issue 15, items 2 and 4 (decision 0035), through the real built console against a server whose npm registry
- * is the local fake: outcomes said in their true words, and the details of a package pinned to a version.
+ * is the local fake: outcomes said in their true words (a crashing command by what it printed, decision 0045), and the
+ * details of a package pinned to a version.
  */
 
 /** A scoped package the fake serves as a real tarball, at a version that is not its name's. */
@@ -46,6 +47,7 @@ const TEXT = {
     detailsOf: (name: string) => `Details of ${name}`,
     notFoundTitle: 'Service Not Found',
     pinned: (version: string) => `Pinned ${version}`,
+    why: (name: string) => `Why ${name} does not answer`,
   },
   'zh-CN': {
     add: '添加服务',
@@ -69,6 +71,7 @@ const TEXT = {
     detailsOf: (name: string) => `${name} 的详情`,
     notFoundTitle: '未找到服务',
     pinned: (version: string) => `固定版本 ${version}`,
+    why: (name: string) => `${name} 为什么没有响应`,
   },
 } as const;
 
@@ -159,6 +162,31 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await expect(toast(page, l.uninstalled)).toBeVisible();
       await expect(card).toHaveCount(0);
       expect(await serviceNamed(request, token, name)).toBeUndefined();
+    });
+
+    test(`a command that crashes at start: the toast, the card and Why? say what it printed (${lang})`, async ({
+      page,
+      request,
+      signedIn,
+    }) => {
+      expect(signedIn.user.role).toBeGreaterThanOrEqual(10);
+      const name = `e2e-e1-crash-${suffix}`;
+      const script = `/nonexistent/acme-${suffix}.js`;
+      const why = `Error: Cannot find module '${script}'`;
+      await customInstall(page, lang, name, { command: `${process.execPath} ${script}` });
+
+      const failure = page.locator('[data-sonner-toast][data-type="error"]').filter({ hasText: l.failedTitle });
+      await expect(failure).toBeVisible({ timeout: 60_000 });
+      await expect(failure).toContainText(why);
+      const service = await serviceNamed(request, await accessToken(request), name);
+      const reason = (service as unknown as { health_details: string }).health_details;
+      expect(reason).toContain(`tool server exited with code 1: ${why}`);
+
+      const card = page.getByRole('group', { name, exact: true });
+      await expect(card.getByTestId('health-reason')).toContainText(why);
+      await card.getByRole('button', { name: l.why(name) }).click();
+      await expect(page.getByTestId('health-popover-reason')).toContainText(why);
+      await uninstallNamed(request, await accessToken(request), [name]);
     });
 
     test(`a scoped package pinned to a version opens its details from Market → Installed (${lang})`, async ({

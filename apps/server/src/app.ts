@@ -11,6 +11,7 @@ import { allowedHosts, createGateway, type Gateway, type GatewayOptions } from '
 import type { Meter } from './gateway/meter.js';
 import { reapLeftoversAndRecordRun } from './gateway/upstream/leftovers.js';
 import { memoryWatch } from './gateway/upstream/memory-watch.js';
+import { census } from './gateway/upstream/process-census.js';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './http/error-handler.js';
 import { installGuard } from './http/guard.js';
 import { refuseAmbiguousRequests } from './http/hygiene.js';
@@ -212,6 +213,12 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   });
   await users.ensureSuperAdmin(opts.print);
 
+  // Processes a killed earlier run left behind go first, and this run is recorded before the pool can start any
+  // tool server, `boot` ones included (docs/decisions/0045); its processes are counted against the memory cap.
+  const run = await reapLeftoversAndRecordRun(config.dataDir, logger);
+  census.configure({ logger });
+  memoryWatch.configure({ maxRssMb: config.stdioMaxRssMb });
+
   // The data plane: the upstream pool, sessions and abuse limits. Its proxy routes are mounted after the API's.
   const sources = createMarketSources(config, logger);
   const packages = createReplicaInstalls({ config, redis, events, catalog, rows, serviceLog, logger, sources });
@@ -403,10 +410,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     },
     { prefix: '/api' },
   );
-  // Processes a killed earlier run left behind go first; this run's are marked, and watched for memory.
-  const run = reapLeftoversAndRecordRun(config.dataDir, logger);
+  // Removes the run's file once its tool servers are stopped (the gateway stops them in preClose).
   app.addHook('onClose', async () => run.release());
-  memoryWatch.configure({ maxRssMb: config.stdioMaxRssMb });
   // The proxy routes after the API's. On close, the proxied calls in flight may finish (SHUTDOWN_GRACE_MS),
   // then the sessions' open streams end and the processes stop.
   await gateway.mount(app);

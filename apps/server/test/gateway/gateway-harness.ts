@@ -8,6 +8,7 @@ import type { AppParts } from '../../src/app.js';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type DbHandle, type Engine, openDatabase } from '../../src/db/db.js';
+import type { GatewayOptions } from '../../src/gateway/index.js';
 import { signAccessToken } from '../../src/http/access-tokens.js';
 import { createLogger } from '../../src/infra/logger.js';
 import { issueApiKey } from '../../src/modules/users/api-keys.js';
@@ -36,7 +37,7 @@ export interface LiveGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(engine: Engine, env: Record<string, string> = {}): Promise<LiveGateway> {
+export async function startGateway(engine: Engine, env: Record<string, string> = {}, gateway?: GatewayOptions): Promise<LiveGateway> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'toolport-gw-'));
   const pgDb = engine === 'postgres' ? await createPgDatabase() : undefined;
   const config = loadConfig({
@@ -51,7 +52,7 @@ export async function startGateway(engine: Engine, env: Record<string, string> =
   let database: DbHandle;
   const boot = async () => {
     database = openDatabase(config);
-    const built = await buildApp({ config, database, logger: createLogger(config.logLevel), print: () => undefined });
+    const built = await buildApp({ config, database, logger: createLogger(config.logLevel), print: () => undefined, gateway });
     await built.app.listen({ host: '127.0.0.1', port });
     const address = built.app.server.address();
     if (!address || typeof address === 'string') throw new Error('gateway did not listen on a TCP port');

@@ -6,7 +6,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
  */
 export interface Channel {
   /**
-   * Stdio writes synchronously; remote transports resolve once the POST is accepted. `headers`: extra HTTP headers
+   * Stdio writes at once, or resolves once a process behind on its input takes it; remote transports resolve once
+   * the POST is accepted. `headers`: extra HTTP headers
    * for this message (a modern request's `Mcp-Param-*`), where the channel has HTTP requests; others ignore them.
    */
   send(message: JSONRPCMessage, headers?: Record<string, string>): void | Promise<void>;

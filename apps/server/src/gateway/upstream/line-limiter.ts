@@ -1,10 +1,10 @@
 /**
- * Lets at most `perSecond` lines through per one-second window and folds the rest into a single
- * "N lines suppressed" report, so a process flooding its stderr cannot flood the service log.
+ * Lets lines through at `perSecond` on average, a burst of up to `burst` at once (a token bucket), and folds the
+ * rest into one "N lines suppressed" report a second, so a process flooding its output cannot flood the service log.
  */
 export class LineLimiter {
-  private windowStart = 0;
-  private count = 0;
+  private tokens: number;
+  private refilledAt = Date.now();
   private suppressed = 0;
   private timer: NodeJS.Timeout | undefined;
 
@@ -12,22 +12,22 @@ export class LineLimiter {
     private readonly perSecond: number,
     private readonly emit: (line: string) => void,
     private readonly emitSuppressed: (count: number) => void,
-  ) {}
+    private readonly burst = perSecond,
+  ) {
+    this.tokens = burst;
+  }
 
   offer(line: string): void {
     const now = Date.now();
-    if (now - this.windowStart >= 1000) {
-      this.report();
-      this.windowStart = now;
-      this.count = 0;
-    }
-    if (this.count < this.perSecond) {
-      this.count += 1;
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) / 1000) * this.perSecond);
+    this.refilledAt = now;
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
       this.emit(line);
       return;
     }
     this.suppressed += 1;
-    // Report at the end of the window even when the flood stops right here.
+    // One report a second at most, and within a second even when the flood stops right here.
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       this.report();

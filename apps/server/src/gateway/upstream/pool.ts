@@ -50,7 +50,7 @@ export interface LocalPackages {
  */
 export async function openUpstream(
   deps: Pick<PoolDeps, 'serviceLog' | 'logger' | 'config' | 'metrics' | 'packages'>,
-  tuning: Pick<UpstreamTuning, 'initializeTimeoutMs' | 'stopGraceMs' | 'stderrLinesPerSecond'>,
+  tuning: Pick<UpstreamTuning, 'initializeTimeoutMs' | 'stopGraceMs' | 'stderrLinesPerSecond' | 'stdinStallMs'>,
   spec: ServiceSpec,
   userEnv: Record<string, string> | undefined,
   auth: RemoteAuth = {},
@@ -85,6 +85,7 @@ export async function openUpstream(
     logger,
     stopGraceMs: tuning.stopGraceMs,
     stderrLinesPerSecond: tuning.stderrLinesPerSecond,
+    stdinStallMs: tuning.stdinStallMs,
     onSpawn: () => deps.metrics?.processStarted(spec.name),
     onExit: () => deps.metrics?.processExited(spec.name),
   });

@@ -8,13 +8,13 @@ import { LineLimiter } from './line-limiter.js';
 import { LineSplitter } from './line-splitter.js';
 import { memoryWatch } from './memory-watch.js';
 import { type SpawnedGroup, spawnGroup, stopGroup } from './process-group.js';
+import { StderrLog } from './stderr-log.js';
+import { StdinWriter } from './stdin-writer.js';
 import type { ServiceLogWriter } from './types.js';
 
 /** A JSON-RPC line can carry a large tool result (images, files); beyond this it is dropped. */
 const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 const MAX_STDERR_LINE = 64 * 1024;
-/** A process that stops reading its stdin makes writes pile up; past this, sends fail instead. */
-const MAX_PENDING_STDIN = 16 * 1024 * 1024;
 /**
  * After the process group is gone, how long its pipes may take to deliver what it wrote last: the
  * exit is often seen before the output, and a crashing server's last lines are the ones that matter.
@@ -30,6 +30,8 @@ export interface StdioChannelOptions {
   logger: Logger;
   stopGraceMs: number;
   stderrLinesPerSecond: number;
+  /** How long a process may take none of its waiting input before it "is not reading its input". */
+  stdinStallMs: number;
   /** The process started; it (and its group) ended. Each called once, for the metrics. */
   onSpawn?: () => void;
   onExit?: () => void;
@@ -54,8 +56,9 @@ export class StdioChannel implements Channel {
   /** Why the gateway stopped the process on its own (memory): reported instead of the signal that ended it. */
   private stopReason: string | undefined;
   private readonly unwatch: () => void;
-  private readonly stderrLog: LineLimiter;
+  private readonly stderrLog: StderrLog;
   private readonly noiseLog: LineLimiter;
+  private readonly input: StdinWriter;
   /** Both pipes have ended (or were destroyed) and the process has exited: Node's 'close'. */
   private readonly pipesClosed: Promise<void>;
 
@@ -64,20 +67,17 @@ export class StdioChannel implements Channel {
     private readonly opts: StdioChannelOptions,
   ) {
     const { spec, serviceLog } = opts;
-    const write = (level: 'info' | 'warn', message: string) =>
+    const write = (level: 'info' | 'warn' | 'error', message: string) =>
       serviceLog.write({ serviceId: spec.id, serviceName: spec.name, phase: 'run', level, message });
-    this.stderrLog = new LineLimiter(
-      opts.stderrLinesPerSecond,
-      (line) => write(/\b(error|warn|warning|fatal|exception|traceback)\b/i.test(line) ? 'warn' : 'info', line),
-      (n) => write('warn', `${n} stderr lines suppressed`),
-    );
+    this.stderrLog = new StderrLog(write, opts.stderrLinesPerSecond);
     this.noiseLog = new LineLimiter(
       5,
       (line) => write('warn', `ignored non-JSON-RPC output on stdout: ${line.slice(0, 500)}`),
       (n) => write('warn', `${n} more non-JSON-RPC stdout lines ignored`),
     );
+    this.input = new StdinWriter(group.child.stdin, opts.stdinStallMs);
     this.pipesClosed = new Promise((resolve) => group.child.once('close', () => resolve()));
-    this.unwatch = memoryWatch.watch(group.pid, (rss, limit) => this.overMemory(rss, limit));
+    this.unwatch = memoryWatch.watch(group.instance, (rss, limit) => this.overMemory(rss, limit));
     this.wire();
     opts.onSpawn?.();
   }
@@ -101,8 +101,8 @@ export class StdioChannel implements Channel {
     );
     const stderr = new LineSplitter(
       MAX_STDERR_LINE,
-      (line) => this.stderrLog.offer(line),
-      (bytes) => this.stderrLog.offer(`(a stderr line of ${bytes} bytes was dropped)`),
+      (line) => this.stderrLog.line(line),
+      (bytes) => this.stderrLog.line(`(a stderr line of ${bytes} bytes was dropped)`),
     );
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
@@ -140,6 +140,7 @@ export class StdioChannel implements Channel {
   }
 
   private receiveMessage(message: JSONRPCMessage): void {
+    this.stderrLog.spoke();
     try {
       this.onmessage(message);
     } catch (err) {
@@ -191,7 +192,7 @@ export class StdioChannel implements Channel {
     });
   }
 
-  /** The group uses more memory than STDIO_MAX_RSS_MB allows: stopped, its calls answered, restarted by the link. */
+  /** Its processes use more memory than STDIO_MAX_RSS_MB allows: stopped, its calls answered, restarted by the link. */
   private overMemory(rss: number, limit: number): void {
     if (this.finished || this.closing) return;
     const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
@@ -218,21 +219,27 @@ export class StdioChannel implements Channel {
     if (this.finished) return;
     this.finished = true;
     this.unwatch();
+    // Ended on its own: what it wrote last on stderr says why, in the reason the link, the health and the log give.
+    const failed = !this.closing && this.stopReason === undefined;
+    const why = failed ? this.stderrLog.reason() : '';
+    if (why) this.exitReason = `${this.exitReason}: ${this.opts.serviceLog.redact(why)}`;
+    this.input.fail(new Error(`tool server process ${this.stopReason ?? this.exitReason}`));
     this.opts.onExit?.();
-    this.stderrLog.dispose();
     this.noiseLog.dispose();
+    this.stderrLog.end(failed);
     if (!this.closing) this.onclose(this.exitReason);
   }
 
-  send(message: JSONRPCMessage): void {
+  /** Written at once, or, to a process behind on its input, once the pipe takes it (stdin-writer.ts). */
+  send(message: JSONRPCMessage): Promise<void> | undefined {
     const { stdin } = this.group.child;
     if (this.finished || this.stopping || !stdin.writable) throw new Error(`tool server process ${this.stopReason ?? this.exitReason}`);
-    if (stdin.writableLength > MAX_PENDING_STDIN) throw new Error('tool server is not reading its input');
-    stdin.write(`${JSON.stringify(message)}\n`);
+    return this.input.send(message);
   }
 
   async close(): Promise<void> {
     this.closing = true;
+    this.input.fail(new Error('tool server process stopped'));
     this.group.child.stdin.end();
     this.stopping ??= stopGroup(this.group, this.opts.stopGraceMs);
     await this.stopping;

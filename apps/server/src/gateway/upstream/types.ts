@@ -36,6 +36,8 @@ export interface UpstreamTuning {
   /** Isolated ('session') links one user may hold on one service. */
   perUserSessionLinks: number;
   stderrLinesPerSecond: number;
+  /** A stdio process that takes none of its waiting input for this long "is not reading its input" (stdin-writer.ts). */
+  stdinStallMs: number;
   /** A request that finds its link restarting waits for the restart only if it is this close. */
   maxRestartWaitMs: number;
 }
@@ -50,6 +52,7 @@ export const defaultTuning: UpstreamTuning = {
   idleTimeoutMs: undefined,
   perUserSessionLinks: ISOLATED_SESSIONS_PER_USER,
   stderrLinesPerSecond: 20,
+  stdinStallMs: 30_000,
   maxRestartWaitMs: 5_000,
 };
 

@@ -94,7 +94,8 @@ describe.each(engines)('install failure reasons in the reader’s language on %s
     expect(en.startsWith(HANDSHAKE.en), en).toBe(true);
     expect(zh.startsWith(HANDSHAKE['zh-CN']), zh).toBe(true);
     const quoted = en.slice(HANDSHAKE.en.length);
-    expect(quoted).toMatch(/exited with code 3/);
+    // The gateway's diagnostic ends with what the executable said on stderr before it exited.
+    expect(quoted).toMatch(/exited with code 3: acme-crashing-mcp: ACME_TOKEN is not set$/);
     expect(zh.slice(HANDSHAKE['zh-CN'].length)).toBe(quoted);
     expect(await taskError(taskId, 'zh-CN')).toBe(zh);
     // The log keeps the English for operators; its lines are never translated.
