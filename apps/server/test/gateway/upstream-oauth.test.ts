@@ -178,7 +178,7 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
     const rejected = gw.ctx.secrets.decrypt(row.access_token_enc);
     const [one, two] = [otherReplica(gw.ctx), otherReplica(gw.ctx)];
     const before = upstream.seen.refreshGrants;
-    const [a, b] = await Promise.all([one.oauth.renew(serviceId, 0, rejected), two.oauth.renew(serviceId, 0, rejected)]);
+    const [a, b] = await Promise.all([one.keeper.renew(serviceId, 0, rejected), two.keeper.renew(serviceId, 0, rejected)]);
     expect(a).toBe(b);
     expect(a).not.toBe(rejected);
     // Refresh tokens rotate at this provider: a second refresh would have failed with invalid_grant.
@@ -199,7 +199,7 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
       .execute();
     const replica = otherReplica(gw.ctx);
     const before = upstream.seen.refreshGrants;
-    const fresh = await replica.oauth.renew(serviceId, 0, rejected);
+    const fresh = await replica.keeper.renew(serviceId, 0, rejected);
     await replica.close();
     expect(fresh).not.toBe(rejected);
     expect(upstream.seen.refreshGrants).toBe(before + 1);
@@ -360,7 +360,7 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
       const id = await addService(gw.ctx, { name: 'short', type: 'streamableHttp', command: short.mcpUrl, args: [] });
       expect((await connectAs(gw, admin, id)).searchParams.get('result')).toBe('connected');
       const module = otherReplica(gw.ctx);
-      await module.oauth.refreshExpiring();
+      await module.keeper.refreshExpiring();
       await module.close();
       expect(short.seen.refreshGrants).toBe(1);
       const row = await gw.ctx.db.selectFrom('upstream_oauth_tokens').selectAll().where('service_id', '=', id).executeTakeFirstOrThrow();
