@@ -49,9 +49,10 @@ export interface LinkAuthorization {
 }
 
 /**
- * Refused by `forLink` (or thrown by a renewal) when a connection is missing: `perUser` when it is the calling user's own (their
- * session then opens, and a call gets this error, after a URL elicitation to `page` when the client
- * declared one; docs/decisions/0030-upstream-oauth.md).
+ * The reason of a refusal by `forLink` (thrown by the pool before any link starts), or thrown by a renewal,
+ * when a connection is missing: `perUser` when it is the calling user's own (their session then opens, and
+ * a call gets this error, after a URL elicitation to `page` when the client declared one;
+ * docs/decisions/0030-upstream-oauth.md).
  */
 export class UpstreamConnectionMissing extends LocalisedError {
   get perUser(): boolean {

@@ -455,7 +455,6 @@ export class LinkPool implements UpstreamPool {
           }
         : {}),
     });
-    const owner = needs?.owner;
     const entry: Entry = {
       key,
       kind,
@@ -464,7 +463,7 @@ export class LinkPool implements UpstreamPool {
       link,
       userEnv,
       runtime: runtimeKey(spec, userEnv),
-      owner,
+      owner: needs?.owner,
       auth: needs?.auth ?? {},
     };
     this.entries.set(key, entry);
@@ -562,7 +561,15 @@ export class LinkPool implements UpstreamPool {
     // personal values removed change what it sends, and such links are replaced.
     for (const entry of [...this.entries.values()]) {
       if (entry.serviceId !== serviceId) continue;
-      const answer: LinkAnswer = await this.credentials.forLink(spec, entry.kind === 'shared' ? undefined : entry.userId);
+      const answer: LinkAnswer | Error = await this.credentials
+        .forLink(spec, entry.kind === 'shared' ? undefined : entry.userId)
+        .catch((err: Error) => err);
+      if (answer instanceof Error) {
+        // The provider could not be asked (a refresh that failed for now): the link stays as it is.
+        this.deps.logger.warn({ err: answer, serviceId }, 'asking what a link needs failed');
+        work.push(this.refresh(entry, spec, entry.userEnv));
+        continue;
+      }
       const needs = 'refused' in answer ? undefined : answer;
       const userEnv = entry.kind === 'user' && entry.owner === undefined ? needs?.variables : undefined;
       const kindFits =

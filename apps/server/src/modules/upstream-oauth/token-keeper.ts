@@ -134,7 +134,8 @@ export class TokenKeeper implements UpstreamAuthorization {
     const { service_id: serviceId, owner_id: owner } = row;
     return {
       value: this.secret(row),
-      freshUntil: row.expires_at === null ? null : row.expires_at - REFRESH_AHEAD_MS,
+      // Without a refresh token nothing can be done ahead: it is used until its end.
+      freshUntil: row.expires_at === null ? null : row.expires_at - (row.refresh_token_enc ? REFRESH_AHEAD_MS : 0),
       renew: async (rejected) =>
         this.granted(rejected === undefined ? await this.current(serviceId, owner) : await this.renewed(serviceId, owner, rejected)),
     };
