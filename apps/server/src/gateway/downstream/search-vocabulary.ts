@@ -193,7 +193,7 @@ export const VOCABULARY: readonly (readonly [string, string])[] = [
   ['secret|credential|password|token|api key|private key', '密钥 秘密 凭据 密码 令牌'],
   ['route|domain|dns|zone|hostname|custom domain', '路由 域名 区域 解析'],
   ['queue|message queue|enqueue', '队列 消息队列'],
-  ['version|release|edition|engine version', '版本 版本号'],
+  ['version|release|engine version', '版本 版本号'],
   ['system|engine|daemon|host info|system info', '系统 引擎 守护进程 系统信息'],
   ['container|docker|instance|box', '容器 docker 实例'],
   ['pod|pods|workload', 'pod 容器组'],

@@ -50,6 +50,9 @@ export const CONCEPT_WEIGHT = 1;
 /** Saturation of a concept's weight by how often the query says it (BM25's k3). */
 const QUERY_K = 1.5;
 const K1 = 1.2;
+/** A query word no tool says meets the words sharing its first PREFIX letters, each at KIN_WEIGHT. */
+const PREFIX = 5;
+const KIN_WEIGHT = 0.5;
 const B = { name: 0.3, description: 0.75, params: 0.75, service: 0.3 } as const;
 type Field = keyof typeof FIELD_WEIGHTS;
 const FIELDS: readonly Field[] = ['name', 'description', 'params', 'service'];
@@ -86,6 +89,8 @@ function fieldsOf(tool: SearchableTool, options: IndexOptions): Record<Field, st
 export class ToolIndex<T extends SearchableTool> {
   /** term -> [tool index, field-weighted length-normalised frequency] */
   private readonly postings = new Map<string, [number, number][]>();
+  /** The first PREFIX letters of the list's English words -> those words: where a word the list never says finds its kin. */
+  private readonly kin = new Map<string, string[]>();
 
   constructor(
     readonly tools: readonly T[],
@@ -109,9 +114,17 @@ export class ToolIndex<T extends SearchableTool> {
         for (const t of [...doc.terms[f], ...doc.extra[f]]) weighted.set(t, (weighted.get(t) ?? 0) + norm);
       }
       for (const [t, w] of weighted) {
-        const list = this.postings.get(t) ?? [];
+        let list = this.postings.get(t);
+        if (!list) {
+          list = [];
+          this.postings.set(t, list);
+          if (t.length >= PREFIX && /^[a-z]/.test(t)) {
+            const kin = this.kin.get(t.slice(0, PREFIX)) ?? [];
+            kin.push(t);
+            this.kin.set(t.slice(0, PREFIX), kin);
+          }
+        }
         list.push([i, w]);
-        this.postings.set(t, list);
       }
     });
   }
@@ -128,6 +141,12 @@ export class ToolIndex<T extends SearchableTool> {
     for (const [c, times] of said) weights.set(c, (CONCEPT_WEIGHT * times * (QUERY_K + 1)) / (QUERY_K + times));
     const counted = [...weights.keys()].filter((t) => !CJK_TERM.test(t));
     const units = new Set(counted.length > 0 ? counted : weights.keys());
+    // A word no tool says ("memorised", "configs") stands for the list's words that begin as it does, at less
+    // weight; they do not count in the coverage.
+    for (const t of asked.terms) {
+      if (this.postings.has(t) || t.length < PREFIX) continue;
+      for (const other of this.kin.get(t.slice(0, PREFIX)) ?? []) if (!weights.has(other)) weights.set(other, KIN_WEIGHT);
+    }
     const n = this.tools.length;
     const scores = new Map<number, { score: number; matched: number }>();
     for (const [term, weight] of weights) {
