@@ -60,12 +60,12 @@ describe('the discovery evaluation set', () => {
       );
     }
     console.log(`discovery evaluation set:\n  ${rows.join('\n  ')}`);
-    // Measured (docs/performance.md): plain 0.943 / 1.000 / 0.967, paraphrase 0.472 / 0.925 / 0.630,
-    // Chinese 0.804 / 1.000 / 0.886 (recall@1 / recall@5 / MRR). The issue asks recall@5 ≥ 0.95, 0.8, 0.8.
+    // Measured (docs/performance.md, decision 0052): plain 0.943 / 1.000 / 0.967, paraphrase 0.434 / 0.896 / 0.605,
+    // Chinese 0.821 / 1.000 / 0.896 (recall@1 / recall@5 / MRR). The issue asks recall@5 ≥ 0.95, 0.8, 0.8.
     const floors: Record<QueryKind, [number, number, number]> = {
       plain: [0.9, 0.98, 0.93],
       paraphrase: [0.42, 0.88, 0.58],
-      chinese: [0.75, 0.96, 0.84],
+      chinese: [0.8, 0.98, 0.87],
     };
     for (const kind of KINDS) {
       const [r1, r5, mrr] = floors[kind];

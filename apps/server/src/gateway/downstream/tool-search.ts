@@ -46,7 +46,7 @@ export interface IndexOptions {
 /** Field weights and BM25 parameters, tuned on the evaluation set (docs/performance.md, "Discovery search"). */
 export const FIELD_WEIGHTS = { name: 3, description: 1, params: 0.5, service: 1 } as const;
 /** A concept of the vocabulary counts as much as a word: the very word of the query then counts twice (itself and its concept). */
-export const CONCEPT_WEIGHT = 1;
+export const CONCEPT_WEIGHT = 1.1;
 /** Saturation of a concept's weight by how often the query says it (BM25's k3). */
 const QUERY_K = 1.5;
 const K1 = 1.2;
