@@ -17,7 +17,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolIndex } from '../apps/server/src/gateway/downstream/tool-search.js';
-import { blindQueries, bm25Baseline, evalQueries, evalTools, measure, namespaced, type QueryKind } from '../apps/server/test/tool-search-eval.js';
+import {
+  blindQueries,
+  bm25Baseline,
+  evalQueries,
+  evalTools,
+  measure,
+  namespaced,
+  type QueryKind,
+} from '../apps/server/test/tool-search-eval.js';
 import { startBenchApp } from './bench-app.js';
 
 const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 500);

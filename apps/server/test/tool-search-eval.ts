@@ -29,8 +29,7 @@ export const evalQueries = (JSON.parse(readFileSync(path.join(dir, 'queries.json
  * The blind held-out set (holdout-blind.json, decision 0052): 117 queries written without reading the
  * vocabulary and committed before that pass changed the ranker; reported beside the main set, never tuned on.
  */
-export const blindQueries = (JSON.parse(readFileSync(path.join(dir, 'holdout-blind.json'), 'utf8')) as { queries: EvalQuery[] })
-  .queries;
+export const blindQueries = (JSON.parse(readFileSync(path.join(dir, 'holdout-blind.json'), 'utf8')) as { queries: EvalQuery[] }).queries;
 
 /** The tools as a group of these servers lists them (the default separator). */
 export const namespaced = (tools: readonly EvalTool[]) => tools.map((t) => ({ ...t, name: `${t.server}__${t.name}` }));

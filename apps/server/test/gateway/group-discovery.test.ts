@@ -172,7 +172,8 @@ describe('a discovery group', () => {
       const client = await open(frank.key);
       await search(client, 'echo');
       const first = builds();
-      for (const query of ['add two numbers', 'knowledge graph', '查看知识图谱', 'echo a message', 'read graph']) await search(client, query);
+      for (const query of ['add two numbers', 'knowledge graph', '查看知识图谱', 'echo a message', 'read graph'])
+        await search(client, query);
       expect(caches.size).toBe(1);
       expect(builds()).toBe(first);
       // A change of the group's tools (an admin re-describes one): the next search builds once more, then reuses it.

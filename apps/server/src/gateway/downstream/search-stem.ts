@@ -152,7 +152,26 @@ export function porter2(word: string): string {
     break;
   }
   // Step 4
-  const step4 = ['ement', 'ance', 'ence', 'able', 'ible', 'ment', 'ant', 'ent', 'ism', 'ate', 'iti', 'ous', 'ive', 'ize', 'ion', 'al', 'er', 'ic'];
+  const step4 = [
+    'ement',
+    'ance',
+    'ence',
+    'able',
+    'ible',
+    'ment',
+    'ant',
+    'ent',
+    'ism',
+    'ate',
+    'iti',
+    'ous',
+    'ive',
+    'ize',
+    'ion',
+    'al',
+    'er',
+    'ic',
+  ];
   for (const s of step4) {
     if (!w.endsWith(s)) continue;
     if (inR2(s)) {

@@ -222,10 +222,16 @@ export const VOCABULARY: readonly (readonly [string, string])[] = [
   ['train|railway|rail|ticket|tickets|seat', '火车 车票 余票 高铁 动车 列车 车次 火车票'],
   ['station|stop|stops', '车站 站 经停 站点'],
   // ---- Broader words for the same concepts: what people commonly say for them (the first word names the concept)
-  ['create|author|compose|draft|register|provision|establish|bootstrap|scaffold|kick off|start a new', '新开 开一个 写一个 起草 注册 开通 新起 建立一个'],
+  [
+    'create|author|compose|draft|register|provision|establish|bootstrap|scaffold|kick off|start a new',
+    '新开 开一个 写一个 起草 注册 开通 新起 建立一个',
+  ],
   ['add|tack on|plus one more|stick on', '补充 添 加个 加一个 补上 加进去'],
   ['update|rewrite|revise|correct|overwrite|replace|refresh|set to|fix up', '改成 改为 修正 订正 覆盖 替换 刷新 更改为'],
-  ['delete|forget|scrap|trash|nuke|eliminate|clear out|clean up|throw away|toss|unset|strip', '删去 抹掉 清理 丢掉 作废 删了 去除 忘掉 忘记'],
+  [
+    'delete|forget|scrap|trash|nuke|eliminate|clear out|clean up|throw away|toss|unset|strip',
+    '删去 抹掉 清理 丢掉 作废 删了 去除 忘掉 忘记',
+  ],
   ['get|peek|examine|study|pull up|check out the|fetch me', '查阅 瞧瞧 瞅瞅 调出 看下 拿到'],
   ['list|overview|catalog|catalogue|inventory|roster|rundown', '一览 盘点 都有什么 列一下 列个'],
   ['search|hunt|scan|dig up|track down|look for|look through', '搜搜 查查 找找 找一下 搜寻 寻找 查下'],
