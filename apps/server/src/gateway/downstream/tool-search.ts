@@ -12,12 +12,12 @@ export { stem, tokenize } from './search-text.js';
  *   and descriptions, and its service (the name's prefix before the separator, with the service's
  *   own words when given). A term's frequencies are length-normalised per field, weighted and summed
  *   before BM25's saturation (BM25F), so a word in the name counts more than deep in a description.
- * - Text analysis (search-text.ts): normalisation, a light English stemmer, CJK bigrams, and the
- *   concepts of the built-in bilingual vocabulary (search-vocabulary.ts) as extra terms, so a query
- *   in other words or in Chinese meets an English description. A concept counts less than the very
- *   word, so the tool that says what the query says still comes first.
+ * - Text analysis (search-text.ts): normalisation, Porter2 stemming (search-stem.ts), CJK bigrams,
+ *   and the concepts of the built-in bilingual vocabulary (search-vocabulary.ts) as extra terms, so a
+ *   query in other words or in Chinese meets an English description. The very word of the query
+ *   counts twice (itself and its concept), so the tool that says what the query says still comes first.
  * - Postings per term hold each tool's field-weighted frequency, computed once per list: a search
- *   reads only the tools that share a term with the query.
+ *   reads only the tools that share a term with the query (or a kin word: docs/decisions/0052).
  */
 
 /** What the ranker reads of a tool; every other field is carried through untouched. */
@@ -45,7 +45,7 @@ export interface IndexOptions {
 
 /** Field weights and BM25 parameters, tuned on the evaluation set (docs/performance.md, "Discovery search"). */
 export const FIELD_WEIGHTS = { name: 3, description: 1, params: 0.5, service: 1 } as const;
-/** A concept of the vocabulary counts as much as a word: the very word of the query then counts twice (itself and its concept). */
+/** A concept of the vocabulary counts a little more than a word (decision 0052): the very word of the query counts about twice. */
 export const CONCEPT_WEIGHT = 1.1;
 /** Saturation of a concept's weight by how often the query says it (BM25's k3). */
 const QUERY_K = 1.5;
