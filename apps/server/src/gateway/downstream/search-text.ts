@@ -2,10 +2,11 @@ import { stemEnglish } from './search-stem.js';
 import { VOCABULARY } from './search-vocabulary.js';
 
 /**
- * Text analysis of discovery search (issue 28; docs/decisions/0046), the same for a tool's text and
- * a query: normalisation (Unicode width and compatibility forms, case, punctuation, snake_case and
- * camelCase), a light English stemmer, stop words, CJK runs as character bigrams, and the concepts of
- * the built-in vocabulary (search-vocabulary.ts) as extra terms `~concept`.
+ * Text analysis of discovery search (issue 28; docs/decisions/0046 and 0052), the same for a tool's
+ * text and a query: normalisation (Unicode width and compatibility forms, case, punctuation,
+ * contractions, snake_case and camelCase), Porter2 stemming (search-stem.ts), stop words, CJK runs as
+ * character bigrams, and the concepts of the built-in vocabulary (search-vocabulary.ts) as extra
+ * terms `~concept`.
  */
 
 const STOPWORDS = new Set(
