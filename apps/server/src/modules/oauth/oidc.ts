@@ -56,6 +56,20 @@ export function claimValues(value: unknown): string[] | undefined {
 const isVerified = (v: unknown) => v === true || v === 'true';
 
 /**
+ * A claim by name; a name that is not a claim itself is read as a dotted path into nested objects
+ * (Keycloak's `realm_access.roles`). Okta's URL-shaped claim names are found as they are.
+ */
+export function claimAt(claims: Record<string, unknown>, name: string): unknown {
+  if (name in claims) return claims[name];
+  let value: unknown = claims;
+  for (const part of name.split('.')) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/**
  * One OpenID Connect provider: discovery from its issuer, the authorization code flow with PKCE and
  * nonce, the ID token checked with jose (issuer, audience and azp, signature from the provider's JWKS,
  * exp / nbf / iat with bounded skew, nonce), and userinfo when the ID token lacks the claims.
@@ -255,7 +269,7 @@ export class OidcClient {
   private async profileOf(claims: JWTPayload, accessToken: string, doc: Discovery): Promise<ProviderProfile> {
     let all: Record<string, unknown> = { ...claims };
     const rolesClaim = this.settings.roles_claim;
-    const lacking = all.email === undefined || all.name === undefined || (rolesClaim !== '' && all[rolesClaim] === undefined);
+    const lacking = all.email === undefined || all.name === undefined || (rolesClaim !== '' && claimAt(all, rolesClaim) === undefined);
     if (lacking && doc.userinfo_endpoint && accessToken) {
       const answer = await callProvider(this.label, doc.userinfo_endpoint, {
         headers: { accept: 'application/json', authorization: `Bearer ${accessToken}`, 'user-agent': USER_AGENT },
@@ -273,7 +287,7 @@ export class OidcClient {
     const verified = email !== '' && isVerified(all.email_verified);
     let groups: string[] | undefined;
     if (rolesClaim) {
-      groups = claimValues(all[rolesClaim]);
+      groups = claimValues(claimAt(all, rolesClaim));
       // A mapping that cannot be applied must not sign anyone in with a guessed role.
       if (groups === undefined && Object.keys(this.settings.role_map).some((k) => k !== '*')) throw claimsMissing(this.label, rolesClaim);
     }
