@@ -185,16 +185,19 @@ describe('OpenID Connect provider buttons', () => {
   it.each([
     ['en', 'Continue with Corp SSO', 'Continue with Team Directory'],
     ['zh-CN', '使用 Corp SSO 登录', '使用 Team Directory 登录'],
-  ] as const)('shows one button per enabled provider in %s, with its icon, and goes to its authorize address', async (language, first, second) => {
-    fakeApi({ 'GET /api/status': () => ok(statusData({ oidc_providers: [corp, team] })) });
-    const { user } = await openLoginPage(language);
-    const corpButton = await screen.findByRole('button', { name: first });
-    const teamButton = screen.getByRole('button', { name: second });
-    expect(teamButton.querySelector('img')).toHaveAttribute('src', team.icon);
-    expect(corpButton.querySelector('img')).toBeNull();
-    await user.click(teamButton);
-    expect(leaveTo).toHaveBeenLastCalledWith('/api/oauth/oidc/team/authorize?redirect=1');
-  });
+  ] as const)(
+    'shows one button per enabled provider in %s, with its icon, and goes to its authorize address',
+    async (language, first, second) => {
+      fakeApi({ 'GET /api/status': () => ok(statusData({ oidc_providers: [corp, team] })) });
+      const { user } = await openLoginPage(language);
+      const corpButton = await screen.findByRole('button', { name: first });
+      const teamButton = screen.getByRole('button', { name: second });
+      expect(teamButton.querySelector('img')).toHaveAttribute('src', team.icon);
+      expect(corpButton.querySelector('img')).toBeNull();
+      await user.click(teamButton);
+      expect(leaveTo).toHaveBeenLastCalledWith('/api/oauth/oidc/team/authorize?redirect=1');
+    },
+  );
 
   it('shows none when the server lists none', async () => {
     fakeApi({ 'GET /api/status': () => ok(statusData()) });

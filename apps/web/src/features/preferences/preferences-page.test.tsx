@@ -301,7 +301,9 @@ describe('preferences', () => {
 
   describe('OpenID Connect providers', () => {
     const title = 'Company sign-in (OpenID Connect)';
-    const stored = [{ slug: 'corp', label: 'Corp SSO', issuer: 'https://sso.example.com/realms/corp', client_id: 'toolport', client_secret: '********' }];
+    const stored = [
+      { slug: 'corp', label: 'Corp SSO', issuer: 'https://sso.example.com/realms/corp', client_id: 'toolport', client_secret: '********' },
+    ];
 
     it('shows the stored providers indented, secrets masked, and saves an edited list', async () => {
       const { server, user } = await openPreferences({ OIDCProviders: JSON.stringify(stored) });
@@ -322,7 +324,9 @@ describe('preferences', () => {
       await user.click(field);
       await user.paste('{"slug": "corp"');
       await user.click(within(card(title)).getByRole('button', { name: 'Save' }));
-      expect(await within(card(title)).findByRole('alert')).toHaveTextContent('Could not save the sign-in providers: This is not valid JSON');
+      expect(await within(card(title)).findByRole('alert')).toHaveTextContent(
+        'Could not save the sign-in providers: This is not valid JSON',
+      );
       await user.clear(field);
       await user.paste('{"slug": "corp"}');
       await user.click(within(card(title)).getByRole('button', { name: 'Save' }));
