@@ -83,6 +83,8 @@ class MemberSession extends DownstreamSession {
       transport: group.transport,
       // A group's listen stream hears its members' list changes through their legacy links.
       legacyUpstream: group.era === undefined,
+      // A group's listen stream reaches each member where the user's modern requests to it go (link-api.ts).
+      ...(group.modernListen ? { modernListen: true } : {}),
       initParams: group.initParams,
       revocationCheckedAt: Date.now(),
       // Each member numbers its own requests to the client: the member in the id keeps them apart.
