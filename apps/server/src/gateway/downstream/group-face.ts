@@ -575,7 +575,10 @@ export class GroupFace {
   private async merged(session: DownstreamSession, group: GroupSpec, kind: Kind, scope: CallScope): Promise<Item[]> {
     const cacheKey = `${group.id}:${session.userId}:${kind}`;
     const hit = this.lists.get(cacheKey);
-    if (hit && Date.now() - hit.at < LIST_CACHE_MS) return hit.items;
+    if (hit && Date.now() - hit.at < LIST_CACHE_MS) {
+      this.hearMembers(session, group);
+      return hit.items;
+    }
     const started = Date.now();
     const generation = this.generation;
     let complete = true;
@@ -611,6 +614,24 @@ export class GroupFace {
       this.lists.set(cacheKey, { at: started, items });
     }
     return items;
+  }
+
+  /**
+   * A session answered from the cache has asked no member itself: it is attached to each shared or per-user
+   * member link now (in the background), so that it hears the members' list changes as a session that
+   * listed them does. An isolated member gets the session's own process only when the session uses it.
+   */
+  private hearMembers(session: DownstreamSession, group: GroupSpec): void {
+    const mine = this.members.get(session);
+    for (const member of group.members) {
+      if (mine?.has(member.serviceId)) continue;
+      void (async () => {
+        const spec = await this.spec(member.serviceId);
+        if (!spec || spec.isolation === 'session' || (await this.memberState(session.userId, member.serviceId, spec)) !== 'on') return;
+        if (session.closed || this.members.get(session)?.has(spec.id)) return;
+        await this.deps.inner.attach(this.member(session, spec.id), spec);
+      })().catch((err: unknown) => this.deps.logger.debug({ err, group: group.name }, 'group member not listening'));
+    }
   }
 
   private async shape(
