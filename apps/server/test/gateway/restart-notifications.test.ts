@@ -1,7 +1,16 @@
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, connectUrl, type McpClient, until } from './clients.js';
-import { addService, addUser, addUserWithToken, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
+import {
+  addService,
+  addUser,
+  addUserWithToken,
+  apiCall,
+  everythingEntry,
+  type LiveGateway,
+  liveChildren,
+  startGateway,
+} from './gateway-harness.js';
 import { PIN, v2Client } from './modern-kit.js';
 
 const TOOLS = 'notifications/tools/list_changed';
@@ -66,14 +75,20 @@ describe('list changes after an upstream restart', () => {
     await gw?.close();
   });
 
-  const pidOf = () => (gw.ctx.gateway.pool.links(serviceId)[0] as unknown as { channel?: { pid?: number } }).channel?.pid;
+  /** The one server-everything process this gateway runs (the shared link's; each test file runs in a process of its own). */
+  const pidOf = () => {
+    const pids = liveChildren(everythingEntry);
+    expect(pids).toHaveLength(1);
+    return pids[0] as number;
+  };
 
   for (const how of ['killed', 'restarted through the API'] as const) {
     it(`tells every session once when the tool server is ${how}`, async () => {
       const before = sessions.map((s) => s.seen.length);
       const pid = pidOf();
       expect(pid).toBeGreaterThan(0);
-      if (how === 'killed') process.kill(-(pid as number), 'SIGKILL');
+      // The process leads its own group (docs/architecture.md §3): the whole group goes.
+      if (how === 'killed') process.kill(-pid, 'SIGKILL');
       else await gw.ctx.gateway.reconnect(serviceId);
       // The gateway's own announcement ends with resources/list_changed; a stream delivers in order, so what
       // came before it on each session is all there once it arrived.
@@ -82,6 +97,7 @@ describe('list changes after an upstream restart', () => {
       await until(() => sessions.every((_, i) => since(i).includes(RESOURCES)), 'resources/list_changed on every session', 10_000).catch(
         () => undefined,
       );
+      await until(() => liveChildren(everythingEntry).length === 1, 'one server-everything process after the restart');
       expect(pidOf()).not.toBe(pid);
       const counts = Object.fromEntries(
         sessions.map((s, i) => [
