@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_TEMPLATE_URI } from '../../src/gateway/downstream/group-face.js';
 import { connect, connectUrl, type McpClient } from './clients.js';
 import { addService, addUser, addUserWithToken, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
 import { PIN, v2Client } from './modern-kit.js';
@@ -80,6 +81,9 @@ describe('resources through a group', () => {
       expect(textOfRead(await client.readResource('catalog://catalog/items/42'))).toBe('Item 42 of catalog');
       // A URI no member's list or template covers stays unknown.
       await expect(client.readResource('demo://nowhere/7')).rejects.toThrow('Unknown resource: demo://nowhere/7');
+      // A crafted, over-long one too (it would match the template, but is matched against none).
+      const long = `demo://resource/dynamic/text/${'7'.repeat(MAX_TEMPLATE_URI)}`;
+      await expect(client.readResource(long)).rejects.toThrow('Unknown resource: demo://resource/dynamic/text/777');
     }
   });
 

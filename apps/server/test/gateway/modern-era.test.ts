@@ -227,7 +227,18 @@ describe('the 2026-07-28 era through the gateway', () => {
   });
 
   it('delivers them on an isolated service too: the listen stream is on the process the user’s requests run on', async () => {
-    await updatesHeard(proxy('isolated'), bob);
+    // Another user's listen stream on the same URI, opened first: it is on that user's process and hears none of Bob's.
+    const other = (await open(proxy('isolated'), alice.key, PIN)).client;
+    const uri = (await other.listResources()).resources[0]?.uri as string;
+    const otherHeard: string[] = [];
+    other.setNotificationHandler('notifications/resources/updated', (n) => void otherHeard.push(n.params.uri));
+    const otherListen = await other.listen({ resourceSubscriptions: [uri] });
+    try {
+      await updatesHeard(proxy('isolated'), bob);
+      expect(otherHeard).toEqual([]);
+    } finally {
+      await otherListen.close();
+    }
     // Through a group whose member is isolated: the member's share of the listen stream is placed alike.
     await updatesHeard(`${gw.url}/group/isolated-team/mcp`, bob, 'isolated__toggle-subscriber-updates');
   });

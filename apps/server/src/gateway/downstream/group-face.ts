@@ -43,6 +43,8 @@ const MAX_PAGES = 20;
  */
 export const LIST_CACHE_MS = 30_000;
 const MAX_CACHED_LISTS = 10_000;
+/** The longest URI matched against members' resource templates (templateMatches). */
+export const MAX_TEMPLATE_URI = 2048;
 
 /** Group sessions carry the group as a negative service id: they never collide with a service's. */
 export const groupStandInId = (groupId: number): number => -groupId;
@@ -545,9 +547,13 @@ export class GroupFace {
     return { refused: refused ?? `Unknown resource: ${uri}` };
   }
 
-  /** Whether a member's listed resource template matches a URI (RFC 6570, as the MCP SDK's servers match). */
+  /**
+   * Whether a member's listed resource template matches a URI (RFC 6570, as the MCP SDK's servers match). The
+   * matcher is a regular expression that backtracks over adjacent expressions (`{a}{b}`): a URI longer than
+   * MAX_TEMPLATE_URI is matched against no template, so a crafted one cannot hold the gateway's event loop.
+   */
   private templateMatches(template: unknown, uri: string): boolean {
-    if (typeof template !== 'string') return false;
+    if (typeof template !== 'string' || uri.length > MAX_TEMPLATE_URI) return false;
     let compiled = this.templates.get(template);
     if (compiled === undefined) {
       try {
