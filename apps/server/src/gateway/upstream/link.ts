@@ -306,7 +306,13 @@ export class Link implements UpstreamLink {
       this.channel = channel;
       this.mux.connectionOpened();
       this.rootsNoted = false;
-      channel.onmessage = (message) => this.mux.receive(message);
+      channel.onmessage = (message) => {
+        // What a process says of its lists before it is ready is news to nobody (server-everything registers
+        // tools one by one after `initialized`, each with a list_changed): no client has listed this process
+        // yet, and a restart is announced once, when it is ready (announceLists; decision 0051).
+        if (this.state !== 'ready' && 'method' in message && !('id' in message) && message.method.endsWith('/list_changed')) return;
+        this.mux.receive(message);
+      };
       channel.onclose = (reason) => this.lost(gen, `tool server ${reason}`);
       const params = upstreamInitParams(this.mode, this.clientParams);
       const result = (await this.mux.internal('initialize', params, timeoutMs, true)) as InitializeResult;

@@ -397,8 +397,9 @@ export class LinkPool implements UpstreamPool {
 
   private sessionEntry(service: ServiceSpec, session: SessionPeer, needs: LinkNeeds): Entry {
     // A modern request belongs to no session: a user's modern requests share one isolated link, kept between
-    // them like a session's (stopped when idle), instead of a process per request.
-    const perUserModern = session.era === 'modern';
+    // them like a session's (stopped when idle), instead of a process per request. The user's listen streams
+    // are on it too: subscriptions and the calls that change what they watch meet in one process.
+    const perUserModern = session.era === 'modern' || session.modernListen === true;
     const key = perUserModern ? `session:${service.id}:modern:${session.userId}` : `session:${service.id}:${session.id}`;
     const existing = this.placed(key, needs);
     if (existing) return this.upToDate(existing, service);
