@@ -8,7 +8,6 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { HealthStatus, RequestSink, SessionPeer, UpstreamLink } from '../link-api.js';
-import { Backoff } from './backoff.js';
 import { type Channel, errorText, SessionLostError } from './channel.js';
 import {
   countTools,
@@ -18,11 +17,12 @@ import {
   sharedInitializeResult,
   upstreamInitParams,
 } from './handshake.js';
+import { type EraDialect, Lifecycle, type LinkState } from './lifecycle.js';
 import { LineLimiter } from './line-limiter.js';
 import { errorResponse, GatewayErrorCode, type LinkMode, Multiplexer, type Pending, UpstreamRpcError } from './multiplexer.js';
 import type { LinkDeps } from './types.js';
 
-export type LinkState = 'stopped' | 'starting' | 'ready' | 'backoff' | 'closed';
+export type { LinkState } from './lifecycle.js';
 
 /** What a request of the gateway's own gets from a link that stopped (idle) while it was on its way. */
 export const STOPPED_WHILE_CHECKED = 'the tool server stopped (idle) during the check';
@@ -72,23 +72,19 @@ export interface LinkOptions {
 export class Link implements UpstreamLink {
   spec: ServiceSpec;
   readonly mode: LinkMode;
-  state: LinkState = 'stopped';
   /** Kept running even with no session attached (shared stdio links under the `boot` strategy). */
   keepAlive = false;
   lastActivity = Date.now();
   toolCount: number | undefined;
-  private channel: Channel | undefined;
   private initResult: InitializeResult | undefined;
-  /** Bumped whenever the connection is replaced: callbacks of an older one are ignored. */
-  private generation = 0;
-  private readonly backoff: Backoff;
-  private restartAt = 0;
-  private restartTimer: NodeJS.Timeout | undefined;
-  private lastError = '';
-  private waiters: (() => void)[] = [];
   private clientParams: InitializeRequest['params'] | undefined;
+  /** The connection's life, shared with the 2026-07-28 era (lifecycle.ts). */
+  private readonly life: Lifecycle;
   private readonly mux: Multiplexer;
   private readonly unrouted: LineLimiter;
+  /** When the current start began, and whether an earlier connection had been up (its sessions list again). */
+  private startedAt = 0;
+  private restarted = false;
   /**
    * The revisions the server named when it refused the 2025 handshake as one that speaks only the 2026-07-28 era:
    * no use retrying (a client of that era is served by a modern link); undefined once a start succeeds.
@@ -105,8 +101,11 @@ export class Link implements UpstreamLink {
     this.spec = opts.spec;
     this.mode = opts.mode;
     this.manyUsers = opts.mode === 'shared' && !opts.oneUser;
-    const { backoffBaseMs, backoffMaxMs, stableMs } = opts.deps.tuning;
-    this.backoff = new Backoff({ baseMs: backoffBaseMs, maxMs: backoffMaxMs, stableMs });
+    this.life = new Lifecycle(this.dialect(), {
+      tuning: opts.deps.tuning,
+      wanted: () => this.wanted(),
+      restarting: () => opts.deps.metrics?.upstreamRestarted(this.spec.name),
+    });
     this.mux = new Multiplexer({
       mode: opts.mode,
       transmit: (pending) => this.transmit(pending),
@@ -124,6 +123,10 @@ export class Link implements UpstreamLink {
       (line) => this.log('info', line.slice(0, 2000)),
       (n) => this.log('info', `${n} more upstream notifications not delivered to any client`),
     );
+  }
+
+  get state(): LinkState {
+    return this.life.state;
   }
 
   get attachedCount(): number {
@@ -171,7 +174,7 @@ export class Link implements UpstreamLink {
       return;
     }
     if (this.state === 'closed') {
-      sink.response(errorResponse(request.id, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${this.lastError}`));
+      sink.response(errorResponse(request.id, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${this.life.lastError}`));
       return;
     }
     const shaped = this.manyUsers ? forSharedUpstream(request) : request;
@@ -209,68 +212,37 @@ export class Link implements UpstreamLink {
 
   /** Starts the connection now if it is stopped (boot strategy); failures go to backoff. */
   wake(): void {
-    if (this.state === 'stopped') this.begin();
+    this.life.wake();
   }
 
-  /** Waits for a usable connection, starting one when needed. */
-  async ensureReady(): Promise<void> {
-    for (;;) {
-      switch (this.state) {
-        case 'ready':
-          return;
-        case 'closed':
-          throw new Error(this.lastError || 'upstream link closed');
-        case 'stopped':
-          this.begin();
-          break;
-        case 'backoff':
-          if (this.restartAt - Date.now() > this.opts.deps.tuning.maxRestartWaitMs) {
-            throw new Error(`restarting after a failure (${this.lastError})`);
-          }
-          await this.changed();
-          break;
-        case 'starting': {
-          await this.changed();
-          const now = this.state as LinkState;
-          if (now !== 'ready' && now !== 'starting') throw new Error(this.lastError || 'upstream stopped');
-          break;
-        }
-      }
-    }
+  /** Waits for a usable connection, starting one when needed (lifecycle.ts says what that means in each state). */
+  ensureReady(): Promise<void> {
+    return this.life.ensureReady();
   }
 
   /** Stops the connection (idle, disabled); a later request starts it again. */
-  async stop(reason: string): Promise<void> {
-    this.backoff.reset();
-    await this.halt(reason, 'stopped');
+  stop(reason: string): Promise<void> {
+    return this.life.stop(reason);
   }
 
   /** Stops for good: every later request is answered with an error. */
   async close(reason: string): Promise<void> {
-    this.lastError = reason;
-    await this.halt(reason, 'closed');
+    await this.life.close(reason);
     this.unrouted.dispose();
   }
 
   /** The service was edited: a running connection restarts with the new settings. */
-  async reconfigure(spec: ServiceSpec): Promise<void> {
+  reconfigure(spec: ServiceSpec): Promise<void> {
     this.spec = spec;
-    if (this.state === 'stopped' || this.state === 'closed') return;
-    await this.halt('service configuration changed', 'stopped');
-    this.backoff.reset();
-    // Closed or started by someone else meanwhile: nothing more to do.
-    if ((this.state as LinkState) === 'stopped' && this.wanted()) this.begin();
+    return this.life.restart('service configuration changed');
   }
 
   /**
    * Reconnect (the console's Reconnect button): drops the connection and, when it is wanted, starts it again at
    * once, the backoff forgotten. A stopped link stays stopped (its next request starts it); a closed one stays closed.
    */
-  async restart(reason: string): Promise<void> {
-    if (this.state === 'closed' || this.state === 'stopped') return;
-    await this.halt(reason, 'stopped');
-    this.backoff.reset();
-    if ((this.state as LinkState) === 'stopped' && this.wanted()) this.begin();
+  restart(reason: string): Promise<void> {
+    return this.life.restart(reason);
   }
 
   /** Health round trip through the running connection: ping, then tools/list. */
@@ -284,58 +256,68 @@ export class Link implements UpstreamLink {
     return tools;
   }
 
-  // ---- connection ----
+  // ---- the 2025-11-25 dialect (lifecycle.ts, EraDialect) ----
 
-  private begin(): void {
-    if (this.state === 'closed') return;
-    this.generation += 1;
-    this.setState('starting');
-    void this.start(this.generation);
+  private dialect(): EraDialect {
+    return {
+      open: () => this.opts.open(this.spec),
+      handshake: (channel, current) => this.handshake(channel, current),
+      receive: (message) => this.mux.receive(message),
+      up: () => this.up(),
+      down: (reason, onPurpose) => {
+        this.mux.failAll(reason, onPurpose);
+        if (!onPurpose) this.withdrawRelayed(reason);
+      },
+      failed: (reason, restartInMs) => this.failed(reason, restartInMs),
+      refusal: (err) => {
+        // A server that speaks only the 2026-07-28 era refuses every 2025 handshake alike: the next 2025 client's
+        // request tries again, nothing restarts it meanwhile.
+        this.onlyModern = modernOnlyRevisions(err);
+        return this.onlyModern ? modernOnlyNote(this.onlyModern) : undefined;
+      },
+    };
   }
 
-  private async start(gen: number): Promise<void> {
-    const started = Date.now();
-    const timeoutMs = this.opts.deps.tuning.initializeTimeoutMs;
-    let channel: Channel | undefined;
-    try {
-      channel = await this.opts.open(this.spec);
-      if (gen !== this.generation) {
-        await channel.close();
-        return;
-      }
-      this.channel = channel;
-      this.mux.connectionOpened();
-      this.rootsNoted = false;
-      channel.onmessage = (message) => this.mux.receive(message);
-      channel.onclose = (reason) => this.lost(gen, `tool server ${reason}`);
-      const params = upstreamInitParams(this.mode, this.clientParams);
-      const result = (await this.mux.internal('initialize', params, timeoutMs, true)) as InitializeResult;
-      if (gen !== this.generation) return;
-      channel.setProtocolVersion?.(result.protocolVersion);
-      channel.send({ jsonrpc: '2.0', method: 'notifications/initialized' })?.catch(() => undefined);
-      const toolCount = result.capabilities?.tools ? await this.countTools(true) : 0;
-      if (gen !== this.generation) return;
-      const restarted = this.initResult !== undefined;
-      this.onlyModern = undefined;
-      this.initResult = result;
-      this.toolCount = toolCount;
-      this.backoff.up();
-      this.setState('ready');
-      this.resubscribe();
-      // A restarted process starts at its own default level: the level the sessions asked for again.
-      this.mux.applyLevel();
-      if (restarted) this.announceLists(result);
-      this.opts.onHealth?.({
-        status: 'healthy',
-        details: describeRoundTrip(toolCount, Date.now() - started),
-        toolCount,
-        about: describeServer(result),
-      });
-    } catch (err) {
-      if (gen !== this.generation) return;
-      this.onlyModern = modernOnlyRevisions(err);
-      this.failed(`could not start: ${errorText(err)}${modernOnlyNote(this.onlyModern)}`);
-    }
+  /** `initialize`, `notifications/initialized`, and the tool count for the health record. */
+  private async handshake(channel: Channel, current: () => boolean): Promise<void> {
+    this.startedAt = Date.now();
+    this.mux.connectionOpened();
+    this.rootsNoted = false;
+    const params = upstreamInitParams(this.mode, this.clientParams);
+    const result = (await this.mux.internal('initialize', params, this.opts.deps.tuning.initializeTimeoutMs, true)) as InitializeResult;
+    if (!current()) return;
+    channel.setProtocolVersion?.(result.protocolVersion);
+    channel.send({ jsonrpc: '2.0', method: 'notifications/initialized' })?.catch(() => undefined);
+    const toolCount = result.capabilities?.tools ? await this.countTools(true) : 0;
+    if (!current()) return;
+    this.restarted = this.initResult !== undefined;
+    this.onlyModern = undefined;
+    this.initResult = result;
+    this.toolCount = toolCount;
+  }
+
+  private up(): void {
+    const result = this.initResult as InitializeResult;
+    this.resubscribe();
+    // A restarted process starts at its own default level: the level the sessions asked for again.
+    this.mux.applyLevel();
+    if (this.restarted) this.announceLists(result);
+    this.opts.onHealth?.({
+      status: 'healthy',
+      details: describeRoundTrip(this.toolCount, Date.now() - this.startedAt),
+      toolCount: this.toolCount,
+      about: describeServer(result),
+    });
+  }
+
+  /** A start failed or a running connection died: on record, and the shared link's health says so. */
+  private failed(reason: string, restartInMs: number | undefined): void {
+    this.log('error', restartInMs === undefined ? reason : `${reason}; restarting in ${restartInMs / 1000} s`);
+    this.opts.onHealth?.({
+      status: 'unhealthy',
+      details: this.opts.deps.serviceLog.redact(reason),
+      ...(this.onlyModern ? { onlyModern: this.onlyModern } : {}),
+    });
   }
 
   /**
@@ -369,70 +351,6 @@ export class Link implements UpstreamLink {
     }
   }
 
-  /** The connection ended on its own (process exit, lost stream). */
-  private lost(gen: number, reason: string): void {
-    if (gen !== this.generation || this.state === 'closed') return;
-    this.failed(reason);
-  }
-
-  /** A start failed or a running connection died: answer everyone, then restart with backoff if still wanted. */
-  private failed(reason: string): void {
-    this.generation += 1;
-    const channel = this.channel;
-    this.channel = undefined;
-    void channel?.close();
-    this.lastError = reason;
-    this.mux.failAll(`upstream unavailable: ${reason}`);
-    this.withdrawRelayed(`the tool server is gone: ${reason}`);
-    // A server that speaks only the 2026-07-28 era refuses every 2025 handshake alike: the next 2025 client's request
-    // tries again, nothing restarts it meanwhile.
-    if (this.wanted() && !this.onlyModern) {
-      const delay = this.backoff.failed();
-      this.restartAt = Date.now() + delay;
-      this.restartTimer = setTimeout(() => {
-        if (this.state !== 'backoff') return;
-        if (this.wanted()) {
-          this.opts.deps.metrics?.upstreamRestarted(this.spec.name);
-          this.begin();
-        } else this.setState('stopped');
-      }, delay);
-      this.setState('backoff');
-      this.log('error', `${reason}; restarting in ${delay / 1000} s`);
-    } else {
-      this.setState('stopped');
-      this.log('error', reason);
-    }
-    this.opts.onHealth?.({
-      status: 'unhealthy',
-      details: this.opts.deps.serviceLog.redact(reason),
-      ...(this.onlyModern ? { onlyModern: this.onlyModern } : {}),
-    });
-  }
-
-  private async halt(reason: string, next: 'stopped' | 'closed'): Promise<void> {
-    this.generation += 1;
-    clearTimeout(this.restartTimer);
-    // A connection closed on purpose is told first which requests it can stop working on.
-    if (this.state === 'ready') this.mux.failAll(`upstream unavailable: ${reason}`, true);
-    const channel = this.channel;
-    this.channel = undefined;
-    this.setState(next);
-    this.mux.failAll(`upstream unavailable: ${reason}`);
-    this.withdrawRelayed(`the tool server stopped: ${reason}`);
-    await channel?.close();
-  }
-
-  private setState(state: LinkState): void {
-    this.state = state;
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const wake of waiters) wake();
-  }
-
-  private changed(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
   // ---- writing upstream ----
 
   private transmit(pending: Pending): void {
@@ -460,13 +378,13 @@ export class Link implements UpstreamLink {
   }
 
   private write(pending: Pending): void {
-    const channel = this.channel;
+    const channel = this.life.channel;
     if (!this.mux.isLive(pending)) return;
     if (!channel) {
-      this.mux.fail(pending, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${this.lastError || 'not connected'}`);
+      this.mux.fail(pending, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${this.life.lastError || 'not connected'}`);
       return;
     }
-    const gen = this.generation;
+    const gen = this.life.current;
     let sent: void | Promise<void>;
     try {
       sent = channel.send(pending.message);
@@ -486,11 +404,11 @@ export class Link implements UpstreamLink {
 
   /** A remote upstream that lost our session is re-initialised once, transparently, and the request sent again. */
   private sendFailed(pending: Pending, err: unknown, gen: number): void {
-    const lost = err instanceof SessionLostError || gen !== this.generation;
+    const lost = err instanceof SessionLostError || !this.life.isCurrent(gen);
     if (lost && !pending.retried && !pending.raw && this.state !== 'closed' && this.mux.isLive(pending)) {
       // Still busy: renewing the connection must not fail this request, it goes again.
       pending.retried = true;
-      if (gen === this.generation) this.renew(errorText(err));
+      if (this.life.isCurrent(gen)) this.renew(errorText(err));
       this.transmit(pending);
       return;
     }
@@ -500,17 +418,12 @@ export class Link implements UpstreamLink {
 
   private renew(reason: string): void {
     this.log('warn', `upstream session lost (${reason}); re-initialising`);
-    this.generation += 1;
-    const channel = this.channel;
-    this.channel = undefined;
-    void channel?.close();
-    this.mux.failAll('upstream session lost');
-    this.begin();
+    this.life.renew('upstream session lost');
   }
 
   private post(message: JSONRPCMessage): void {
     try {
-      this.channel?.send(message)?.catch(() => undefined);
+      this.life.channel?.send(message)?.catch(() => undefined);
     } catch {
       // The connection is going away; its loss is reported by onclose.
     }

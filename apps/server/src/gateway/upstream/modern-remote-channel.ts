@@ -2,7 +2,7 @@ import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextpro
 import type { Logger } from 'pino';
 import type { FetchLike } from '../../infra/outbound.js';
 import type { ServiceSpec } from '../catalog.js';
-import { encodeHeaderValue, META, mcpNameOf } from '../downstream/modern-wire.js';
+import { encodeHeaderValue, META, mcpNameOf } from '../wire/revision-2026-07-28.js';
 import { answerGuard, BROKEN_ANSWER_CODE } from './answer-guard.js';
 import { type Channel, errorText } from './channel.js';
 import { responseIdOf } from './json-head.js';

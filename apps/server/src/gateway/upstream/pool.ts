@@ -8,10 +8,10 @@ import type { UpstreamMetrics } from '../../infra/metrics.js';
 import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { HealthResult, SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
 import type { ConnectionOwner, UpstreamAuthorization, UpstreamOAuthMode } from '../upstream-auth.js';
-import type { Channel } from './channel.js';
+import { type Channel, errorText } from './channel.js';
 import { AuthorizedPerUser, checkServiceHealth, type HealthHost, PeriodicHealth, type ProbeResult } from './health.js';
 import { Link, type LinkHealth } from './link.js';
-import { MODERN_REVISION, ModernLink, NotModernError } from './modern-link.js';
+import { MODERN_REVISION, ModernLink } from './modern-link.js';
 import { ModernRemoteChannel } from './modern-remote-channel.js';
 import { buildProcessEnv, type RegistryMirrors } from './process-env.js';
 import { type RemoteAuth, RemoteChannel } from './remote-channel.js';
@@ -336,11 +336,11 @@ export class LinkPool implements UpstreamPool {
     try {
       await entry.link.ensureReady();
     } catch (err) {
-      if (!(err instanceof NotModernError)) throw err;
+      if (!entry.link.refusedEra) throw err;
       this.legacyOnly.set(service.id, { runtime: base, updatedAt: service.updatedAt, until: Date.now() + LEGACY_ONLY_RECHECK_MS });
       if (this.modern.get(key) === entry) this.modern.delete(key);
       void entry.link.close('the tool server speaks the legacy era only');
-      this.deps.logger.debug({ service: service.name, reason: err.message }, 'modern requests go through the legacy link');
+      this.deps.logger.debug({ service: service.name, reason: errorText(err) }, 'modern requests go through the 2025-11-25 link');
       return undefined;
     }
     entry.link.attach(session);
