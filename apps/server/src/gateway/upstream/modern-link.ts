@@ -21,7 +21,7 @@ export { MODERN_REVISION } from '../wire/revision-2026-07-28.js';
 /** How long the opening `server/discover` may take before the upstream counts as one that does not speak the revision. */
 const DISCOVER_TIMEOUT_MS = 15_000;
 
-/** The upstream answered the opening `server/discover` as a server of the legacy era only (or not at all). */
+/** The upstream answered the opening `server/discover` as a server of the 2025-11-25 era only (or not at all). */
 export class NotModernError extends Error {
   constructor(reason: string) {
     super(`the tool server does not speak protocol revision ${MODERN_REVISION}: ${reason}`);
@@ -49,8 +49,8 @@ const isObject = (v: unknown): v is Params => typeof v === 'object' && v !== nul
  * client's retry. Log messages carry no request on a shared connection and reach a request only while it
  * is the only one in flight.
  *
- * The connection opens with `server/discover`; an upstream that answers it as a legacy server fails the
- * start with NotModernError, and the pool then serves modern clients through the legacy link (pool.ts).
+ * The connection opens with `server/discover`; an upstream that answers it as a server of 2025-11-25 fails the
+ * start with NotModernError, and the pool then serves its 2026-07-28 clients through the 2025-11-25 link (acquisition.ts).
  */
 export class ModernLink implements UpstreamLink {
   readonly era = 'modern';

@@ -55,7 +55,7 @@ export class ModernRemoteChannel implements Channel {
 
   /**
    * No network I/O: the first request is the first contact. `timeoutMs` bounds `server/discover`, which
-   * stands where the legacy handshake stood (other requests are bounded by the link's own call timeout,
+   * stands where the 2025-11-25 handshake stood (other requests are bounded by the link's own call timeout,
    * which withdraws them with `notifications/cancelled`).
    */
   static async open(spec: ServiceSpec, logger: Logger, timeoutMs: number, auth: RemoteAuth = {}): Promise<ModernRemoteChannel> {
