@@ -1,4 +1,4 @@
-import type { JSONRPCError, JSONRPCMessage, JSONRPCNotification, JSONRPCResponse } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCError, JSONRPCMessage, JSONRPCNotification, JSONRPCResponse, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RequestSink, SessionPeer } from '../link-api.js';
 import { GatewayErrorCode, type Pending, RequestTable } from './request-table.js';
@@ -22,7 +22,8 @@ describe.each([
     vi.useFakeTimers();
     posted = [];
     unanswered = [];
-    table = new RequestTable({ post: (m) => posted.push(m), callTimeoutMs: () => 10_000, unanswered: (p) => unanswered.push(p) }, idOf);
+    const ids: (n: number) => RequestId = idOf;
+    table = new RequestTable({ post: (m) => posted.push(m), callTimeoutMs: () => 10_000, unanswered: (p) => unanswered.push(p) }, ids);
   });
   afterEach(() => vi.useRealTimers());
 
