@@ -1,12 +1,12 @@
 import type { ServiceSpec } from '../catalog.js';
 import type { SessionPeer } from '../link-api.js';
-import type { ConnectionOwner, UpstreamOAuthMode } from '../upstream-auth.js';
 import type { Channel } from './channel.js';
 import { errorText } from './channel.js';
+import { adoptToken, LinkCredentials, type LinkNeeds } from './credentials.js';
 import { Link, type LinkHealth } from './link.js';
 import { ModernLink } from './modern-link.js';
 import { openUpstream } from './open-upstream.js';
-import { type Era, type Placement, type PlacementFacts, place, runtimeKey } from './placement.js';
+import { type Era, type Placement, place, runtimeKey } from './placement.js';
 import type { PoolDeps } from './pool-deps.js';
 import type { Entry, LinkRegistry, SessionEraEntry, StatelessEraEntry } from './registry.js';
 import type { RemoteAuth } from './remote-channel.js';
@@ -39,12 +39,23 @@ export class Acquisition {
    */
   private readonly sessionEraOnly = new Map<number, { runtime: string; updatedAt: number; until: number }>();
 
-  constructor(private readonly host: AcquisitionHost) {}
+  /** What a link needs, asked once per acquisition (credentials.ts, docs/decisions/0050-credentials-in-one-step.md). */
+  readonly credentials: Pick<LinkCredentials, 'forLink'>;
+
+  constructor(private readonly host: AcquisitionHost) {
+    this.credentials = host.deps.credentials ?? new LinkCredentials(host.deps.catalog, host.deps.authorization);
+  }
 
   async acquire(service: ServiceSpec, session: SessionPeer): Promise<Link | ModernLink> {
     this.open();
+    // Asked at most once per acquisition, and only when no cached placement answers (credentials.ts).
+    let asked: Promise<LinkNeeds> | undefined;
+    const needs = () => {
+      asked ??= this.needsOf(service, session.userId);
+      return asked;
+    };
     if (session.era === 'modern') {
-      const stateless = await this.statelessLink(service, session);
+      const stateless = await this.statelessLink(service, session, needs);
       if (stateless) return stateless;
     }
     // The common case: a map lookup, no database.
@@ -54,9 +65,9 @@ export class Acquisition {
     // Installed through another replica and not here yet: the request waits for the local install a while.
     if (service.type === 'stdio') await this.host.deps.packages?.ensure(service, true);
     this.open();
-    const facts = await this.facts(service, session, service.isolation !== 'session');
+    const known = await needs();
     this.open();
-    const entry = this.sessionEraEntry(place('2025-11-25', service, session, facts), service);
+    const entry = this.sessionEraEntry(place('2025-11-25', service, session, known), service, known);
     for (const other of this.host.registry.sessionEra(service.id)) {
       if (other !== entry && other.link.has(session.id)) other.link.detach(session);
     }
@@ -94,29 +105,18 @@ export class Acquisition {
     return entry.link.reconfigure(service);
   }
 
-  /** The service's shared link of the 2025-11-25 era, created when missing (the boot strategy keeps it running). */
+  /** The service's shared stdio link of the 2025-11-25 era, created when missing (the boot strategy keeps it running). */
   sharedLink(service: ServiceSpec): Link {
-    const session = { id: '', userId: 0 };
-    return this.sessionEraEntry(place('2025-11-25', service, session, { mode: undefined, userEnv: undefined }), service).link;
+    const none: LinkNeeds = { mode: undefined, owner: undefined, variables: undefined, auth: {} };
+    return this.sessionEraEntry(place('2025-11-25', service, { id: '', userId: 0 }, none), service).link;
   }
 
-  /** The OAuth mode of a remote service (its credentials are the authorization port's, upstream-auth.ts). */
-  oauthMode(service: ServiceSpec): Promise<UpstreamOAuthMode | undefined> {
-    if (service.type === 'stdio' || !this.host.deps.authorization) return Promise.resolve(undefined);
-    return this.host.deps.authorization.modeOf(service.id);
-  }
-
-  /** The token a remote link sends, bound to its connection; without one, a 401 is reported instead. */
-  remoteAuth(spec: ServiceSpec, owner: ConnectionOwner | undefined): RemoteAuth {
-    const authorization = this.host.deps.authorization;
-    if (!authorization || spec.type === 'stdio') return {};
-    if (owner === undefined) return { unauthorized: (www) => authorization.unauthorized(spec.id, www) };
-    return {
-      authorization: {
-        token: () => authorization.token(spec.id, owner),
-        renew: (rejected) => authorization.renew(spec.id, owner, rejected),
-      },
-    };
+  /** What a link of this service needs for this user, in one step; a user who cannot have it is told here. */
+  async needsOf(service: ServiceSpec, userId: number | undefined): Promise<LinkNeeds> {
+    const answer = await this.credentials.forLink(service, userId);
+    // A connection that is missing (or ended and cannot be refreshed) names the console page to visit.
+    if ('refused' in answer) throw answer.refused;
+    return answer;
   }
 
   channel(spec: ServiceSpec, userEnv: Record<string, string> | undefined, auth: RemoteAuth, era: Era): Promise<Channel> {
@@ -129,20 +129,11 @@ export class Acquisition {
     if (this.host.closed()) throw new Error('the gateway is shutting down');
   }
 
-  /** What placing needs: the OAuth mode (a user who has not connected their account is told here), personal values. */
-  private async facts(service: ServiceSpec, session: SessionPeer, withUserEnv: boolean): Promise<PlacementFacts> {
-    const mode = await this.oauthMode(service);
-    if (mode === 'per_user') await this.host.deps.authorization?.token(service.id, session.userId);
-    const userEnv =
-      mode === undefined && withUserEnv && service.type === 'stdio'
-        ? await this.host.deps.catalog.userEnv(service.id, session.userId)
-        : undefined;
-    return { mode, userEnv };
-  }
-
-  private sessionEraEntry(placement: Placement, service: ServiceSpec): SessionEraEntry {
+  /** The entry of the placement, created when missing; a live one takes the newer token of this acquisition. */
+  private sessionEraEntry(placement: Placement, service: ServiceSpec, needs?: LinkNeeds): SessionEraEntry {
     const existing = this.host.registry.get(placement.key) as SessionEraEntry | undefined;
     if (existing) {
+      adoptToken(existing.auth, needs?.auth);
       // A newer spec (or new personal values) reached acquire before its event: applied now.
       if (existing.link.spec.updatedAt !== service.updatedAt || placement.scope === 'user') {
         void this.refresh(existing, service, placement.userEnv);
@@ -154,13 +145,14 @@ export class Acquisition {
       place: placement,
       runtime: runtimeKey(service, placement.userEnv),
       userEnv: placement.userEnv,
+      auth: needs?.auth ?? {},
       link: new Link({
         spec: service,
         mode: placement.scope === 'session' ? 'session' : 'shared',
         oneUser: placement.scope === 'user',
         deps: this.host.linkDeps,
         // Read at each start: personal values may change while the link lives.
-        open: (current) => this.channel(current, entry.userEnv, this.remoteAuth(current, placement.owner), '2025-11-25'),
+        open: (current) => this.channel(current, entry.userEnv, entry.auth, '2025-11-25'),
         ...(placement.scope === 'shared' ? { onHealth: (health: LinkHealth) => this.host.sharedHealth(service.id, health) } : {}),
       }),
     });
@@ -188,7 +180,11 @@ export class Acquisition {
    * The 2026-07-28 link for one request of that era, when the upstream speaks the revision itself
    * (docs/decisions/0039), placed like the 2025-11-25 links; undefined when the upstream speaks only 2025-11-25.
    */
-  private async statelessLink(service: ServiceSpec, session: SessionPeer): Promise<ModernLink | undefined> {
+  private async statelessLink(
+    service: ServiceSpec,
+    session: SessionPeer,
+    needs: () => Promise<LinkNeeds>,
+  ): Promise<ModernLink | undefined> {
     // A process or streamable HTTP server can speak the revision; an HTTP+SSE endpoint of the legacy transport cannot.
     if (!(service.type === 'stdio' || service.type === 'streamableHttp') || !service.enabled) return undefined;
     const who = `u${session.userId}`;
@@ -206,10 +202,10 @@ export class Acquisition {
       known.updatedAt = service.updatedAt;
       return undefined;
     }
-    const facts = await this.facts(service, session, true);
+    const given = await needs();
     if (service.type === 'stdio') await this.host.deps.packages?.ensure(service, true);
     this.open();
-    const placement = place('2026-07-28', service, session, facts);
+    const placement = place('2026-07-28', service, session, given);
     const runtime = runtimeKey(service, placement.userEnv);
     let entry = this.host.registry.get(placement.key) as StatelessEraEntry | undefined;
     if (entry && entry.runtime !== runtime) {
@@ -217,13 +213,14 @@ export class Acquisition {
       entry = undefined;
     }
     if (!entry) {
+      const auth = given.auth;
       const link = new ModernLink({
         spec: service,
         deps: this.host.linkDeps,
-        open: (current) => this.channel(current, placement.userEnv, this.remoteAuth(current, placement.owner), '2026-07-28'),
+        open: (current) => this.channel(current, placement.userEnv, auth, '2026-07-28'),
       });
-      entry = this.host.registry.add({ place: placement, link, runtime, userEnv: placement.userEnv });
-    }
+      entry = this.host.registry.add({ place: placement, link, runtime, userEnv: placement.userEnv, auth });
+    } else adoptToken(entry.auth, given.auth);
     entry.link.spec = service;
     try {
       await entry.link.ensureReady();

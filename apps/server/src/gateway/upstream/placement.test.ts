@@ -6,7 +6,12 @@ import { type Era, type PlacementFacts, place } from './placement.js';
 const service = (isolation: 'shared' | 'session', type: ServiceSpec['type'] = 'stdio') => ({ id: 4, type, isolation }) as ServiceSpec;
 const session = { id: 'sess-1', userId: 9 };
 const request = { id: 'req-1', userId: 9, era: 'modern' as const };
-const facts = (mode?: UpstreamOAuthMode, userEnv?: Record<string, string>): PlacementFacts => ({ mode, userEnv });
+const facts = (mode?: UpstreamOAuthMode, variables?: Record<string, string>): PlacementFacts => ({
+  mode,
+  variables,
+  // As the one question of an acquisition answers it (credentials.ts): the shared connection, or the user's own.
+  owner: mode === 'shared' ? 0 : mode === 'per_user' ? 9 : undefined,
+});
 
 /** Where a session's requests go (placement.ts): one rule for both eras, computed in one place. */
 describe('placement', () => {

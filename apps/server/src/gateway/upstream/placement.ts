@@ -27,19 +27,17 @@ export interface Placement {
   outlivesSessions: boolean;
 }
 
-/** What placing needs to know beyond the service and the session (looked up by the acquisition, acquisition.ts). */
+/**
+ * What placing needs to know beyond the service and the session: what the link needs, as the one question of the
+ * acquisition answered it (credentials.ts, LinkNeeds).
+ */
 export interface PlacementFacts {
   /** The service's OAuth mode (remote services only). */
   mode: UpstreamOAuthMode | undefined;
-  /** The user's personal values of a stdio service (only when the service has no OAuth mode). */
-  userEnv: Record<string, string> | undefined;
-}
-
-/** Whose connection a link of this scope uses in this OAuth mode. */
-export function ownerOf(mode: UpstreamOAuthMode | undefined, scope: Scope, userId: number | undefined): ConnectionOwner | undefined {
-  if (mode === 'shared') return 0;
-  if (mode === 'per_user' && scope !== 'shared') return userId;
-  return undefined;
+  /** Whose OAuth connection the link sends (0: the shared one); undefined when it uses none. */
+  owner: ConnectionOwner | undefined;
+  /** The user's personal values of a stdio service. */
+  variables: Record<string, string> | undefined;
 }
 
 /**
@@ -54,7 +52,7 @@ export function place(
   facts: PlacementFacts,
 ): Placement {
   const { mode } = facts;
-  const personal = facts.userEnv && Object.keys(facts.userEnv).length > 0 ? facts.userEnv : undefined;
+  const personal = facts.variables && Object.keys(facts.variables).length > 0 ? facts.variables : undefined;
   const scope: Scope =
     service.isolation === 'session' ? 'session' : mode === 'per_user' || (mode === undefined && personal) ? 'user' : 'shared';
   // A request of the 2026-07-28 era belongs to no session: an isolated link serves the user's requests together.
@@ -66,7 +64,7 @@ export function place(
     serviceId: service.id,
     scope,
     userId: scope === 'shared' ? undefined : session.userId,
-    owner: ownerOf(mode, scope, session.userId),
+    owner: facts.owner,
     // An isolated 2025-11-25 session's process starts from the service's values alone, as it always has.
     userEnv: scope === 'session' && era === '2025-11-25' ? undefined : personal,
     outlivesSessions: scope === 'session' && perRequest,

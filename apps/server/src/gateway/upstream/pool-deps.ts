@@ -4,6 +4,7 @@ import type { Leadership } from '../../infra/leader.js';
 import type { UpstreamMetrics } from '../../infra/metrics.js';
 import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { UpstreamAuthorization } from '../upstream-auth.js';
+import type { LinkCredentials } from './credentials.js';
 import type { RegistryMirrors } from './process-env.js';
 import type { OptionsReader, ServiceLogWriter } from './types.js';
 
@@ -22,6 +23,8 @@ export interface PoolDeps {
   packages?: LocalPackages;
   /** OAuth connections of remote services (modules/upstream-oauth): tokens per link, never read from tables here. */
   authorization?: UpstreamAuthorization;
+  /** What a link needs, asked once per acquisition (credentials.ts); built from `catalog` and `authorization` unless given. */
+  credentials?: Pick<LinkCredentials, 'forLink'>;
 }
 
 /**

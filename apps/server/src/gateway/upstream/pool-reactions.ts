@@ -1,7 +1,7 @@
 import type { ConfigEvent } from '../../infra/events.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { Acquisition } from './acquisition.js';
-import { ownerOf } from './placement.js';
+import { adoptToken, type LinkAnswer } from './credentials.js';
 import type { PoolDeps } from './pool-deps.js';
 import type { Entry, LinkRegistry } from './registry.js';
 
@@ -74,15 +74,27 @@ export class PoolReactions {
     acquisition.forgetEra(serviceId);
     await this.closeAll(registry.statelessEra(serviceId), 'service configuration changed');
     const work: Promise<void>[] = [];
-    // A new OAuth mode (or none) changes whose token a link sends: such links are replaced.
-    const mode = await acquisition.oauthMode(spec);
+    // Each link is asked for again, one question per link: a new OAuth mode (or none), a connection gone or
+    // personal values removed change what it sends, and such links are replaced.
     for (const entry of registry.sessionEra(serviceId)) {
       const { scope, userId, owner } = entry.place;
-      const userEnv = scope === 'user' && owner === undefined ? await deps.catalog.userEnv(serviceId, userId as number) : undefined;
+      const answer: LinkAnswer | Error = await acquisition.credentials
+        .forLink(spec, scope === 'shared' ? undefined : userId)
+        .catch((err: Error) => err);
+      if (answer instanceof Error) {
+        // The provider could not be asked (a refresh that failed for now): the link stays as it is.
+        deps.logger.warn({ err: answer, serviceId }, 'asking what a link needs failed');
+        work.push(acquisition.refresh(entry, spec, entry.userEnv));
+        continue;
+      }
+      const needs = 'refused' in answer ? undefined : answer;
+      const userEnv = scope === 'user' && owner === undefined ? needs?.variables : undefined;
       const fits =
+        needs !== undefined &&
         (spec.isolation === 'session') === (scope === 'session') &&
         (scope !== 'user' || userEnv !== undefined || owner !== undefined) &&
-        ownerOf(mode, scope, userId) === owner;
+        needs.owner === owner;
+      if (fits) adoptToken(entry.auth, needs.auth);
       work.push(fits ? acquisition.refresh(entry, spec, userEnv) : acquisition.remove(entry, 'service configuration changed'));
     }
     await Promise.all(work);

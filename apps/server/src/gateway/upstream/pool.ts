@@ -5,7 +5,6 @@ import { BootAndIdle } from './boot-and-idle.js';
 import { AuthorizedPerUser, checkServiceHealth, type HealthHost, PeriodicHealth, type ProbeResult } from './health.js';
 import { Link, type LinkHealth } from './link.js';
 import { MODERN_REVISION, ModernLink } from './modern-link.js';
-import { ownerOf } from './placement.js';
 import type { PoolDeps } from './pool-deps.js';
 import { PoolReactions } from './pool-reactions.js';
 import { LinkRegistry } from './registry.js';
@@ -123,27 +122,25 @@ export class LinkPool implements UpstreamPool {
 
   private async probe(spec: ServiceSpec): Promise<ProbeResult> {
     // A shared connection is checked with its token; a service without one reports a 401 as needing authorization.
-    const mode = await this.acquisition.oauthMode(spec);
-    const owner = ownerOf(mode, 'shared', undefined);
+    const { mode, auth: base } = await this.acquisition.needsOf(spec, undefined);
     // A per-user service has no connection of the checker's: it is checked without a token, and a 401
     // then means "up, asks each user" (docs/decisions/0030-upstream-oauth.md), not a fault.
     let refused = false;
-    const auth = (current: ServiceSpec): RemoteAuth => {
-      const base = this.acquisition.remoteAuth(current, owner);
-      if (mode !== 'per_user' || !base.unauthorized) return base;
-      const report = base.unauthorized;
-      return {
-        unauthorized: (www) => {
-          refused = true;
-          report(www);
-        },
-      };
-    };
+    const report = base.unauthorized;
+    const auth: RemoteAuth =
+      mode === 'per_user' && report
+        ? {
+            unauthorized: (www) => {
+              refused = true;
+              report(www);
+            },
+          }
+        : base;
     const link = new Link({
       spec,
       mode: 'shared',
       deps: this.linkDeps,
-      open: (current) => this.acquisition.channel(current, undefined, auth(current), '2025-11-25'),
+      open: (current) => this.acquisition.channel(current, undefined, auth, '2025-11-25'),
     });
     this.probes.add(link);
     try {
@@ -160,7 +157,7 @@ export class LinkPool implements UpstreamPool {
     const modern = new ModernLink({
       spec,
       deps: this.linkDeps,
-      open: (current) => this.acquisition.channel(current, undefined, auth(current), '2026-07-28'),
+      open: (current) => this.acquisition.channel(current, undefined, auth, '2026-07-28'),
     });
     try {
       await modern.ensureReady();

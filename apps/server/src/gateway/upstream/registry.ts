@@ -1,6 +1,7 @@
 import type { Link } from './link.js';
 import type { ModernLink } from './modern-link.js';
 import type { Era, Placement } from './placement.js';
+import type { RemoteAuth } from './remote-channel.js';
 
 /** One link of the pool, where it is placed, and what it was started from. */
 export interface Entry<L extends Link | ModernLink = Link | ModernLink> {
@@ -10,6 +11,8 @@ export interface Entry<L extends Link | ModernLink = Link | ModernLink> {
   runtime: string;
   /** Personal variable values the process of a per-user link starts with (may change while it lives). */
   userEnv: Record<string, string> | undefined;
+  /** What a remote link sends (credentials.ts): its held token, or the report of a 401. */
+  auth: RemoteAuth;
 }
 
 export type SessionEraEntry = Entry<Link>;
