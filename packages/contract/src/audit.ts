@@ -21,13 +21,16 @@ export const auditObjectTypes = [
 export const AuditObjectType = z.enum(auditObjectTypes);
 export type AuditObjectType = z.infer<typeof AuditObjectType>;
 
-/** Who made the change: a signed-in user (console or API), the `toolport` command, or nobody known (a refused sign-in). */
-export const auditActorTypes = ['user', 'api_key', 'cli', 'anonymous'] as const;
+/**
+ * Who made the change: a signed-in user (the console and `/api` take the access token sign-in issues; API keys
+ * open only the MCP endpoints, which change nothing), the `toolport` command, or nobody known (a refused sign-in).
+ */
+export const auditActorTypes = ['user', 'cli', 'anonymous'] as const;
 export const AuditActorType = z.enum(auditActorTypes);
 export type AuditActorType = z.infer<typeof AuditActorType>;
 
-/** `ok`, or `refused` for a sign-in that was not let in. */
-export const AuditOutcome = z.enum(['ok', 'refused']);
+/** `ok`; `failed` for an administrator's request answered with an error; `refused` for a sign-in not let in. */
+export const AuditOutcome = z.enum(['ok', 'failed', 'refused']);
 export type AuditOutcome = z.infer<typeof AuditOutcome>;
 
 /**

@@ -194,7 +194,7 @@ export interface AuditEntriesTable {
   action: string;
   object_type: string;
   object_id: string;
-  /** `ok`, or `refused` for a sign-in that was not let in. */
+  /** `ok`, `failed` (an administrator's request answered with an error) or `refused` (a sign-in). */
   outcome: string;
   /** `METHOD /api/path` of the request, or the CLI command. */
   via: string;

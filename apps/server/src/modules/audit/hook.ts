@@ -5,7 +5,8 @@ import type { NewAuditEntry } from './repo.js';
 import { type AuditedRequest, type AuditedRoute, auditedRoutes } from './routes-audited.js';
 import type { AuditTrail } from './trail.js';
 
-const asRecord = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const asRecord = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const present = (v: Record<string, unknown>) => Object.keys(v).length > 0;
 
 /** The `data` of a JSON envelope being sent, if any. */
@@ -22,18 +23,21 @@ function dataOf(payload: unknown): Record<string, unknown> | undefined {
 /** The entry of an answered request of an audited route, or nothing when it is not one to record. */
 export function entryOf(req: FastifyRequest, reply: FastifyReply, route: AuditedRoute, payload: unknown): NewAuditEntry | undefined {
   const status = reply.statusCode;
-  // A sign-in refused is recorded (a flood refused by the rate limit is counted in the metrics, not here);
-  // anything else only once it was done.
-  const refused = route.signIn !== undefined && status >= 400 && status < 500 && status !== 429;
-  if (status >= 400 && !refused) return undefined;
+  const failed = status >= 400;
+  const admin = req.principal ? isAdminRole(req.principal.role) : false;
+  // A refused sign-in is recorded (a flood refused by the rate limit is counted in the metrics, not here).
+  const refused = route.signIn !== undefined && failed && status < 500 && status !== 429;
+  if (route.signIn !== undefined && failed && !refused) return undefined;
+  // Otherwise an administrator's request, done or failed; callers the guard refused never reached the route.
+  if (route.signIn === undefined && !admin) return undefined;
   const view: AuditedRequest = {
     params: asRecord(req.params),
     query: asRecord(req.query),
     body: bodyFields(req.body),
-    data: status < 400 ? dataOf(payload) : undefined,
-    admin: req.principal ? isAdminRole(req.principal.role) : false,
+    data: failed ? undefined : dataOf(payload),
+    admin,
   };
-  if (route.when && !route.when(view)) return undefined;
+  if (!failed && route.when && !route.when(view)) return undefined;
 
   let actor: Pick<NewAuditEntry, 'actor_type' | 'actor_id' | 'actor_name'>;
   if (route.signIn) {
@@ -61,15 +65,16 @@ export function entryOf(req: FastifyRequest, reply: FastifyReply, route: Audited
     action: typeof route.action === 'function' ? route.action(view) : route.action,
     object_type: route.object,
     object_id: route.signIn ? (actor.actor_id === null ? '' : String(actor.actor_id)) : id === undefined || id === null ? '' : String(id),
-    outcome: refused ? 'refused' : 'ok',
+    outcome: refused ? 'refused' : failed ? 'failed' : 'ok',
     via: `${req.method} ${req.routeOptions.url}`,
     changes: maskChanges(fields),
   };
 }
 
 /**
- * The one place HTTP changes are recorded: after the handler, before the answer leaves, every request of an
- * audited route (routes-audited.ts) that succeeded, and every refused sign-in, becomes one entry. Written
+ * The one place HTTP changes are recorded: after the handler, before the answer leaves, every request an
+ * administrator made to an audited route (routes-audited.ts), done (`ok`) or answered with an error
+ * (`failed`), and every sign-in, let in (`ok`) or not (`refused`), becomes one entry. Written
  * before the answer, so whoever sees the answer finds the entry; a failed write is logged and does not turn
  * the change that was made into an error.
  */

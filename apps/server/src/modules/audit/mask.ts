@@ -11,17 +11,15 @@ import { isCredentialParam, maskUrlCredentials, maskValues } from '../../infra/c
  */
 
 /** Fields that hold a map of variables or headers: every value is a secret, every name stays. */
-const VALUE_MAPS = new Set([
-  'env',
-  'envs',
-  'environments',
-  'headers',
-  'headers_json',
-  'default_envs_json',
-  'user_provided_env_vars',
-]);
+const VALUE_MAPS = new Set(['env', 'envs', 'environments', 'headers', 'headers_json', 'default_envs_json', 'user_provided_env_vars']);
 /** Fields that hold a command line, whose `--token x`, `--api-key=x` and `API_KEY=x` parts are masked. */
 const COMMAND_LINES = new Set(['command', 'args', 'custom_args', 'typed_command']);
+
+/**
+ * `key` names a pair's key in request bodies (a preference's `{key, value}`), not a credential as it does in a
+ * URL's query: it is shown. Everything else whose name `isCredentialParam` flags is masked.
+ */
+const NAMES_NOT_SECRETS = new Set(['key']);
 
 const MAX_DEPTH = 8;
 const MAX_ITEMS = 200;
@@ -78,9 +76,11 @@ function maskValueMap(value: unknown): unknown {
   }
   if (Array.isArray(value)) {
     // [{name|key, value}] lists.
-    return value.slice(0, MAX_ITEMS).map((item) =>
-      item && typeof item === 'object' && 'value' in item ? { ...(maskAny(item, 1) as object), value: MASKED_SECRET } : MASKED_SECRET,
-    );
+    return value
+      .slice(0, MAX_ITEMS)
+      .map((item) =>
+        item && typeof item === 'object' && 'value' in item ? { ...(maskAny(item, 1) as object), value: MASKED_SECRET } : MASKED_SECRET,
+      );
   }
   if (value && typeof value === 'object') {
     const names = Object.keys(value).slice(0, MAX_ITEMS);
@@ -102,7 +102,8 @@ function maskAny(value: unknown, depth: number): unknown {
     const v = source[key];
     if (VALUE_MAPS.has(key)) out[cut(key)] = maskValueMap(v);
     else if (COMMAND_LINES.has(key)) out[cut(key)] = maskCommand(v);
-    else if (isCredentialParam(key) || (secretOption && key === 'value')) out[cut(key)] = v === '' || v == null ? v : MASKED_SECRET;
+    else if ((isCredentialParam(key) && !NAMES_NOT_SECRETS.has(key)) || (secretOption && key === 'value'))
+      out[cut(key)] = v === '' || v == null ? v : MASKED_SECRET;
     else out[cut(key)] = maskAny(v, depth + 1);
   }
   return out;

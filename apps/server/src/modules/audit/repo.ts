@@ -98,7 +98,13 @@ export class AuditRepo {
     const total = Number(counted.n);
     const skip = (page - 1) * pageSize;
     if (skip >= total) return { entries: [], total };
-    const rows = await this.filtered(f).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(pageSize).offset(skip).execute();
+    const rows = await this.filtered(f)
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(pageSize)
+      .offset(skip)
+      .execute();
     return { entries: rows.map(toEntry), total };
   }
 

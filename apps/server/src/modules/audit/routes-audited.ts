@@ -21,12 +21,13 @@ export interface AuditedRoute {
   signIn?: 'password' | 'github' | 'google';
   /** What to record of the request instead of its params, query and body. */
   fields?: (r: AuditedRequest) => Record<string, unknown>;
-  /** A route users call for themselves too: only the calls this says are administrative are recorded. */
+  /** A route users call for themselves too: of an administrator's successful calls, only those this says are administrative. */
   when?: (r: AuditedRequest) => boolean;
 }
 
 const param = (name: string) => (r: AuditedRequest) => r.params[name];
-const field = (name: string) => (r: AuditedRequest) => (r.body && typeof r.body === 'object' ? (r.body as Record<string, unknown>)[name] : undefined);
+const field = (name: string) => (r: AuditedRequest) =>
+  r.body && typeof r.body === 'object' ? (r.body as Record<string, unknown>)[name] : undefined;
 const answer = (name: string) => (r: AuditedRequest) => r.data?.[name];
 const either =
   (...ways: ((r: AuditedRequest) => unknown)[]) =>
@@ -55,10 +56,7 @@ const table: [Route, AuditedRoute][] = [
   [routes.services.reconnect, { object: 'service', action: 'reconnect', id: param('id') }],
   [routes.services.uninstall, { object: 'service', action: 'delete', id: field('service_id') }],
   [routes.services.updatePackage, { object: 'service', action: 'update_package', id: param('id') }],
-  [
-    routes.services.toggle,
-    { object: 'service', action: 'toggle', id: param('id'), when: (r) => r.data?.scope !== 'personal' },
-  ],
+  [routes.services.toggle, { object: 'service', action: 'toggle', id: param('id'), when: (r) => r.data?.scope !== 'personal' }],
   [routes.services.setTool, { object: 'tool', action: 'update', id: (r) => `${r.params.id}/${r.params.original_name}` }],
   [routes.market.install, { object: 'service', action: 'install', id: either(answer('mcp_service_id'), field('package_name')) }],
   // Groups
@@ -67,7 +65,7 @@ const table: [Route, AuditedRoute][] = [
   [routes.groups.remove, { object: 'group', action: 'delete', id: param('id') }],
   // OAuth: remote services' client settings and shared connection; MCP clients' grants
   [routes.upstreamOAuth.update, { object: 'upstream_oauth', action: 'update', id: param('id') }],
-  [routes.upstreamOAuth.disconnect, { object: 'upstream_oauth', action: 'disconnect', id: param('id'), when: (r) => r.admin }],
+  [routes.upstreamOAuth.disconnect, { object: 'upstream_oauth', action: 'disconnect', id: param('id') }],
   [routes.oauthServer.revokeUserApp, { object: 'oauth_grant', action: 'revoke', id: param('id') }],
   // Import and export
   [routes.market.batchImport, { object: 'import', action: 'import', id: answer('task_id') }],
