@@ -511,6 +511,8 @@ describe.each(engines)('audit trail on %s', (engine) => {
     expect(await t.ctx.db.selectFrom('audit_entries').select('id').where('id', '=', old.id).executeTakeFirst()).toBeUndefined();
     // The recent ones stay.
     expect(await newestId()).toBeGreaterThan(0);
-    expect((await t.app.inject({ method: 'GET', url: '/api/audit?object_id=AuditLogForwarding', headers: root })).json().data.total).toBe(2);
+    expect((await t.app.inject({ method: 'GET', url: '/api/audit?object_id=AuditLogForwarding', headers: root })).json().data.total).toBe(
+      2,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AuditFilter, AuditPage, AuditQuery } from './audit.js';
 import { HistoryQuery, ServiceUtilization, SystemOverview, UsageHistory } from './analytics.js';
+import { AuditFilter, AuditPage, AuditQuery } from './audit.js';
 import { LoginRequest, LogoutRequest, PublicUser, RefreshRequest, SelfUser, TokenPair } from './auth.js';
 import type { OAuthProvider } from './enums.js';
 import { envelope, OkEnvelope } from './envelope.js';

@@ -24,11 +24,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('audit_entries_created').on('audit_entries').columns(['created_at', 'id']).execute();
   await db.schema.createIndex('audit_entries_actor').on('audit_entries').columns(['actor_name', 'created_at']).execute();
   await db.schema.createIndex('audit_entries_actor_id').on('audit_entries').columns(['actor_id', 'created_at']).execute();
-  await db.schema
-    .createIndex('audit_entries_object')
-    .on('audit_entries')
-    .columns(['object_type', 'object_id', 'created_at'])
-    .execute();
+  await db.schema.createIndex('audit_entries_object').on('audit_entries').columns(['object_type', 'object_id', 'created_at']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

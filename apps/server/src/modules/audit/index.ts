@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Db } from '../../db/db.js';
+import { type Db, openDatabase } from '../../db/db.js';
 import type { ZodApi } from '../../http/api.js';
 import type { OptionsService } from '../options/index.js';
 import { installAuditHook } from './hook.js';
@@ -8,7 +8,7 @@ import { AuditRepo } from './repo.js';
 import { auditRoutes } from './routes.js';
 import { AuditTrail } from './trail.js';
 
-export { maskChanges } from './mask.js';
+export { bodyFields as bodyFieldsOf, maskChanges } from './mask.js';
 export type { AuditRepo, NewAuditEntry } from './repo.js';
 export { auditedRoutes } from './routes-audited.js';
 export type { AuditTrail, CommandAction } from './trail.js';
@@ -48,4 +48,21 @@ export function createAuditModule(deps: AuditDeps): AuditModule {
  */
 export function createCommandAudit(db: Db): Pick<AuditTrail, 'command'> {
   return new AuditTrail(new AuditRepo(db), () => false, { info: () => undefined });
+}
+
+/**
+ * One entry of a command that holds no database connection of its own (`toolport backup`, `restore`), written
+ * to the database the configuration names. False when it could not be written there (a database from before
+ * the audit trail, as a restored old backup may be, until the server migrates it).
+ */
+export async function recordCommandAt(where: { databaseUrl?: string | undefined; dataDir: string }, a: CommandAction): Promise<boolean> {
+  const { db } = openDatabase(where);
+  try {
+    await createCommandAudit(db).command(a);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await db.destroy().catch(() => undefined);
+  }
 }

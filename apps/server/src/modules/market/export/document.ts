@@ -2,11 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type McpServerEntry, type McpServersDocument, splitCommandLine } from '@toolport/contract';
 import type { ServiceRow } from '../../../db/schema.js';
+import { maskUrlCredentials, maskValues } from '../../../infra/credentials.js';
 import { resolveInstallDir } from '../../../infra/install-dir.js';
 import type { Secrets } from '../../../infra/secrets.js';
 import { pinTypedCommand } from '../installers/runner-args.js';
 import { MANIFEST_FILE, type PackageManifest } from '../installers/types.js';
-import { maskUrlCredentials, maskValues } from '../../../infra/credentials.js';
 
 const parseArgs = (json: string): string[] => {
   try {
