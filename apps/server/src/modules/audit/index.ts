@@ -6,7 +6,7 @@ import type { OptionsService } from '../options/index.js';
 import { installAuditHook } from './hook.js';
 import { AuditRepo } from './repo.js';
 import { auditRoutes } from './routes.js';
-import { AuditTrail } from './trail.js';
+import { AuditTrail, type CommandAction } from './trail.js';
 
 export { bodyFields as bodyFieldsOf, maskChanges } from './mask.js';
 export type { AuditRepo, NewAuditEntry } from './repo.js';
