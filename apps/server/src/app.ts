@@ -258,7 +258,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       leader,
       redis,
       packages,
-      authorization: upstreamOAuth.oauth,
+      authorization: upstreamOAuth.keeper,
       accessTokens: oauthServer.accessTokens,
       tools: hub.policy,
       groups: hub.directory,
@@ -276,7 +276,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     rows,
     catalog,
     gateway,
-    oauth: upstreamOAuth.oauth,
+    oauth: upstreamOAuth.flow,
     access: hub.access,
     settleCounts: metering.settle,
   });

@@ -412,6 +412,9 @@ describe.each(engines)('access matrix on %s', (engine) => {
       expect: adminOnly(200),
       call: () => json('PUT', '/api/option/', { key: 'GitHubClientSecret', value: SECRETS.githubSecret }),
     },
+    // Discovery's embeddings provider: its state, and a check of it (none is configured here).
+    'GET /api/option/embeddings': { expect: adminOnly(200), call: () => get('/api/option/embeddings') },
+    'POST /api/option/embeddings/check': { expect: adminOnly(200), call: () => json('POST', '/api/option/embeddings/check', {}) },
 
     // Installed services
     'GET /api/mcp_market/installed': { expect: signedIn(200), call: () => get('/api/mcp_market/installed') },

@@ -134,9 +134,10 @@ export class ProxyAuth {
     const { user, queryKey } = who;
     const service = await this.service(serviceName);
     if (!service) return failures.unknownService(serviceName);
+    // Access first: a caller who may not use a service learns nothing about it, not even whether it is enabled.
+    if (!(await this.mayUse(user, service))) return failures.noAccess(serviceName);
     if (!service.enabled) return failures.disabledService(serviceName);
     if (user.switchedOff.has(service.id)) return failures.switchedOffService(serviceName);
-    if (!(await this.mayUse(user, service))) return failures.noAccess(serviceName);
     return { user, service, queryKey };
   }
 

@@ -7,8 +7,9 @@ import type { Leadership } from '../../infra/leader.js';
 import type { UpstreamMetrics } from '../../infra/metrics.js';
 import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { HealthResult, SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
-import type { ConnectionOwner, UpstreamAuthorization, UpstreamOAuthMode } from '../upstream-auth.js';
+import type { ConnectionOwner, UpstreamAuthorization } from '../upstream-auth.js';
 import type { Channel } from './channel.js';
+import { adoptToken, type LinkAnswer, LinkCredentials, type LinkNeeds } from './credentials.js';
 import { AuthorizedPerUser, checkServiceHealth, type HealthHost, PeriodicHealth, type ProbeResult } from './health.js';
 import { Link, type LinkHealth } from './link.js';
 import { MODERN_REVISION, ModernLink, NotModernError } from './modern-link.js';
@@ -33,6 +34,8 @@ export interface PoolDeps {
   packages?: LocalPackages;
   /** OAuth connections of remote services (modules/upstream-oauth): tokens per link, never read from tables here. */
   authorization?: UpstreamAuthorization;
+  /** What a link needs, asked once per acquisition (credentials.ts); built from `catalog` and `authorization` unless given. */
+  credentials?: Pick<LinkCredentials, 'forLink'>;
 }
 
 /**
@@ -105,6 +108,8 @@ interface Entry {
   runtime: string;
   /** Whose OAuth connection a remote link sends (0: the shared one); undefined when it uses none. */
   owner: ConnectionOwner | undefined;
+  /** What a remote link sends (credentials.ts): its held token, or the report of a 401. */
+  auth: RemoteAuth;
   /** An isolated link of a user's modern requests: a request's end does not close it (idle does). */
   outlivesSessions?: boolean;
 }
@@ -122,13 +127,7 @@ interface ModernEntry {
   userId: number | undefined;
   link: ModernLink;
   runtime: string;
-}
-
-/** Whose connection a link of this kind uses in this OAuth mode. */
-function ownerOf(mode: UpstreamOAuthMode | undefined, kind: EntryKind, userId: number | undefined): ConnectionOwner | undefined {
-  if (mode === 'shared') return 0;
-  if (mode === 'per_user' && kind !== 'shared') return userId;
-  return undefined;
+  auth: RemoteAuth;
 }
 
 /** Everything that decides how an upstream runs; display name, limits and the like do not count. */
@@ -161,6 +160,7 @@ export class LinkPool implements UpstreamPool {
   private readonly modernPlaced = new Map<string, { key: string; updatedAt: number }>();
   private readonly serial = new Map<number, Promise<void>>();
   private readonly linkDeps: LinkDeps;
+  private readonly credentials: Pick<LinkCredentials, 'forLink'>;
   private readonly health: PeriodicHealth;
   private readonly healthHost: HealthHost;
   private readonly idleTimer: NodeJS.Timeout;
@@ -173,6 +173,7 @@ export class LinkPool implements UpstreamPool {
     private readonly deps: PoolDeps,
     private readonly tuning: UpstreamTuning,
   ) {
+    this.credentials = deps.credentials ?? new LinkCredentials(deps.catalog, deps.authorization);
     this.linkDeps = { serviceLog: deps.serviceLog, options: deps.options, logger: deps.logger, tuning, metrics: deps.metrics };
     this.healthHost = {
       ...deps,
@@ -192,8 +193,14 @@ export class LinkPool implements UpstreamPool {
 
   async acquire(service: ServiceSpec, session: SessionPeer): Promise<UpstreamLink> {
     if (this.closed) throw new Error('the gateway is shutting down');
+    // Asked at most once per acquisition, and only when no cached placement answers (credentials.ts).
+    let asked: Promise<LinkNeeds> | undefined;
+    const needs = () => {
+      asked ??= this.needsOf(service, session.userId);
+      return asked;
+    };
     if (session.era === 'modern') {
-      const modern = await this.modernLink(service, session);
+      const modern = await this.modernLink(service, session, needs);
       if (modern) return modern;
     }
     const cacheKey = `${service.id}:${session.id}`;
@@ -206,7 +213,7 @@ export class LinkPool implements UpstreamPool {
     // Installed through another replica and not here yet: the request waits for the local install a while.
     if (service.type === 'stdio') await this.deps.packages?.ensure(service, true);
     if (this.closed) throw new Error('the gateway is shutting down');
-    const entry = await this.entryFor(service, session);
+    const entry = await this.entryFor(service, session, await needs());
     if (this.closed) throw new Error('the gateway is shutting down');
     for (const other of this.entries.values()) {
       if (other !== entry && other.serviceId === service.id && other.link.has(session.id)) other.link.detach(session);
@@ -285,7 +292,7 @@ export class LinkPool implements UpstreamPool {
    * Placement follows the legacy links: shared, or the user's own for personal values and per-user OAuth,
    * and per user for an isolated service (a modern request belongs to no session).
    */
-  private async modernLink(service: ServiceSpec, session: SessionPeer): Promise<ModernLink | undefined> {
+  private async modernLink(service: ServiceSpec, session: SessionPeer, needs: () => Promise<LinkNeeds>): Promise<ModernLink | undefined> {
     if (!this.modernCapableType(service) || !service.enabled) return undefined;
     // The common case: this user's requests to this service found their link before, and it is up.
     const placed = this.modernPlaced.get(`${service.id}:${session.userId}`);
@@ -304,13 +311,7 @@ export class LinkPool implements UpstreamPool {
       known.updatedAt = service.updatedAt;
       return undefined;
     }
-    const mode = await this.oauthMode(service);
-    if (mode === 'per_user') await this.deps.authorization?.token(service.id, session.userId);
-    let userEnv: Record<string, string> | undefined;
-    if (mode === undefined && service.type === 'stdio') {
-      const values = await this.deps.catalog.userEnv(service.id, session.userId);
-      if (values && Object.keys(values).length > 0) userEnv = values;
-    }
+    const { mode, variables: userEnv, auth } = await needs();
     if (service.type === 'stdio') await this.deps.packages?.ensure(service, true);
     if (this.closed) throw new Error('the gateway is shutting down');
     const perUser = mode === 'per_user' || userEnv !== undefined || service.isolation === 'session';
@@ -323,15 +324,15 @@ export class LinkPool implements UpstreamPool {
       entry = undefined;
     }
     if (!entry) {
-      const owner = ownerOf(mode, perUser ? 'user' : 'shared', session.userId);
       const link: ModernLink = new ModernLink({
         spec: service,
         deps: this.linkDeps,
-        open: (current) => this.open(current, userEnv, this.remoteAuth(current, owner), 'modern'),
+        open: (current) => this.open(current, userEnv, created.auth, 'modern'),
       });
-      entry = { key, serviceId: service.id, userId: perUser ? session.userId : undefined, link, runtime };
+      const created: ModernEntry = { key, serviceId: service.id, userId: perUser ? session.userId : undefined, link, runtime, auth };
+      entry = created;
       this.modern.set(key, entry);
-    }
+    } else adoptToken(entry.auth, auth);
     entry.link.spec = service;
     try {
       await entry.link.ensureReady();
@@ -362,40 +363,44 @@ export class LinkPool implements UpstreamPool {
     await Promise.all(doomed.map((entry) => entry.link.close(reason)));
   }
 
-  private async entryFor(service: ServiceSpec, session: SessionPeer): Promise<Entry> {
-    const mode = await this.oauthMode(service);
-    // A user who has not connected their own account is told here, with the console page to visit.
-    if (mode === 'per_user') await this.deps.authorization?.token(service.id, session.userId);
-    if (service.isolation === 'session') return this.sessionEntry(service, session, mode);
-    if (mode === 'per_user') return this.upToDate(this.userEntry(service, session.userId, undefined, mode), service);
-    if (mode === 'shared') return this.upToDate(this.sharedEntry(service, mode), service);
-    const userEnv = service.type === 'stdio' ? await this.deps.catalog.userEnv(service.id, session.userId) : undefined;
-    if (userEnv && Object.keys(userEnv).length > 0)
-      return this.upToDate(this.userEntry(service, session.userId, userEnv), service, userEnv);
-    return this.upToDate(this.sharedEntry(service), service);
+  /** What a link of this service needs for this user, in one step; a user who cannot have it is told here. */
+  private async needsOf(service: ServiceSpec, userId: number | undefined): Promise<LinkNeeds> {
+    const answer = await this.credentials.forLink(service, userId);
+    // A connection that is missing (or ended and cannot be refreshed) names the console page to visit.
+    if ('refused' in answer) throw answer.refused;
+    return answer;
   }
 
-  private oauthMode(service: ServiceSpec): Promise<UpstreamOAuthMode | undefined> {
-    if (service.type === 'stdio' || !this.deps.authorization) return Promise.resolve(undefined);
-    return this.deps.authorization.modeOf(service.id);
+  private entryFor(service: ServiceSpec, session: SessionPeer, needs: LinkNeeds): Entry {
+    if (service.isolation === 'session') return this.sessionEntry(service, session, needs);
+    if (needs.mode === 'per_user') return this.upToDate(this.userEntry(service, session.userId, needs), service);
+    if (needs.mode === 'shared') return this.upToDate(this.sharedEntry(service, needs), service);
+    if (needs.variables) return this.upToDate(this.userEntry(service, session.userId, needs), service, needs.variables);
+    return this.upToDate(this.sharedEntry(service, needs), service);
   }
 
-  private sharedEntry(service: ServiceSpec, mode?: UpstreamOAuthMode): Entry {
-    const key = `shared:${service.id}`;
-    return this.entries.get(key) ?? this.add(key, 'shared', service, undefined, undefined, ownerOf(mode, 'shared', undefined));
+  private sharedEntry(service: ServiceSpec, needs?: LinkNeeds): Entry {
+    return this.placed(`shared:${service.id}`, needs) ?? this.add(`shared:${service.id}`, 'shared', service, undefined, needs);
   }
 
-  private userEntry(service: ServiceSpec, userId: number, userEnv: Record<string, string> | undefined, mode?: UpstreamOAuthMode): Entry {
+  private userEntry(service: ServiceSpec, userId: number, needs: LinkNeeds): Entry {
     const key = `user:${service.id}:${userId}`;
-    return this.entries.get(key) ?? this.add(key, 'user', service, userId, userEnv, ownerOf(mode, 'user', userId));
+    return this.placed(key, needs) ?? this.add(key, 'user', service, userId, needs);
   }
 
-  private sessionEntry(service: ServiceSpec, session: SessionPeer, mode?: UpstreamOAuthMode): Entry {
+  /** A live entry takes the newer token of this acquisition. */
+  private placed(key: string, needs: LinkNeeds | undefined): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (entry) adoptToken(entry.auth, needs?.auth);
+    return entry;
+  }
+
+  private sessionEntry(service: ServiceSpec, session: SessionPeer, needs: LinkNeeds): Entry {
     // A modern request belongs to no session: a user's modern requests share one isolated link, kept between
     // them like a session's (stopped when idle), instead of a process per request.
     const perUserModern = session.era === 'modern';
     const key = perUserModern ? `session:${service.id}:modern:${session.userId}` : `session:${service.id}:${session.id}`;
-    const existing = this.entries.get(key);
+    const existing = this.placed(key, needs);
     if (existing) return this.upToDate(existing, service);
     const mine: Entry[] = [];
     for (const e of this.entries.values())
@@ -411,7 +416,7 @@ export class LinkPool implements UpstreamPool {
       }
       void this.remove(idle, `isolated session limit (${this.tuning.perUserSessionLinks}) reached: replaced by a newer session`);
     }
-    const entry = this.add(key, 'session', service, session.userId, undefined, ownerOf(mode, 'session', session.userId));
+    const entry = this.add(key, 'session', service, session.userId, needs);
     if (perUserModern) entry.outlivesSessions = true;
     return entry;
   }
@@ -432,21 +437,16 @@ export class LinkPool implements UpstreamPool {
     return entry.link.reconfigure(service);
   }
 
-  private add(
-    key: string,
-    kind: EntryKind,
-    spec: ServiceSpec,
-    userId: number | undefined,
-    userEnv?: Record<string, string>,
-    owner?: ConnectionOwner,
-  ): Entry {
+  private add(key: string, kind: EntryKind, spec: ServiceSpec, userId: number | undefined, needs?: LinkNeeds): Entry {
+    // A session's process starts with the service's own values only (isolation is not per user).
+    const userEnv = kind === 'user' ? needs?.variables : undefined;
     const link = new Link({
       spec,
       mode: kind === 'session' ? 'session' : 'shared',
       oneUser: kind === 'user',
       deps: this.linkDeps,
       // Read at each start: personal values may change while the link lives.
-      open: (current) => this.open(current, entry.userEnv, this.remoteAuth(current, entry.owner)),
+      open: (current) => this.open(current, entry.userEnv, entry.auth),
       ...(kind === 'shared'
         ? {
             // A server that speaks only the 2026-07-28 era is up for the clients of that era: checked in it instead.
@@ -455,7 +455,17 @@ export class LinkPool implements UpstreamPool {
           }
         : {}),
     });
-    const entry: Entry = { key, kind, serviceId: spec.id, userId, link, userEnv, runtime: runtimeKey(spec, userEnv), owner };
+    const entry: Entry = {
+      key,
+      kind,
+      serviceId: spec.id,
+      userId,
+      link,
+      userEnv,
+      runtime: runtimeKey(spec, userEnv),
+      owner: needs?.owner,
+      auth: needs?.auth ?? {},
+    };
     this.entries.set(key, entry);
     return entry;
   }
@@ -465,42 +475,27 @@ export class LinkPool implements UpstreamPool {
     await entry.link.close(reason);
   }
 
-  /** The token a remote link sends, bound to its connection; without one, a 401 is reported instead. */
-  private remoteAuth(spec: ServiceSpec, owner: ConnectionOwner | undefined): RemoteAuth {
-    const authorization = this.deps.authorization;
-    if (!authorization || spec.type === 'stdio') return {};
-    if (owner === undefined) return { unauthorized: (www) => authorization.unauthorized(spec.id, www) };
-    return {
-      authorization: {
-        token: () => authorization.token(spec.id, owner),
-        renew: (rejected) => authorization.renew(spec.id, owner, rejected),
-      },
-    };
-  }
-
   private open(spec: ServiceSpec, userEnv: Record<string, string> | undefined, auth: RemoteAuth = {}, era?: 'modern'): Promise<Channel> {
     return openUpstream(this.deps, this.tuning, spec, userEnv, auth, era);
   }
 
   private async probe(spec: ServiceSpec): Promise<ProbeResult> {
     // A shared connection is checked with its token; a service without one reports a 401 as needing authorization.
-    const mode = await this.oauthMode(spec);
-    const owner = ownerOf(mode, 'shared', undefined);
+    const { mode, auth: base } = await this.needsOf(spec, undefined);
     // A per-user service has no connection of the checker's: it is checked without a token, and a 401
     // then means "up, asks each user" (docs/decisions/0030-upstream-oauth.md), not a fault.
     let refused = false;
-    const auth = (current: ServiceSpec): RemoteAuth => {
-      const base = this.remoteAuth(current, owner);
-      if (mode !== 'per_user' || !base.unauthorized) return base;
-      const report = base.unauthorized;
-      return {
-        unauthorized: (www) => {
-          refused = true;
-          report(www);
-        },
-      };
-    };
-    const link = new Link({ spec, mode: 'shared', deps: this.linkDeps, open: (current) => this.open(current, undefined, auth(current)) });
+    const report = base.unauthorized;
+    const auth: RemoteAuth =
+      mode === 'per_user' && report
+        ? {
+            unauthorized: (www) => {
+              refused = true;
+              report(www);
+            },
+          }
+        : base;
+    const link = new Link({ spec, mode: 'shared', deps: this.linkDeps, open: (current) => this.open(current, undefined, auth) });
     this.probes.add(link);
     try {
       await link.ensureReady();
@@ -513,7 +508,7 @@ export class LinkPool implements UpstreamPool {
       await link.close('health check finished');
     }
     // It refused the 2025 handshake as a server of the 2026-07-28 era only: checked in that era.
-    const modern = new ModernLink({ spec, deps: this.linkDeps, open: (current) => this.open(current, undefined, auth(current), 'modern') });
+    const modern = new ModernLink({ spec, deps: this.linkDeps, open: (current) => this.open(current, undefined, auth, 'modern') });
     try {
       await modern.ensureReady();
       return { toolCount: await modern.countTools(), about: modern.about, revision: MODERN_REVISION };
@@ -562,16 +557,27 @@ export class LinkPool implements UpstreamPool {
     this.legacyOnly.delete(serviceId);
     await this.closeModern((e) => e.serviceId === serviceId, 'service configuration changed');
     const work: Promise<void>[] = [];
-    // A new OAuth mode (or none) changes whose token a link sends: such links are replaced.
-    const mode = await this.oauthMode(spec);
+    // Each link is asked for again, one question per link: a new OAuth mode (or none), a connection gone or
+    // personal values removed change what it sends, and such links are replaced.
     for (const entry of [...this.entries.values()]) {
       if (entry.serviceId !== serviceId) continue;
-      const userEnv =
-        entry.kind === 'user' && entry.owner === undefined ? await this.deps.catalog.userEnv(serviceId, entry.userId as number) : undefined;
+      const answer: LinkAnswer | Error = await this.credentials
+        .forLink(spec, entry.kind === 'shared' ? undefined : entry.userId)
+        .catch((err: Error) => err);
+      if (answer instanceof Error) {
+        // The provider could not be asked (a refresh that failed for now): the link stays as it is.
+        this.deps.logger.warn({ err: answer, serviceId }, 'asking what a link needs failed');
+        work.push(this.refresh(entry, spec, entry.userEnv));
+        continue;
+      }
+      const needs = 'refused' in answer ? undefined : answer;
+      const userEnv = entry.kind === 'user' && entry.owner === undefined ? needs?.variables : undefined;
       const kindFits =
+        needs !== undefined &&
         (spec.isolation === 'session') === (entry.kind === 'session') &&
         (entry.kind !== 'user' || userEnv !== undefined || entry.owner !== undefined) &&
-        ownerOf(mode, entry.kind, entry.userId) === entry.owner;
+        needs.owner === entry.owner;
+      if (kindFits) adoptToken(entry.auth, needs.auth);
       work.push(kindFits ? this.refresh(entry, spec, userEnv) : this.remove(entry, 'service configuration changed'));
     }
     await Promise.all(work);
