@@ -406,8 +406,6 @@ describe.each(engines)('access matrix on %s', (engine) => {
 
     // Preferences
     'GET /api/option/': { expect: adminOnly(200), call: () => get('/api/option/') },
-    'GET /api/option/embeddings': { expect: adminOnly(200), call: () => get('/api/option/embeddings') },
-    'POST /api/option/embeddings/check': { expect: adminOnly(200), call: () => json('POST', '/api/option/embeddings/check', {}) },
     'PUT /api/option/': {
       expect: adminOnly(200),
       call: () => json('PUT', '/api/option/', { key: 'GitHubClientSecret', value: SECRETS.githubSecret }),

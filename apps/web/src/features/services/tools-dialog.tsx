@@ -99,7 +99,9 @@ function ToolRow({
       <div className="flex items-start justify-between gap-2">
         <div className="min-w-0">
           <p className="font-mono text-sm font-semibold">{tool.name}</p>
-          {tool.alias && <p className="font-mono text-xs text-slate-500 dark:text-slate-400">{t('tools.originalName', { name: tool.original_name })}</p>}
+          {tool.alias && (
+            <p className="font-mono text-xs text-slate-500 dark:text-slate-400">{t('tools.originalName', { name: tool.original_name })}</p>
+          )}
         </div>
         <Switch
           checked={tool.enabled}
