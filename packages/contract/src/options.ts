@@ -28,6 +28,7 @@ export const optionKeys = [
   'EmbeddingsDimensions',
   'EmbeddingsTimeoutMs',
   'OIDCProviders',
+  'AuditLogForwarding',
 ] as const;
 export const OptionKey = z.enum(optionKeys);
 export type OptionKey = z.infer<typeof OptionKey>;

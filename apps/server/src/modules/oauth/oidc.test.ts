@@ -416,6 +416,42 @@ describe.each(engines)('sign-in with an OpenID Connect provider on %s', (engine)
     expect(bind.statusCode).toBe(401);
   });
 
+  it('leaves audit entries for the preference (secret masked) and for each sign-in, let in or refused', async () => {
+    const mark = Number(
+      (
+        await t.ctx.db
+          .selectFrom('audit_entries')
+          .select((eb) => eb.fn.max('id').as('id'))
+          .executeTakeFirst()
+      )?.id ?? 0,
+    );
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/api/option/',
+      headers: bearer(root),
+      payload: { key: 'OIDCProviders', value: JSON.stringify([corp()]) },
+    });
+    expect(put.statusCode).toBe(200);
+    provider(plain, 'mia-sub', { email: 'mia@corp.example', email_verified: true });
+    const ok = await signIn('corp');
+    expect(ok.res.statusCode).toBe(200);
+    const refused = await finish('corp', ok.params, ok.cookie);
+    expect(refused.statusCode).toBe(400);
+
+    const rows = await t.ctx.db.selectFrom('audit_entries').selectAll().where('id', '>', mark).orderBy('id').execute();
+    const text = JSON.stringify(rows);
+    expect(text).not.toContain(plain.clientSecret);
+    const option = rows.find((r) => r.object_type === 'option');
+    expect(JSON.parse(option?.changes ?? '{}').body.value[0]).toMatchObject({ slug: 'corp', client_secret: '********' });
+    const sessions = rows.filter((r) => r.object_type === 'session');
+    expect(sessions.map((r) => [r.outcome, JSON.parse(r.changes).provider])).toEqual([
+      ['ok', 'oidc:corp'],
+      ['refused', 'oidc:corp'],
+    ]);
+    expect(sessions[0]?.actor_id).toBe(ok.res.json().data.user.id);
+    expect(text).not.toContain(ok.params.code ?? 'no code');
+  });
+
   it('links the provider to the signed-in caller with bind=1, never to another account', async () => {
     const owner = await makeUser(t, root, { email: 'lee-other@corp.example' });
     provider(plain, 'lee-sub', { email: 'lee@corp.example', email_verified: true });

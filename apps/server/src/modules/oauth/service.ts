@@ -45,17 +45,6 @@ export interface StartedSignIn {
   browserNonce: string;
 }
 
-/** One sign-in that ended, for whoever keeps a record of them (the audit trail plugs in here). */
-export interface SignInEvent {
-  /** `github`, `google` or `oidc:{slug}`. */
-  provider: string;
-  ip: string;
-  outcome: 'success' | 'refused';
-  userId?: number;
-  /** The message key of a refusal. */
-  reason?: string;
-}
-
 /**
  * A provider sign-in or link: where to send the browser and how to learn who came back. GitHub and
  * Google wrap their ProviderClient; an OpenID Connect provider is an OidcClient.
@@ -96,8 +85,6 @@ export interface OAuthDeps {
   redis?: RedisHub;
   /** Refused OpenID Connect sign-ins are logged with their reason. */
   logger?: Pick<Logger, 'warn' | 'info'>;
-  /** Told of every sign-in through a provider, successful or refused (a seam for the audit trail). */
-  onSignIn?: (event: SignInEvent) => void;
 }
 
 /**
@@ -123,7 +110,7 @@ export class OAuthService {
 
   /** The provider sent the browser back: check it, swap the code, and sign in (or link). */
   async finish(provider: OAuthProvider, query: OAuthCallbackQuery, browserNonce: string | undefined): Promise<OAuthCallbackResult> {
-    return this.finishWith(this.builtIn(provider), query, browserNonce, '');
+    return this.finishWith(this.builtIn(provider), query, browserNonce);
   }
 
   async startOidc(slug: string, opts: { origin: string; ip: string; bindUserId?: number }): Promise<StartedSignIn> {
@@ -133,7 +120,7 @@ export class OAuthService {
   /** Every refusal of an OpenID Connect sign-in is logged with its reason, and never gives a session. */
   async finishOidc(slug: string, query: OAuthCallbackQuery, browserNonce: string | undefined, ip: string): Promise<OAuthCallbackResult> {
     try {
-      return await this.finishWith(this.oidcSource(slug), query, browserNonce, ip);
+      return await this.finishWith(this.oidcSource(slug), query, browserNonce);
     } catch (err) {
       if (err instanceof AppError) {
         this.deps.logger?.warn({ provider: `oidc:${slug}`, reason: err.key, detail: err.params, ip }, 'OpenID Connect sign-in refused');
@@ -197,39 +184,29 @@ export class OAuthService {
     source: SignInSource,
     query: OAuthCallbackQuery,
     browserNonce: string | undefined,
-    ip: string,
   ): Promise<OAuthCallbackResult> {
-    try {
-      if (query.error) {
-        // The user said no, or the provider refused the request: that sign-in is over.
-        if (query.state) await this.repo.takeState(sha256(query.state));
-        throw badRequest('oauth.authorization_failed', { provider: source.label }, 'oauth_authorization_failed');
-      }
-      if (!query.code) throw badRequest('oauth.code_missing', undefined, 'oauth_code_missing');
-      const pending = await this.takeState(source, query.state, browserNonce);
-      const profile = await source.complete({
-        clientId: source.clientId,
-        clientSecret: source.clientSecret,
-        code: query.code,
-        redirectUri: pending.redirect_uri,
-        codeVerifier: this.deps.secrets.decrypt(pending.code_verifier_enc),
-        // The nonce is derived from the state (which is single-use), so nothing more is stored.
-        nonce: this.nonceOf(query.state ?? ''),
-      });
-      let result: OAuthCallbackResult;
-      if (pending.bind_user_id !== null) {
-        const user = await this.bind(pending.bind_user_id, source, profile);
-        result = { ...(await this.deps.auth.issue(user)), mode: 'bind' };
-      } else {
-        const user = await this.signInOrRegister(source, profile);
-        result = { ...(await this.deps.auth.issue(user)), mode: 'login' };
-      }
-      this.deps.onSignIn?.({ provider: source.key, ip, outcome: 'success', userId: result.user.id });
-      return result;
-    } catch (err) {
-      this.deps.onSignIn?.({ provider: source.key, ip, outcome: 'refused', reason: err instanceof AppError ? err.key : 'error' });
-      throw err;
+    if (query.error) {
+      // The user said no, or the provider refused the request: that sign-in is over.
+      if (query.state) await this.repo.takeState(sha256(query.state));
+      throw badRequest('oauth.authorization_failed', { provider: source.label }, 'oauth_authorization_failed');
     }
+    if (!query.code) throw badRequest('oauth.code_missing', undefined, 'oauth_code_missing');
+    const pending = await this.takeState(source, query.state, browserNonce);
+    const profile = await source.complete({
+      clientId: source.clientId,
+      clientSecret: source.clientSecret,
+      code: query.code,
+      redirectUri: pending.redirect_uri,
+      codeVerifier: this.deps.secrets.decrypt(pending.code_verifier_enc),
+      // The nonce is derived from the state (which is single-use), so nothing more is stored.
+      nonce: this.nonceOf(query.state ?? ''),
+    });
+    if (pending.bind_user_id !== null) {
+      const user = await this.bind(pending.bind_user_id, source, profile);
+      return { ...(await this.deps.auth.issue(user)), mode: 'bind' };
+    }
+    const user = await this.signInOrRegister(source, profile);
+    return { ...(await this.deps.auth.issue(user)), mode: 'login' };
   }
 
   /** The nonce sent with a state: an HMAC under the server's key, so only this server can tell it. */
