@@ -79,17 +79,18 @@ function DocArticle({ language, id }: { language: Language; id: DocPageId }) {
   const key = `${language}/${id}`;
   const [loaded, setLoaded] = useState<Loaded>({ key: '' });
   const [attempt, setAttempt] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new attempt (Retry) loads the same page again
   useEffect(() => {
     let live = true;
+    const loading = `${language}/${id}`;
     loadDocPage(language, id).then(
-      (markdown) => live && setLoaded({ key, markdown }),
-      () => live && setLoaded({ key, failed: true }),
+      (markdown) => live && setLoaded({ key: loading, markdown }),
+      () => live && setLoaded({ key: loading, failed: true }),
     );
     return () => {
       live = false;
     };
-    // attempt: Retry loads the same page again.
-  }, [language, id, key, attempt]);
+  }, [language, id, attempt]);
   const current = loaded.key === key ? loaded : undefined;
   const index = docPageIds.indexOf(id);
   const previous = docPageIds[index - 1];
@@ -111,7 +112,10 @@ function DocArticle({ language, id }: { language: Language; id: DocPageId }) {
           <Skeleton className="h-24 w-full" />
         </div>
       )}
-      <nav aria-label={t('docs.pagerLabel')} className="flex flex-wrap justify-between gap-3 border-t border-slate-200 pt-4 dark:border-slate-800">
+      <nav
+        aria-label={t('docs.pagerLabel')}
+        className="flex flex-wrap justify-between gap-3 border-t border-slate-200 pt-4 dark:border-slate-800"
+      >
         {previous ? (
           <Link to={docPath(previous)} className="text-teal-700 underline-offset-2 hover:underline dark:text-teal-400">
             ← {docPageMeta[language][previous].title}
