@@ -149,11 +149,11 @@ for (const theme of ['light', 'dark'] as const) {
     const all: string[] = [];
     for (const language of ['en', 'zh-CN'] as const) {
       await page.addInitScript(
-        ([t, lng]) => {
+        ({ t, lng }) => {
           localStorage.setItem('theme', t);
           localStorage.setItem('i18nextLng', lng);
         },
-        [theme, language],
+        { t: theme, lng: language },
       );
       await page.goto('/docs');
       await expect(page.locator('html')).toHaveClass(theme === 'dark' ? /dark/ : /^(?!.*dark)/);
