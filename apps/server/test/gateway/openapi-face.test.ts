@@ -7,6 +7,7 @@ import { Role } from '@toolport/contract';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../harness.js';
+import { consent, pkce } from '../oauth-server/oauth-kit.js';
 import { connect, connectUrl } from './clients.js';
 import { addService, addUserWithToken, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
 
@@ -219,6 +220,55 @@ describe.each(engines)('the OpenAPI face on %s', (engine) => {
     // Unknown service and group: 404 in the caller's words.
     const unknown = await getDoc(face('group', 'nope'), alice.key);
     expect([unknown.status, ((await unknown.json()) as ErrorBody).detail.code]).toEqual([404, 'unknown_group']);
+  });
+
+  it('takes an OAuth access token bound to the service’s MCP endpoint, and refuses it on every other face', async () => {
+    const redirect = 'http://127.0.0.1:7777/cb';
+    const registered = await fetch(`${gw.url}/oauth2/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'OpenAPI face test', redirect_uris: [redirect] }),
+    });
+    expect(registered.status).toBe(201);
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const { verifier, challenge } = pkce();
+    const authorize = new URL(`${gw.url}/oauth2/authorize`);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirect,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: `${gw.url}/proxy/everything/mcp`,
+    }))
+      authorize.searchParams.set(k, v);
+    const back = await consent(authorize, alice.token);
+    const issued = await fetch(`${gw.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code') ?? '',
+        code_verifier: verifier,
+        client_id: clientId,
+        redirect_uri: redirect,
+      }),
+    });
+    const token = ((await issued.json()) as { access_token: string }).access_token;
+    expect(token.split('.')).toHaveLength(3);
+    expect((await getDoc(face('proxy', 'everything'), token)).status).toBe(200);
+    const call = await post(`${face('proxy', 'everything')}/echo`, token, JSON.stringify({ message: 'token' }));
+    expect([call.status, await call.json()]).toEqual([200, 'Echo: token']);
+    // Bound to that service: another service, or a group holding it, refuses it with the MCP endpoint's challenge.
+    for (const url of [`${face('proxy', 'limited')}/echo`, `${face('group', 'team')}/everything__echo`]) {
+      const refused = await post(url, token, JSON.stringify({ message: 'token' }));
+      expect([url, refused.status]).toEqual([url, 401]);
+      expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    }
+    const challenged = await post(`${face('group', 'team')}/everything__echo`, token, '{}');
+    expect(challenged.headers.get('www-authenticate')).toContain(
+      `resource_metadata="${gw.url}/.well-known/oauth-protected-resource/group/team/mcp"`,
+    );
   });
 
   it('counts each call as the same call over MCP and stops at the daily limit with 429', async () => {
