@@ -158,6 +158,12 @@ describe.each(engines)('the OpenAPI face on %s', (engine) => {
     expect(bad.error?.detail.code).toBe('tool_error');
     expect(bad.error?.detail.message).toMatch(/^工具报告了错误：/);
     expect(bad.error?.detail.content?.length).toBeGreaterThan(0);
+    // No body at all is no arguments (a tool without parameters, as Open WebUI may call it).
+    const bare = await fetch(`${face('proxy', 'everything')}/get-tiny-image`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.key}` },
+    });
+    expect(bare.status).toBe(200);
     // ?key= works as on /proxy.
     const byQuery = await post(`${face('proxy', 'everything')}/echo?key=${alice.key}`, undefined, JSON.stringify({ message: 'q' }));
     expect([byQuery.status, await byQuery.json()]).toEqual([200, 'Echo: q']);
@@ -212,6 +218,10 @@ describe.each(engines)('the OpenAPI face on %s', (engine) => {
     expect(bobs.status).toBe(200);
     expect(await bobs.json()).toMatchObject({ entities: [], relations: [] });
     expect((await post(`${face('group', 'team')}/memory__read_graph`, bob.key, '{}')).status).toBe(200);
+    // What Bob's calls listed is his: Alice, after him, is still refused, and her document still lacks the member.
+    expect((await post(`${face('group', 'team')}/memory__read_graph`, alice.key, '{}')).status).toBe(403);
+    const aliceDoc = (await (await getDoc(face('group', 'team'), alice.key)).json()) as Doc;
+    expect(operationIds(aliceDoc).some((n) => n.startsWith('memory__'))).toBe(false);
     // No key, a bad key: 401 with the MCP endpoint's challenge.
     const none = await post(`${face('proxy', 'everything')}/echo`, undefined, '{}');
     expect(none.status).toBe(401);
