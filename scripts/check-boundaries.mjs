@@ -1,6 +1,9 @@
 // `npm run check:boundaries`: the server's module boundaries, checked on its import graph.
 //
 //   gateway       gateway/ never imports modules/ or context.ts: the proxy path stands without the API.
+//   gateway-sides gateway/downstream/ (the clients' side) and gateway/upstream/ (the tool servers' side) never
+//                 import each other: they meet in gateway/link-api.ts and the other files of gateway/ itself
+//                 (the ports: catalog.ts, upstream-auth.ts, options-reader.ts; the shared vocabulary in wire/).
 //   module-door   a file of modules/<a>/ reaches another module only through modules/<b>/index.ts.
 //   module-internals  outside modules/, only the composition root (app.ts) and the CLI (cli.ts, cli/) may import
 //                 a file of modules/<m>/ other than its index.ts: http/, backup/ and the rest use the doors.
@@ -15,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
-const RULES = ['gateway', 'module-door', 'module-internals', 'infra', 'cycle', 'test-code'];
+const RULES = ['gateway', 'gateway-sides', 'module-door', 'module-internals', 'infra', 'cycle', 'test-code'];
 
 /** Enough to show the shape of a tangled graph without flooding the terminal. */
 const MAX_CYCLES = 200;
@@ -101,7 +104,11 @@ function placeOf(rel) {
   if (parts[0] !== 'src') return { area: 'other' };
   if (parts[1] === 'modules' && parts.length > 3) return { area: 'modules', module: parts[2] };
   if (parts[1] === 'modules') return { area: 'modules-root' };
-  if (parts[1] === 'gateway' || parts[1] === 'infra') return { area: parts[1] };
+  if (parts[1] === 'gateway') {
+    const side = parts.length > 3 && (parts[2] === 'downstream' || parts[2] === 'upstream') ? parts[2] : undefined;
+    return { area: 'gateway', side };
+  }
+  if (parts[1] === 'infra') return { area: parts[1] };
   return { area: 'src' };
 }
 
@@ -203,6 +210,7 @@ export function checkBoundaries(serverDir) {
       const intoModules = toPlace.area === 'modules' || toPlace.area === 'modules-root';
       if (toPlace.area === 'test' && !isTestFile(from)) report('test-code', from, line, { target: to });
       if (fromPlace.area === 'gateway' && (intoModules || to === 'src/context.ts')) report('gateway', from, line, { target: to });
+      if (fromPlace.side && toPlace.side && fromPlace.side !== toPlace.side) report('gateway-sides', from, line, { target: to });
       if (fromPlace.area === 'infra' && (intoModules || toPlace.area === 'gateway')) report('infra', from, line, { target: to });
       if (
         fromPlace.area === 'modules' &&
@@ -242,6 +250,8 @@ export function describeViolation(v, prefix = '') {
   switch (v.rule) {
     case 'gateway':
       return `gateway: ${at} imports ${target}; the gateway must not depend on modules/ or context.ts`;
+    case 'gateway-sides':
+      return `gateway-sides: ${at} imports ${target}; gateway/downstream/ and gateway/upstream/ meet only through gateway/link-api.ts and the other files of gateway/`;
     case 'module-door': {
       const [, , owner] = v.target.split('/');
       const from = v.file.split('/')[2];
@@ -267,7 +277,7 @@ export function formatReport(result, prefix = '') {
   if (result.violations.length === 0) {
     return [
       `Boundaries ok: ${result.files} files (${result.testFiles} tests), ${result.imports} imports; ` +
-        'gateway, module doors, module internals, infra, import cycles and test code checked.',
+        'gateway, gateway sides, module doors, module internals, infra, import cycles and test code checked.',
     ];
   }
   const source = result.violations.filter((v) => !v.test);

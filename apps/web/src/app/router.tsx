@@ -1,5 +1,6 @@
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { analyticsRoutes } from '../features/analytics/routes';
+import { auditRoutes } from '../features/audit/routes';
 import { RequireSession } from '../features/auth/require-session';
 import { authRoutes } from '../features/auth/routes';
 import { dashboardRoutes } from '../features/dashboard/routes';
@@ -46,7 +47,10 @@ export const routes: RouteObject[] = [
               ...profileRoutes,
               ...oauthConsentRoutes,
               ...placeholderRoutes,
-              { element: <RequireAdmin />, children: [...marketRoutes, ...usersRoutes, ...logsRoutes, ...preferencesRoutes] },
+              {
+                element: <RequireAdmin />,
+                children: [...marketRoutes, ...usersRoutes, ...logsRoutes, ...auditRoutes, ...preferencesRoutes],
+              },
               { path: '*', element: <NotFoundPage /> },
             ],
           },
