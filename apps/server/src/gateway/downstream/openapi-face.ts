@@ -6,7 +6,7 @@ import { publicBase } from '../../http/public-base.js';
 import { type Locale, translate } from '../../i18n/index.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { ServiceSpec } from '../catalog.js';
-import type { OptionsReader } from '../upstream/types.js';
+import type { OptionsReader } from '../options-reader.js';
 import type { AbuseGuard } from './abuse.js';
 import { CallScope } from './call-scope.js';
 import type { Dispatcher } from './dispatcher.js';
