@@ -54,6 +54,7 @@ export const en = {
   'openapi.unavailable': 'Service unavailable: {message}',
   'openapi.list_failed': 'The tool list could not be read: {message}',
   'openapi.daily_limit': 'Daily request limit reached: {count}/{limit}',
+  'openapi.database_away': 'Service unavailable: the database cannot be reached, retry shortly',
   'openapi.internal': 'Internal error',
   'user.not_found': 'User not found',
   'user.username_taken': 'The username "{username}" is already taken',

@@ -55,6 +55,7 @@ export const zhCN: Record<MessageKey, string> = {
   'openapi.unavailable': '服务不可用：{message}',
   'openapi.list_failed': '无法读取工具列表：{message}',
   'openapi.daily_limit': '已达到每日请求上限：{count}/{limit}',
+  'openapi.database_away': '服务不可用：暂时无法连接数据库，请稍后重试',
   'openapi.internal': '内部错误',
   'user.not_found': '用户不存在',
   'user.username_taken': '用户名“{username}”已被占用',

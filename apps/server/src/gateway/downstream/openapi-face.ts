@@ -264,14 +264,15 @@ export class OpenApiFace {
 
 /** The routes of the OpenAPI face, beside /proxy and /group (registered on the root app like them). */
 export async function registerOpenApiRoutes(app: FastifyInstance, face: OpenApiFace, deps: OpenApiFaceDeps): Promise<void> {
-  const raw = rawRoute(deps.origins, deps.logger, (res, f) =>
-    send(
-      res,
+  // The gateway's own failures in the face's words: the database away (503, retry) or anything else (500, no details).
+  const raw = rawRoute(deps.origins, deps.logger, (res, f, req) => {
+    const locale = localeOf(req.raw);
+    const answer =
       f.status === 503
-        ? { status: 503, body: errorBody('unavailable', f.message), ...(f.headers ? { headers: f.headers } : {}) }
-        : { status: f.status, body: errorBody('internal', f.message) },
-    ),
-  );
+        ? failure(503, 'unavailable', locale, 'openapi.database_away')
+        : failure(500, 'internal', locale, 'openapi.internal');
+    send(res, f.headers ? { ...answer, headers: f.headers } : answer);
+  });
   const notAllowed = (allow: string) =>
     raw<FaceRequest>(async (req, res) => send(res, fromProxyFailure(failures.methodNotAllowed(allow), localeOf(req.raw))));
   const options = (allow: string) =>

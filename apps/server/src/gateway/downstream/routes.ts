@@ -16,7 +16,7 @@ type Handler<R> = (req: R, res: ServerResponse) => Promise<void>;
 export function rawRoute(
   origins: Pick<ProxyDeps['origins'], 'decorate'>,
   logger: Logger,
-  fail: (res: ServerResponse, failure: ProxyFailure) => void,
+  fail: (res: ServerResponse, failure: ProxyFailure, req: FastifyRequest) => void,
 ) {
   return <R = ProxyRequest>(handler: Handler<R>) =>
     async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -29,11 +29,11 @@ export function rawRoute(
         // The database away for a moment (a key or session lookup failed): the client may retry.
         if (isDatabaseUnavailable(err)) {
           logger.warn({ url: req.routeOptions.url, err: (err as Error).message }, 'proxy request failed: database unavailable');
-          fail(reply.raw, { status: 503, code: RpcCode.InternalError, message: DATABASE_AWAY, headers: { 'retry-after': '5' } });
+          fail(reply.raw, { status: 503, code: RpcCode.InternalError, message: DATABASE_AWAY, headers: { 'retry-after': '5' } }, req);
           return;
         }
         logger.error({ err, url: req.routeOptions.url }, 'proxy request failed');
-        fail(reply.raw, { status: 500, code: RpcCode.InternalError, message: 'Internal error' });
+        fail(reply.raw, { status: 500, code: RpcCode.InternalError, message: 'Internal error' }, req);
       }
     };
 }
