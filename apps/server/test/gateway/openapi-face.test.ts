@@ -312,6 +312,29 @@ describe.each(engines)('the OpenAPI face on %s', (engine) => {
     expect(await counted(limited, carol.id)).toBe(3);
   });
 
+  it('cancels a call upstream when its client leaves, and records it ended', async () => {
+    const dave = await addUserWithToken(gw.ctx, 'dave');
+    const leaving = new AbortController();
+    const call = fetch(`${face('proxy', 'everything')}/trigger-long-running-operation`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${dave.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ duration: 20, steps: 20 }),
+      signal: leaving.signal,
+    });
+    setTimeout(() => leaving.abort(), 500);
+    await expect(call).rejects.toThrow();
+    // Well before the 20 s operation would have ended: one record, an error (cancelled), nothing left waiting.
+    await expect
+      .poll(
+        async () => {
+          await gw.ctx.meter.flush();
+          return gw.ctx.db.selectFrom('request_records').select(['target', 'outcome']).where('user_id', '=', dave.id).execute();
+        },
+        { timeout: 10_000, interval: 250 },
+      )
+      .toEqual([{ target: 'trigger-long-running-operation', outcome: 'error' }]);
+  });
+
   it('answers hostile input with a clear 4xx, never a 500', async () => {
     const url = face('proxy', 'everything');
     for (const tool of ['%2E%2E%2Fmcp', '..%2F..%2Fapi%2Fstatus', '%2F', '__proto__', 'constructor', 'toString', '%00', 'a%7Bb%7D']) {

@@ -130,15 +130,20 @@ export class OpenApiFace {
     const request: JSONRPCRequest = { jsonrpc: '2.0', id: this.nextId(), method: 'tools/call', params: { name, arguments: args.value } };
     const session = this.session(caller);
     const scope = new CallScope(session);
-    // A client that leaves before its answer cancels the call upstream, as over MCP.
-    res.on('close', () => {
-      if (!res.writableFinished) scope.leave('client disconnected');
-    });
+    // A client that leaves before its answer cancels the call upstream, as over MCP; nothing is then waited for
+    // (a call cancelled before it went upstream is never answered).
+    const left = new Promise<undefined>((resolve) =>
+      res.on('close', () => {
+        if (res.writableFinished) return;
+        scope.leave('client disconnected');
+        resolve(undefined);
+      }),
+    );
     try {
       // Weighed as the same call over MCP would be: its JSON-RPC request is the metering record's bytes in.
       const bytes = Buffer.byteLength(JSON.stringify(request));
-      const { message, status } = await this.ask(face, session, caller.service, request, scope, locale, bytes);
-      send(res, callAnswer(message, status, locale));
+      const answered = await Promise.race([this.ask(face, session, caller.service, request, scope, locale, bytes), left]);
+      if (answered) send(res, callAnswer(answered.message, answered.status, locale));
     } finally {
       this.deps.sessions.remove(session, 'openapi call answered');
     }
