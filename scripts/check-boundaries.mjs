@@ -1,5 +1,6 @@
-// `npm run check:boundaries`: the server's module boundaries, checked on its import graph.
+// `npm run check:boundaries`: the server's module boundaries and the console's, checked on their import graphs.
 //
+// The server (apps/server):
 //   gateway       gateway/ never imports modules/ or context.ts: the proxy path stands without the API.
 //   module-door   a file of modules/<a>/ reaches another module only through modules/<b>/index.ts.
 //   module-internals  outside modules/, only the composition root (app.ts) and the CLI (cli.ts, cli/) may import
@@ -8,6 +9,13 @@
 //   cycle         no import cycle among the server's source files.
 //   test-code     code that is not a test (*.test.ts) imports neither vitest nor apps/server/test/.
 //
+// The console (apps/web, decision 0047):
+//   feature-door  outside features/<f>/, a file reaches the feature only through features/<f>/index.ts.
+//   shared-code   lib/ and components/ import neither features/ nor app/: shared code stands below the rooms.
+//   cycle         no import cycle among the console's source files.
+//   test-code     code that is not test code imports neither vitest nor src/test/ (test code: *.test.ts(x),
+//                 src/test/, a feature's test-fixtures.ts).
+//
 // Every import counts: `import type`, `export … from`, `import('…')` and `import('…').Type`.
 // Violations in test files are listed apart, but fail the check too.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -15,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
-const RULES = ['gateway', 'module-door', 'module-internals', 'infra', 'cycle', 'test-code'];
+const RULES = ['gateway', 'module-door', 'module-internals', 'infra', 'feature-door', 'shared-code', 'cycle', 'test-code'];
 
 /** Enough to show the shape of a tangled graph without flooding the terminal. */
 const MAX_CYCLES = 200;
@@ -23,13 +31,13 @@ const MAX_CYCLES = 200;
 const toPosix = (p) => p.split(path.sep).join('/');
 const isTestFile = (rel) => rel.endsWith('.test.ts');
 
-function listTsFiles(dir) {
+function listTsFiles(dir, withTsx = false) {
   const out = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules') out.push(...listTsFiles(full));
-    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
+      if (entry.name !== 'node_modules') out.push(...listTsFiles(full, withTsx));
+    } else if ((entry.name.endsWith('.ts') || (withTsx && entry.name.endsWith('.tsx'))) && !entry.name.endsWith('.d.ts')) {
       out.push(full);
     }
   }
@@ -39,7 +47,8 @@ function listTsFiles(dir) {
 /** Every module specifier of a file, with its 1-based line. */
 function importsOf(file) {
   const text = readFileSync(file, 'utf8');
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const kind = file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, kind);
   const found = [];
   const add = (literal) => {
     const line = source.getLineAndCharacterOfPosition(literal.getStart(source)).line + 1;
@@ -74,20 +83,23 @@ function importsOf(file) {
   return found;
 }
 
-/** The file a relative specifier names, as the compiler finds it (`./x.js` is `./x.ts`), or undefined. */
+/**
+ * The file a relative specifier names, as the compiler finds it (`./x.js` is `./x.ts` or `./x.tsx`, `./x` is
+ * `./x.ts`, `./x.tsx` or `./x/index.ts`), or undefined.
+ */
 function resolveRelative(fromFile, specifier) {
   const base = path.resolve(path.dirname(fromFile), specifier);
   const candidates = [];
   const ext = path.extname(base);
   if (ext === '.js' || ext === '.mjs' || ext === '.cjs') {
     const stem = base.slice(0, -ext.length);
-    candidates.push(`${stem}${ext.replace('js', 'ts')}`, base);
-  } else if (ext === '.ts') {
+    candidates.push(`${stem}${ext.replace('js', 'ts')}`, `${stem}.tsx`, base);
+  } else if (ext === '.ts' || ext === '.tsx') {
     candidates.push(base);
   } else {
-    candidates.push(`${base}.ts`, base);
+    candidates.push(`${base}.ts`, `${base}.tsx`, base);
   }
-  candidates.push(path.join(base, 'index.ts'));
+  candidates.push(path.join(base, 'index.ts'), path.join(base, 'index.tsx'));
   return candidates.find((c) => existsSync(c) && statSync(c).isFile());
 }
 
@@ -232,6 +244,84 @@ export function checkBoundaries(serverDir) {
     violations,
     tangles: countTangles(cycles),
     cyclesCapped: cycles.length >= MAX_CYCLES,
+    checked: 'gateway, module doors, module internals, infra, import cycles and test code',
+  };
+}
+
+/** The console's test code: its tests, its harness under src/test/ and a feature's test fixtures. */
+const isWebTestCode = (rel) =>
+  /\.test\.tsx?$/.test(rel) || rel.startsWith('src/test/') || /^src\/features\/[^/]+\/test-fixtures\.tsx?$/.test(rel);
+
+/** Where a console file sits: which layer, and which feature for a file under features/<name>/. */
+function webPlaceOf(rel) {
+  const parts = rel.split('/');
+  if (parts[0] !== 'src') return { area: 'other' };
+  if (parts[1] === 'features' && parts.length > 3) return { area: 'features', feature: parts[2] };
+  if (['app', 'components', 'lib', 'test', 'features'].includes(parts[1]) && parts.length > 2) return { area: parts[1] };
+  return { area: 'src' };
+}
+
+/** A feature's door: its index.ts (or index.tsx). */
+const isFeatureDoor = (rel, feature) => rel === `src/features/${feature}/index.ts` || rel === `src/features/${feature}/index.tsx`;
+
+/**
+ * Checks the console at `webDir` (the folder holding `src/`), with the answer shaped as checkBoundaries's. Test
+ * code keeps the doors too (violations there are listed apart): a test of one feature uses another's door, and
+ * test data shared between features lives in src/test/.
+ */
+export function checkWebBoundaries(webDir) {
+  const files = listTsFiles(path.join(webDir, 'src'), true).sort();
+  const rel = (file) => toPosix(path.relative(webDir, file));
+  const graph = new Map();
+  const violations = [];
+  let importCount = 0;
+  const report = (rule, file, line, more) => violations.push({ rule, file, line, test: isWebTestCode(file), ...more });
+
+  for (const file of files) {
+    const from = rel(file);
+    const fromPlace = webPlaceOf(from);
+    const edges = new Set();
+    graph.set(from, edges);
+    for (const { specifier, line } of importsOf(file)) {
+      importCount++;
+      if (specifier === 'vitest' || specifier.startsWith('vitest/')) {
+        if (!isWebTestCode(from)) report('test-code', from, line, { target: specifier });
+        continue;
+      }
+      if (!specifier.startsWith('.')) continue;
+      const target = resolveRelative(file, specifier);
+      if (!target) continue;
+      const to = rel(target);
+      const toPlace = webPlaceOf(to);
+      if (toPlace.area !== 'other' && /\.tsx?$/.test(to)) edges.add(to);
+
+      if (toPlace.area === 'test' && !isWebTestCode(from)) report('test-code', from, line, { target: to });
+      if (
+        toPlace.area === 'features' &&
+        fromPlace.feature !== toPlace.feature &&
+        !isFeatureDoor(to, toPlace.feature)
+      ) {
+        report('feature-door', from, line, { target: to, feature: toPlace.feature });
+      }
+      if (
+        (fromPlace.area === 'lib' || fromPlace.area === 'components') &&
+        (toPlace.area === 'features' || toPlace.area === 'app')
+      ) {
+        report('shared-code', from, line, { target: to });
+      }
+    }
+  }
+
+  const cycles = findCycles(graph);
+  for (const cycle of cycles) report('cycle', cycle[0], 0, { cycle });
+  return {
+    files: files.length,
+    testFiles: files.filter((f) => isWebTestCode(rel(f))).length,
+    imports: importCount,
+    violations,
+    tangles: countTangles(cycles),
+    cyclesCapped: cycles.length >= MAX_CYCLES,
+    checked: 'feature doors, shared code, import cycles and test code',
   };
 }
 
@@ -253,10 +343,16 @@ export function describeViolation(v, prefix = '') {
     }
     case 'infra':
       return `infra: ${at} imports ${target}; infra must not depend on modules/ or gateway/`;
+    case 'feature-door':
+      return `feature-door: ${at} imports ${target}; use ${prefix}src/features/${v.feature}/index.ts`;
+    case 'shared-code':
+      return `shared-code: ${at} imports ${target}; lib/ and components/ must not depend on features/ or app/`;
     case 'cycle':
       return `cycle: ${[...v.cycle, v.cycle[0]].map((f) => `${prefix}${f}`).join(' -> ')}`;
     case 'test-code':
-      return `test-code: ${at} imports ${target}, but is not a test file (*.test.ts)`;
+      return v.file.endsWith('.tsx') || v.file.startsWith('src/features/') || v.file.startsWith('src/lib/')
+        ? `test-code: ${at} imports ${target}, but is not test code (*.test.ts(x), src/test/, test-fixtures.ts)`
+        : `test-code: ${at} imports ${target}, but is not a test file (*.test.ts)`;
     default:
       return `${v.rule}: ${at}`;
   }
@@ -266,8 +362,7 @@ export function describeViolation(v, prefix = '') {
 export function formatReport(result, prefix = '') {
   if (result.violations.length === 0) {
     return [
-      `Boundaries ok: ${result.files} files (${result.testFiles} tests), ${result.imports} imports; ` +
-        'gateway, module doors, module internals, infra, import cycles and test code checked.',
+      `Boundaries ok: ${result.files} files (${result.testFiles} tests), ${result.imports} imports; ${result.checked} checked.`,
     ];
   }
   const source = result.violations.filter((v) => !v.test);
@@ -285,8 +380,14 @@ export function formatReport(result, prefix = '') {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const serverDir = fileURLToPath(new URL('../apps/server', import.meta.url));
-  const result = checkBoundaries(serverDir);
-  for (const text of formatReport(result, 'apps/server/')) process.stdout.write(`${text}\n`);
-  process.exit(result.violations.length === 0 ? 0 : 1);
+  const app = (dir) => fileURLToPath(new URL(`../apps/${dir}`, import.meta.url));
+  const results = [
+    ['Server', 'apps/server/', checkBoundaries(app('server'))],
+    ['Console', 'apps/web/', checkWebBoundaries(app('web'))],
+  ];
+  for (const [name, prefix, result] of results) {
+    process.stdout.write(`${name} (${prefix}):\n`);
+    for (const text of formatReport(result, prefix)) process.stdout.write(`${text}\n`);
+  }
+  process.exit(results.every(([, , result]) => result.violations.length === 0) ? 0 : 1);
 }
