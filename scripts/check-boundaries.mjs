@@ -296,17 +296,10 @@ export function checkWebBoundaries(webDir) {
       if (toPlace.area !== 'other' && /\.tsx?$/.test(to)) edges.add(to);
 
       if (toPlace.area === 'test' && !isWebTestCode(from)) report('test-code', from, line, { target: to });
-      if (
-        toPlace.area === 'features' &&
-        fromPlace.feature !== toPlace.feature &&
-        !isFeatureDoor(to, toPlace.feature)
-      ) {
+      if (toPlace.area === 'features' && fromPlace.feature !== toPlace.feature && !isFeatureDoor(to, toPlace.feature)) {
         report('feature-door', from, line, { target: to, feature: toPlace.feature });
       }
-      if (
-        (fromPlace.area === 'lib' || fromPlace.area === 'components') &&
-        (toPlace.area === 'features' || toPlace.area === 'app')
-      ) {
+      if ((fromPlace.area === 'lib' || fromPlace.area === 'components') && (toPlace.area === 'features' || toPlace.area === 'app')) {
         report('shared-code', from, line, { target: to });
       }
     }
@@ -361,9 +354,7 @@ export function describeViolation(v, prefix = '') {
 /** The lines to print for a result: the violations (source files first, then tests), or a one-line summary. */
 export function formatReport(result, prefix = '') {
   if (result.violations.length === 0) {
-    return [
-      `Boundaries ok: ${result.files} files (${result.testFiles} tests), ${result.imports} imports; ${result.checked} checked.`,
-    ];
+    return [`Boundaries ok: ${result.files} files (${result.testFiles} tests), ${result.imports} imports; ${result.checked} checked.`];
   }
   const source = result.violations.filter((v) => !v.test);
   const tests = result.violations.filter((v) => v.test);

@@ -2,23 +2,19 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type InstalledService, routes } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import { Button } from '../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { FormField } from '../../components/form-field';
 import { Input } from '../../components/ui/input';
-import { Select } from '../../components/ui/select';
 import { Textarea } from '../../components/ui/textarea';
 import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
+import { useDialogForm, useSubmitPhases } from '../../lib/use-submit-phases';
 import { showFailure } from './failure-toast';
-import { FormField } from './form-field';
-import { IsolationField } from './isolation-field';
 import { formatKeyValueLines, parseJsonObject, parseKeyValueLines } from './key-values';
-import { PhaseOverlay } from './phase-overlay';
 import { type EditServiceForm, hasErrors, validateEditService } from './service-form';
+import { ServiceFormDialog } from './service-form-dialog';
 import { integerIdOf } from './service-ids';
 import { commandLineOf } from './stdio-command';
 import { refreshServices } from './use-installed-services';
-import { useDialogForm, useSubmitPhases } from './use-submit-phases';
 
 export function editFormOf(service: InstalledService): EditServiceForm {
   const remote = service.type !== 'stdio';
@@ -74,74 +70,31 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
     }, save);
 
   return (
-    <Dialog open={open} onOpenChange={(next) => (busy && !next ? undefined : onOpenChange(next))}>
-      <DialogContent className="max-w-lg" locked={busy}>
-        <DialogHeader>
-          <DialogTitle>{t('edit.title')}</DialogTitle>
-          <DialogDescription>{t('edit.description', { name })}</DialogDescription>
-        </DialogHeader>
-        <form
-          noValidate
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (!busy) void submit();
-          }}
-        >
-          <FormField label={t('form.displayName')} error={errors.displayName}>
-            <Input value={form.displayName} autoComplete="off" onChange={(e) => edit('displayName')(e.target.value)} />
-          </FormField>
-          <FormField label={t('form.description')}>
-            <Textarea value={form.description} onChange={(e) => edit('description')(e.target.value)} />
-          </FormField>
-          <FormField label={t('form.type')}>
-            <Select value={form.type} disabled>
-              <option value={form.type}>{t(`form.types.${form.type}`)}</option>
-            </Select>
-          </FormField>
-          {form.type === 'stdio' ? (
-            <>
-              <FormField label={t('form.commandLine')}>
-                <Input readOnly value={commandLineOf(service.command, service.args_json)} className="font-mono text-xs" />
-              </FormField>
-              <IsolationField value={form.isolation} onChange={edit('isolation')} />
-              <FormField label={t('form.environments')} hint={t('form.keyValueHint')}>
-                <Textarea
-                  value={form.environments}
-                  placeholder={t('form.environmentsPlaceholder')}
-                  className="font-mono"
-                  spellCheck={false}
-                  onChange={(e) => edit('environments')(e.target.value)}
-                />
-              </FormField>
-            </>
-          ) : (
-            <>
-              <FormField label={t('form.url')} error={errors.url}>
-                <Input type="url" value={form.url} className="font-mono" autoComplete="off" onChange={(e) => edit('url')(e.target.value)} />
-              </FormField>
-              <FormField label={t('form.headers')} hint={t('form.keyValueHint')}>
-                <Textarea
-                  value={form.headers}
-                  placeholder={t('form.headersPlaceholder')}
-                  className="font-mono"
-                  spellCheck={false}
-                  onChange={(e) => edit('headers')(e.target.value)}
-                />
-              </FormField>
-            </>
-          )}
-          <DialogFooter>
-            <Button variant="outline" disabled={busy} onClick={() => onOpenChange(false)}>
-              {t('form.cancel')}
-            </Button>
-            <Button type="submit" disabled={busy}>
-              {t('edit.submit')}
-            </Button>
-          </DialogFooter>
-        </form>
-        <PhaseOverlay phase={phase} />
-      </DialogContent>
-    </Dialog>
+    <ServiceFormDialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title={t('edit.title')}
+      description={t('edit.description', { name })}
+      submitLabel={t('edit.submit')}
+      form={form}
+      errors={errors}
+      edit={edit}
+      phase={phase}
+      busy={busy}
+      onSubmit={() => void submit()}
+      typeFixed
+      command={
+        <FormField label={t('form.commandLine')}>
+          <Input readOnly value={commandLineOf(service.command, service.args_json)} className="font-mono text-xs" />
+        </FormField>
+      }
+    >
+      <FormField label={t('form.displayName')} error={errors.displayName && t(errors.displayName)}>
+        <Input value={form.displayName} autoComplete="off" onChange={(e) => edit('displayName')(e.target.value)} />
+      </FormField>
+      <FormField label={t('form.description')}>
+        <Textarea value={form.description} onChange={(e) => edit('description')(e.target.value)} />
+      </FormField>
+    </ServiceFormDialog>
   );
 }

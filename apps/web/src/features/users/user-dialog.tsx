@@ -2,6 +2,9 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type PublicUser, routes } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { useTranslation } from 'react-i18next';
+// The create/edit dialogs of the console share one submission flow (docs/console.md §4) and field layout.
+import { FormField } from '../../components/form-field';
+import { PhaseOverlay } from '../../components/phase-overlay';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
@@ -9,10 +12,7 @@ import { PasswordInput } from '../../components/ui/password-input';
 import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
 import { displayNameOf } from '../../lib/session';
-// The create/edit dialogs of the console share one submission flow (docs/console.md §4) and field layout.
-import { FormField } from '../services/form-field';
-import { PhaseOverlay } from '../services/phase-overlay';
-import { useDialogForm, useSubmitPhases } from '../services/use-submit-phases';
+import { useDialogForm, useSubmitPhases } from '../../lib/use-submit-phases';
 import { showUsersFailure } from './failure-toast';
 import { refreshUsers } from './use-users';
 import {
@@ -71,7 +71,7 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
 
   const error = (field: keyof UserForm) => {
     const key = errors[field];
-    return key && (`users:${key}` as const);
+    return key && t(key);
   };
   return (
     <Dialog open={open} onOpenChange={(next) => (busy && !next ? undefined : onOpenChange(next))}>

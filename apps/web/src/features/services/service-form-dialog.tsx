@@ -1,0 +1,135 @@
+import type { ServiceType } from '@toolport/contract';
+import type { ParseKeys } from 'i18next';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { FormField } from '../../components/form-field';
+import { PhaseOverlay } from '../../components/phase-overlay';
+import { Button } from '../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { Input } from '../../components/ui/input';
+import { Select } from '../../components/ui/select';
+import { Textarea } from '../../components/ui/textarea';
+import type { SubmitPhase } from '../../lib/use-submit-phases';
+import { IsolationField } from './isolation-field';
+import type { CustomServiceForm, FieldErrors } from './service-form';
+
+const serviceTypes: ServiceType[] = ['stdio', 'sse', 'streamableHttp'];
+
+/** The fields both dialogs share: how the service is reached, and for stdio its variables and isolation. */
+type SharedFields = Pick<CustomServiceForm, 'type' | 'environments' | 'url' | 'headers' | 'isolation'>;
+
+interface ServiceFormDialogProps<F extends SharedFields> {
+  open: boolean;
+  onOpenChange(open: boolean): void;
+  title: string;
+  description: string;
+  submitLabel: string;
+  form: F;
+  errors: FieldErrors<F>;
+  edit(field: keyof F): (value: string) => void;
+  phase: SubmitPhase;
+  busy: boolean;
+  onSubmit(): void;
+  /** The fields above the type: the name (Custom Install) or display name and description (Edit). */
+  children: ReactNode;
+  /** Custom Install chooses the type; Edit shows it, fixed. */
+  typeFixed?: boolean;
+  /** The stdio command: an input (Custom Install) or the read-only command line (Edit). */
+  command: ReactNode;
+  /** Custom Install shows an example URL while the field is empty. */
+  urlPlaceholder?: boolean;
+}
+
+/**
+ * The one service form (docs/console.md §2.7, §2.8), for Custom Install and Edit Service: the dialog, its
+ * type, command, variables, isolation, URL and headers, the submit phases' overlay, and no closing while busy.
+ */
+export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDialogProps<F>) {
+  const { t } = useTranslation('services');
+  const { form, errors, edit, busy } = props;
+  const error = (field: keyof F) => {
+    const key: ParseKeys<'services'> | undefined = errors[field];
+    return key && t(key);
+  };
+  return (
+    <Dialog open={props.open} onOpenChange={(next) => (busy && !next ? undefined : props.onOpenChange(next))}>
+      <DialogContent className="max-w-lg" locked={busy}>
+        <DialogHeader>
+          <DialogTitle>{props.title}</DialogTitle>
+          <DialogDescription>{props.description}</DialogDescription>
+        </DialogHeader>
+        <form
+          noValidate
+          className="space-y-4"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!busy) props.onSubmit();
+          }}
+        >
+          {props.children}
+          <FormField label={t('form.type')}>
+            {props.typeFixed ? (
+              <Select value={form.type} disabled>
+                <option value={form.type}>{t(`form.types.${form.type}`)}</option>
+              </Select>
+            ) : (
+              <Select value={form.type} onChange={(e) => edit('type')(e.target.value)}>
+                {serviceTypes.map((type) => (
+                  <option key={type} value={type}>
+                    {t(`form.types.${type}`)}
+                  </option>
+                ))}
+              </Select>
+            )}
+          </FormField>
+          {form.type === 'stdio' ? (
+            <>
+              {props.command}
+              <FormField label={t('form.environments')} hint={t('form.keyValueHint')}>
+                <Textarea
+                  value={form.environments}
+                  placeholder={t('form.environmentsPlaceholder')}
+                  className="font-mono"
+                  spellCheck={false}
+                  onChange={(e) => edit('environments')(e.target.value)}
+                />
+              </FormField>
+              <IsolationField value={form.isolation} onChange={edit('isolation')} />
+            </>
+          ) : (
+            <>
+              <FormField label={t('form.url')} error={error('url')}>
+                <Input
+                  type="url"
+                  value={form.url}
+                  placeholder={props.urlPlaceholder ? t('form.urlPlaceholder') : undefined}
+                  className="font-mono"
+                  autoComplete="off"
+                  onChange={(e) => edit('url')(e.target.value)}
+                />
+              </FormField>
+              <FormField label={t('form.headers')} hint={t('form.keyValueHint')}>
+                <Textarea
+                  value={form.headers}
+                  placeholder={t('form.headersPlaceholder')}
+                  className="font-mono"
+                  spellCheck={false}
+                  onChange={(e) => edit('headers')(e.target.value)}
+                />
+              </FormField>
+            </>
+          )}
+          <DialogFooter>
+            <Button variant="outline" disabled={busy} onClick={() => props.onOpenChange(false)}>
+              {t('form.cancel')}
+            </Button>
+            <Button type="submit" disabled={busy}>
+              {props.submitLabel}
+            </Button>
+          </DialogFooter>
+        </form>
+        <PhaseOverlay phase={props.phase} />
+      </DialogContent>
+    </Dialog>
+  );
+}
