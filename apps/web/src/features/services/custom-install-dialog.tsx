@@ -6,11 +6,10 @@ import { FormField } from '../../components/form-field';
 import { Input } from '../../components/ui/input';
 import { ApiError, call } from '../../lib/api';
 import { notify } from '../../lib/notify';
-import { useDialogForm, useSubmitPhases } from '../../lib/use-submit-phases';
+import { useDialogForm } from '../../lib/use-submit-phases';
 import { requiredEnvVarsOf, withEnvPrefill } from './create-failure';
-import { showFailure } from './failure-toast';
 import { parseKeyValueLines } from './key-values';
-import { type CustomServiceForm, emptyCustomServiceForm, hasErrors, validateCustomService } from './service-form';
+import { type CustomServiceForm, emptyCustomServiceForm, validateCustomService } from './service-form';
 import { ServiceFormDialog } from './service-form-dialog';
 import { refreshServices } from './use-installed-services';
 
@@ -38,11 +37,8 @@ interface CustomInstallDialogProps {
 export default function CustomInstallDialog({ open, onOpenChange, onInstallStarted }: CustomInstallDialogProps) {
   const { t } = useTranslation('services');
   const queryClient = useQueryClient();
-  const { form, setForm, errors, setErrors, edit } = useDialogForm<CustomServiceForm, ParseKeys<'services'>>(
-    open,
-    () => emptyCustomServiceForm,
-  );
-  const { phase, busy, run } = useSubmitPhases();
+  const state = useDialogForm<CustomServiceForm, ParseKeys<'services'>>(open, () => emptyCustomServiceForm);
+  const { form, setForm, errors, edit } = state;
 
   const create = async () => {
     try {
@@ -62,41 +58,27 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
       } else {
         notify.success(t('toasts.createdTitle'), t('toasts.created', { name }));
       }
-      onOpenChange(false);
+      return true;
     } catch (err) {
       const missing = requiredEnvVarsOf(err);
-      if (missing.length > 0) {
-        setForm((f) => ({ ...f, environments: withEnvPrefill(f.environments, missing[0] as string) }));
-        const description =
-          err instanceof ApiError && err.serverMessage ? err.serverMessage : t('errors.missingEnv', { names: missing.join(', ') });
-        notify.error(t('toasts.createFailed'), description);
-        return;
-      }
-      showFailure(err, t, { failed: 'toasts.createFailed', error: 'toasts.createFailed', fallback: 'errors.unknown' });
+      if (missing.length === 0) throw err;
+      // The server named the variables it needs: the first is put in the form for the user to fill in.
+      setForm((f) => ({ ...f, environments: withEnvPrefill(f.environments, missing[0] as string) }));
+      const description =
+        err instanceof ApiError && err.serverMessage ? err.serverMessage : t('errors.missingEnv', { names: missing.join(', ') });
+      notify.error(t('toasts.createFailed'), description);
+      return false;
     }
   };
-
-  const submit = () =>
-    run(() => {
-      const found = validateCustomService(form);
-      setErrors(found);
-      return !hasErrors(found);
-    }, create);
 
   return (
     <ServiceFormDialog
       open={open}
       onOpenChange={onOpenChange}
-      title={t('custom.title')}
-      description={t('custom.description')}
-      submitLabel={t('custom.submit')}
-      form={form}
-      errors={errors}
-      edit={edit}
-      phase={phase}
-      busy={busy}
-      onSubmit={() => void submit()}
-      urlPlaceholder
+      mode="custom"
+      state={state}
+      validate={validateCustomService}
+      save={create}
       command={
         <FormField label={t('form.command')} hint={t('form.commandHint')} error={errors.command && t(errors.command)}>
           <Input

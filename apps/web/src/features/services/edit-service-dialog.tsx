@@ -7,10 +7,9 @@ import { Input } from '../../components/ui/input';
 import { Textarea } from '../../components/ui/textarea';
 import { call } from '../../lib/api';
 import { notify } from '../../lib/notify';
-import { useDialogForm, useSubmitPhases } from '../../lib/use-submit-phases';
-import { showFailure } from './failure-toast';
+import { useDialogForm } from '../../lib/use-submit-phases';
 import { formatKeyValueLines, parseJsonObject, parseKeyValueLines } from './key-values';
-import { type EditServiceForm, hasErrors, validateEditService } from './service-form';
+import { type EditServiceForm, validateEditService } from './service-form';
 import { ServiceFormDialog } from './service-form-dialog';
 import { integerIdOf } from './service-ids';
 import { commandLineOf } from './stdio-command';
@@ -47,42 +46,26 @@ interface EditServiceDialogProps {
 export default function EditServiceDialog({ service, open, onOpenChange }: EditServiceDialogProps) {
   const { t } = useTranslation('services');
   const queryClient = useQueryClient();
-  const { form, errors, setErrors, edit } = useDialogForm<EditServiceForm, ParseKeys<'services'>>(open, () => editFormOf(service));
-  const { phase, busy, run } = useSubmitPhases();
+  const state = useDialogForm<EditServiceForm, ParseKeys<'services'>>(open, () => editFormOf(service));
+  const { form, errors, edit } = state;
   const name = service.display_name || service.name;
 
   const save = async () => {
-    try {
-      await call(routes.services.update, { params: { id: integerIdOf(service.id) }, body: updateServiceRequest(form), notify: false });
-      notify.success(t('toasts.updateSuccessful'), t('toasts.updateSuccessfulDescription', { name: form.displayName.trim() }));
-      await refreshServices(queryClient);
-      onOpenChange(false);
-    } catch (err) {
-      showFailure(err, t, { failed: 'toasts.updateFailed', error: 'toasts.updateFailed', fallback: 'errors.unknown' });
-    }
+    await call(routes.services.update, { params: { id: integerIdOf(service.id) }, body: updateServiceRequest(form), notify: false });
+    notify.success(t('toasts.updateSuccessful'), t('toasts.updateSuccessfulDescription', { name: form.displayName.trim() }));
+    await refreshServices(queryClient);
+    return true;
   };
-
-  const submit = () =>
-    run(() => {
-      const found = validateEditService(form);
-      setErrors(found);
-      return !hasErrors(found);
-    }, save);
 
   return (
     <ServiceFormDialog
       open={open}
       onOpenChange={onOpenChange}
-      title={t('edit.title')}
-      description={t('edit.description', { name })}
-      submitLabel={t('edit.submit')}
-      form={form}
-      errors={errors}
-      edit={edit}
-      phase={phase}
-      busy={busy}
-      onSubmit={() => void submit()}
-      typeFixed
+      mode="edit"
+      name={name}
+      state={state}
+      validate={validateEditService}
+      save={save}
       command={
         <FormField label={t('form.commandLine')}>
           <Input readOnly value={commandLineOf(service.command, service.args_json)} className="font-mono text-xs" />

@@ -9,9 +9,10 @@ import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, D
 import { Input } from '../../components/ui/input';
 import { Select } from '../../components/ui/select';
 import { Textarea } from '../../components/ui/textarea';
-import type { SubmitPhase } from '../../lib/use-submit-phases';
+import { useSubmitPhases } from '../../lib/use-submit-phases';
+import { showFailure } from './failure-toast';
 import { IsolationField } from './isolation-field';
-import type { CustomServiceForm, FieldErrors } from './service-form';
+import { type CustomServiceForm, type FieldErrors, hasErrors } from './service-form';
 
 const serviceTypes: ServiceType[] = ['stdio', 'sse', 'streamableHttp'];
 
@@ -21,32 +22,53 @@ type SharedFields = Pick<CustomServiceForm, 'type' | 'environments' | 'url' | 'h
 interface ServiceFormDialogProps<F extends SharedFields> {
   open: boolean;
   onOpenChange(open: boolean): void;
-  title: string;
-  description: string;
-  submitLabel: string;
-  form: F;
-  errors: FieldErrors<F>;
-  edit(field: keyof F): (value: string) => void;
-  phase: SubmitPhase;
-  busy: boolean;
-  onSubmit(): void;
+  /**
+   * Which dialog: Custom Install (`custom`) chooses the type and shows an example URL while the field is
+   * empty; Edit (`edit`, of the service `name`) shows the type, fixed. Also the keys of the title,
+   * description and submit button.
+   */
+  mode: 'custom' | 'edit';
+  name?: string;
+  /** The dialog's form, from useDialogForm. */
+  state: { form: F; errors: FieldErrors<F>; setErrors(errors: FieldErrors<F>): void; edit(field: keyof F): (value: string) => void };
+  /** The field errors of the form as it is (none: it may be sent). */
+  validate(form: F): FieldErrors<F>;
+  /**
+   * Sends the form and says it worked; runs after the validation phase. The dialog closes when it resolves,
+   * stays open when it resolves `false` (it said why itself), and says why when it throws.
+   */
+  save(): Promise<boolean | undefined>;
   /** The fields above the type: the name (Custom Install) or display name and description (Edit). */
   children: ReactNode;
-  /** Custom Install chooses the type; Edit shows it, fixed. */
-  typeFixed?: boolean;
   /** The stdio command: an input (Custom Install) or the read-only command line (Edit). */
   command: ReactNode;
-  /** Custom Install shows an example URL while the field is empty. */
-  urlPlaceholder?: boolean;
 }
 
 /**
  * The one service form (docs/console.md §2.7, §2.8), for Custom Install and Edit Service: the dialog, its
- * type, command, variables, isolation, URL and headers, the submit phases' overlay, and no closing while busy.
+ * type, command, variables, isolation, URL and headers; validation then saving in the submit phases, with
+ * their overlay, and no closing while busy.
  */
 export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDialogProps<F>) {
   const { t } = useTranslation('services');
-  const { form, errors, edit, busy } = props;
+  const { form, errors, setErrors, edit } = props.state;
+  const { phase, busy, run } = useSubmitPhases();
+  const submit = () =>
+    run(
+      () => {
+        const found = props.validate(form);
+        setErrors(found);
+        return !hasErrors(found);
+      },
+      async () => {
+        try {
+          if ((await props.save()) !== false) props.onOpenChange(false);
+        } catch (err) {
+          const failed = props.mode === 'custom' ? 'toasts.createFailed' : 'toasts.updateFailed';
+          showFailure(err, t, { failed, error: failed, fallback: 'errors.unknown' });
+        }
+      },
+    );
   const error = (field: keyof F) => {
     const key: ParseKeys<'services'> | undefined = errors[field];
     return key && t(key);
@@ -55,20 +77,20 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
     <Dialog open={props.open} onOpenChange={(next) => (busy && !next ? undefined : props.onOpenChange(next))}>
       <DialogContent className="max-w-lg" locked={busy}>
         <DialogHeader>
-          <DialogTitle>{props.title}</DialogTitle>
-          <DialogDescription>{props.description}</DialogDescription>
+          <DialogTitle>{t(`${props.mode}.title`)}</DialogTitle>
+          <DialogDescription>{t(`${props.mode}.description`, { name: props.name })}</DialogDescription>
         </DialogHeader>
         <form
           noValidate
           className="space-y-4"
           onSubmit={(e) => {
             e.preventDefault();
-            if (!busy) props.onSubmit();
+            if (!busy) void submit();
           }}
         >
           {props.children}
           <FormField label={t('form.type')}>
-            {props.typeFixed ? (
+            {props.mode === 'edit' ? (
               <Select value={form.type} disabled>
                 <option value={form.type}>{t(`form.types.${form.type}`)}</option>
               </Select>
@@ -102,7 +124,7 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
                 <Input
                   type="url"
                   value={form.url}
-                  placeholder={props.urlPlaceholder ? t('form.urlPlaceholder') : undefined}
+                  placeholder={props.mode === 'custom' ? t('form.urlPlaceholder') : undefined}
                   className="font-mono"
                   autoComplete="off"
                   onChange={(e) => edit('url')(e.target.value)}
@@ -124,11 +146,11 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
               {t('form.cancel')}
             </Button>
             <Button type="submit" disabled={busy}>
-              {props.submitLabel}
+              {t(`${props.mode}.submit`)}
             </Button>
           </DialogFooter>
         </form>
-        <PhaseOverlay phase={props.phase} />
+        <PhaseOverlay phase={phase} />
       </DialogContent>
     </Dialog>
   );

@@ -8,15 +8,13 @@ import { showFailure } from './failure-toast';
 import { healthLabelKey, healthLineOf, healthStateOf } from './health';
 import { type InstallOutcome, pollInstallStatus } from './install-polling';
 import { integerIdOf, localServiceOf, uninstallIdOf } from './service-ids';
-import { serviceTitle } from './service-view-props';
+import { type BusyAction, serviceTitle } from './service-view-props';
 import { fetchInstallStatus } from './use-install-polling';
 import { installedServicesKey, patchService, refreshServices, removeService } from './use-installed-services';
 
 /** An Update's task is asked about every 2 s, for at most 10 minutes (an npm install can take a while). */
 const UPDATE_POLL_INTERVAL_MS = 2_000;
 const UPDATE_POLL_MAX_ATTEMPTS = 300;
-
-export type BusyAction = 'toggle' | 'health' | 'update' | 'reconnect';
 
 /**
  * Toggle, health check and uninstall of the Services page (docs/console.md §2.5, §4). Toggle and health check
