@@ -114,7 +114,10 @@ describe.each(Object.keys(texts) as (keyof typeof texts)[])('the failure policy 
     expect(describeFailure(new ApiError(401, 'unauthorized', 'expired'), i18n.t, titles)).toBeNull();
     expect(describeFailure(new ApiError(0, 'aborted'), i18n.t, titles)).toBeNull();
     expect(failureText(new ApiError(401, 'unauthorized', 'wrong password'), i18n.t)).toBe('wrong password');
-    expect(describeFailure(new TypeError('x is undefined'), i18n.t, titles)).toEqual({ title: 'Save error', description: 'Nothing was saved' });
+    expect(describeFailure(new TypeError('x is undefined'), i18n.t, titles)).toEqual({
+      title: 'Save error',
+      description: 'Nothing was saved',
+    });
     expect(describeFailure(new TypeError('x'), i18n.t, { failed: 'Save failed' })?.description).toBe(text.unknown);
   });
 

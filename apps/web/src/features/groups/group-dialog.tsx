@@ -11,7 +11,7 @@ import { RadioGroup, RadioGroupItem } from '../../components/ui/radio-group';
 import { Textarea } from '../../components/ui/textarea';
 import { call, messageOf } from '../../lib/api';
 import { notify } from '../../lib/notify';
-import { serviceTitle } from '../services/service-view-props';
+import { serviceTitle } from '../services';
 import {
   emptyGroupForm,
   type GroupForm,

@@ -9,7 +9,7 @@ import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle }
 import { Spinner } from '../../components/ui/spinner';
 import { call } from '../../lib/api';
 import { copyText } from '../../lib/clipboard';
-import { failureText } from '../../lib/failure-text';
+import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { selfQueryKey } from '../../lib/self';
 import { maskApiKey } from './api-key-mask';

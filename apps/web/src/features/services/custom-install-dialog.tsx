@@ -5,13 +5,13 @@ import { useTranslation } from 'react-i18next';
 import { FormField } from '../../components/form-field';
 import { Input } from '../../components/ui/input';
 import { ApiError, call } from '../../lib/api';
+import { refreshServices } from '../../lib/installed-services';
 import { notify } from '../../lib/notify';
 import { useDialogForm } from '../../lib/use-submit-phases';
-import { requiredEnvVarsOf, withEnvPrefill } from './create-failure';
+import { requiredEnvVarsOf, withEnvPrefill } from '../installs';
 import { parseKeyValueLines } from './key-values';
 import { type CustomServiceForm, emptyCustomServiceForm, validateCustomService } from './service-form';
 import { ServiceFormDialog } from './service-form-dialog';
-import { refreshServices } from './use-installed-services';
 
 /** The body of POST /mcp_market/custom_service: only the fields of the chosen type, KEY=VALUE lines parsed. */
 export function customServiceRequest(form: CustomServiceForm) {

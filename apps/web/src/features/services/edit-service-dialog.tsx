@@ -6,14 +6,14 @@ import { FormField } from '../../components/form-field';
 import { Input } from '../../components/ui/input';
 import { Textarea } from '../../components/ui/textarea';
 import { call } from '../../lib/api';
+import { refreshServices } from '../../lib/installed-services';
 import { notify } from '../../lib/notify';
+import { integerIdOf } from '../../lib/service-ids';
 import { useDialogForm } from '../../lib/use-submit-phases';
 import { formatKeyValueLines, parseJsonObject, parseKeyValueLines } from './key-values';
 import { type EditServiceForm, validateEditService } from './service-form';
 import { ServiceFormDialog } from './service-form-dialog';
-import { integerIdOf } from './service-ids';
 import { commandLineOf } from './stdio-command';
-import { refreshServices } from './use-installed-services';
 
 export function editFormOf(service: InstalledService): EditServiceForm {
   const remote = service.type !== 'stdio';

@@ -9,8 +9,8 @@ import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, D
 import { Input } from '../../components/ui/input';
 import { Select } from '../../components/ui/select';
 import { Textarea } from '../../components/ui/textarea';
+import { showFailure } from '../../lib/failure';
 import { useSubmitPhases } from '../../lib/use-submit-phases';
-import { showFailure } from './failure-toast';
 import { IsolationField } from './isolation-field';
 import { type CustomServiceForm, type FieldErrors, hasErrors } from './service-form';
 
@@ -65,7 +65,7 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
           if ((await props.save()) !== false) props.onOpenChange(false);
         } catch (err) {
           const failed = props.mode === 'custom' ? 'toasts.createFailed' : 'toasts.updateFailed';
-          showFailure(err, t, { failed, error: failed, fallback: 'errors.unknown' });
+          showFailure(err, t, { failed: t(failed), fallback: t('errors.unknown') });
         }
       },
     );

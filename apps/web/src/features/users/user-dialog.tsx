@@ -10,10 +10,10 @@ import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, D
 import { Input } from '../../components/ui/input';
 import { PasswordInput } from '../../components/ui/password-input';
 import { call } from '../../lib/api';
+import { showFailure } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { displayNameOf } from '../../lib/session';
 import { useDialogForm, useSubmitPhases } from '../../lib/use-submit-phases';
-import { showUsersFailure } from './failure-toast';
 import { refreshUsers } from './use-users';
 import {
   createUserRequest,
@@ -58,7 +58,7 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
       onSaved?.(saved);
       onOpenChange(false);
     } catch (err) {
-      showUsersFailure(err, t, t(user ? 'toasts.updateFailed' : 'toasts.createFailed'));
+      showFailure(err, t, { failed: t(user ? 'toasts.updateFailed' : 'toasts.createFailed') });
     }
   };
 
