@@ -101,11 +101,12 @@ describe.each(Object.keys(texts) as (keyof typeof texts)[])('the failure policy 
     expect(failureText(silent, i18n.t)).toBe(text.unknown);
   });
 
-  it('a 5xx and a 403: the console’s own texts, whatever the action and the server said', async () => {
-    fakeApi({ 'POST /api/groups': () => fail(500, 'db down'), 'POST /api/admin': () => fail(403, 'no') });
+  it('a 5xx and a 403: the console’s own texts in a toast, whatever the action; a screen’s text keeps the server’s', async () => {
+    fakeApi({ 'POST /api/groups': () => fail(500, 'db down'), 'POST /api/admin': () => fail(403, 'no'), 'GET /api/x': () => fail(502) });
     const broken = await failureOf(api('/groups', { method: 'POST', notify: false }));
     expect(describeFailure(broken, i18n.t, titles)).toEqual({ title: text.serverTitle, description: text.server });
-    expect(failureText(broken, i18n.t)).toBe(text.server);
+    expect(failureText(broken, i18n.t)).toBe('db down');
+    expect(failureText(await failureOf(api('/x', { notify: false })), i18n.t)).toBe(text.unknown);
     const denied = await failureOf(api('/admin', { method: 'POST', notify: false }));
     expect(describeFailure(denied, i18n.t, titles)?.title).toBe(text.forbiddenTitle);
   });

@@ -67,12 +67,13 @@ export function showFailure(err: unknown, t: TFunction<FlatNamespace>, titles: F
 }
 
 /**
- * Why a call failed, for a screen's own message (an inline text, or a toast it titles itself): the
- * description describeFailure gives. A 401 of a call made without a session (a wrong current password) is an
- * ordinary refusal here: the server's message, else 'Unknown error'.
+ * Why a call failed, for a screen's own message (an inline text, or a toast the screen titles itself, such as
+ * "Failed to load logs"): the server's localised message whenever it sent one (for a 403 or 5xx too: the screen's
+ * own text says what was refused, docs/console.md §8), else the same network or unknown-error text as
+ * describeFailure.
  */
 export function failureText(err: unknown, t: TFunction<FlatNamespace>): string {
-  const failure = describeFailure(err, t, { failed: '' });
-  if (failure) return failure.description;
-  return (err instanceof ApiError && err.serverMessage) || t('errors.other.description', { ns: 'common' });
+  if (err instanceof ApiError && err.serverMessage) return err.serverMessage;
+  if (err instanceof ApiError && err.kind === 'network') return t('errors.network.description', { ns: 'common' });
+  return t('errors.other.description', { ns: 'common' });
 }

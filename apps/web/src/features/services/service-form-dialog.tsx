@@ -69,6 +69,8 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
         }
       },
     );
+  // Custom Install asks for the isolation after the variables, Edit before them (docs/console.md §2.7, §2.8).
+  const isolation = <IsolationField value={form.isolation} onChange={edit('isolation')} />;
   const error = (field: keyof F) => {
     const key: ParseKeys<'services'> | undefined = errors[field];
     return key && t(key);
@@ -107,6 +109,7 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
           {form.type === 'stdio' ? (
             <>
               {props.command}
+              {props.mode === 'edit' && isolation}
               <FormField label={t('form.environments')} hint={t('form.keyValueHint')}>
                 <Textarea
                   value={form.environments}
@@ -116,7 +119,7 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
                   onChange={(e) => edit('environments')(e.target.value)}
                 />
               </FormField>
-              <IsolationField value={form.isolation} onChange={edit('isolation')} />
+              {props.mode === 'custom' && isolation}
             </>
           ) : (
             <>
