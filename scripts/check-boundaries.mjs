@@ -182,56 +182,38 @@ function countTangles(cycles) {
 }
 
 /**
- * Checks the server app at `serverDir` (the folder holding `src/` and `test/`). Paths in the answer are
- * relative to `serverDir`, with forward slashes. A violation is `{ rule, file, line, test, target }`, or for a
- * cycle `{ rule: 'cycle', file, line: 0, test, cycle }` with the cycle's files in import order.
+ * Reads the imports of every file of `appDir/src` and builds its graph: an import of vitest by code that is not
+ * test code, or of the test harness (`place(to).area === 'test'`), is a test-code violation, `rules` reports the
+ * app's own for each resolved relative import, and every cycle among the files in the graph is one. Paths are
+ * relative to `appDir`, with forward slashes.
  */
-export function checkBoundaries(serverDir) {
-  const files = listTsFiles(path.join(serverDir, 'src')).sort();
-  const rel = (file) => toPosix(path.relative(serverDir, file));
+function checkApp({ appDir, withTsx, isTest, place, inGraph, rules, checked }) {
+  const files = listTsFiles(path.join(appDir, 'src'), withTsx).sort();
+  const rel = (file) => toPosix(path.relative(appDir, file));
   const graph = new Map();
   const violations = [];
   let importCount = 0;
-  const report = (rule, file, line, more) => violations.push({ rule, file, line, test: isTestFile(file), ...more });
+  const report = (rule, file, line, more) => violations.push({ rule, file, line, test: isTest(file), ...more });
 
   for (const file of files) {
     const from = rel(file);
-    const fromPlace = placeOf(from);
+    const fromPlace = place(from);
     const edges = new Set();
     graph.set(from, edges);
     for (const { specifier, line } of importsOf(file)) {
       importCount++;
       if (specifier === 'vitest' || specifier.startsWith('vitest/')) {
-        if (!isTestFile(from)) report('test-code', from, line, { target: specifier });
+        if (!isTest(from)) report('test-code', from, line, { target: specifier });
         continue;
       }
       if (!specifier.startsWith('.')) continue;
       const target = resolveRelative(file, specifier);
       if (!target) continue;
       const to = rel(target);
-      const toPlace = placeOf(to);
-      if (toPlace.area !== 'test' && toPlace.area !== 'other' && to.endsWith('.ts')) edges.add(to);
-
-      const intoModules = toPlace.area === 'modules' || toPlace.area === 'modules-root';
-      if (toPlace.area === 'test' && !isTestFile(from)) report('test-code', from, line, { target: to });
-      if (fromPlace.area === 'gateway' && (intoModules || to === 'src/context.ts')) report('gateway', from, line, { target: to });
-      if (fromPlace.area === 'infra' && (intoModules || toPlace.area === 'gateway')) report('infra', from, line, { target: to });
-      if (
-        fromPlace.area === 'modules' &&
-        toPlace.area === 'modules' &&
-        toPlace.module !== fromPlace.module &&
-        to !== `src/modules/${toPlace.module}/index.ts`
-      ) {
-        report('module-door', from, line, { target: to });
-      }
-      if (
-        (fromPlace.area === 'src' || fromPlace.area === 'modules-root') &&
-        toPlace.area === 'modules' &&
-        to !== `src/modules/${toPlace.module}/index.ts` &&
-        !mayReachInternals(from)
-      ) {
-        report('module-internals', from, line, { target: to });
-      }
+      const toPlace = place(to);
+      if (inGraph(to, toPlace)) edges.add(to);
+      if (toPlace.area === 'test' && !isTest(from)) report('test-code', from, line, { target: to });
+      rules({ from, fromPlace, to, toPlace, report: (rule, more) => report(rule, from, line, { target: to, ...more }) });
     }
   }
 
@@ -239,13 +221,39 @@ export function checkBoundaries(serverDir) {
   for (const cycle of cycles) report('cycle', cycle[0], 0, { cycle });
   return {
     files: files.length,
-    testFiles: files.filter((f) => isTestFile(rel(f))).length,
+    testFiles: files.filter((f) => isTest(rel(f))).length,
     imports: importCount,
     violations,
     tangles: countTangles(cycles),
     cyclesCapped: cycles.length >= MAX_CYCLES,
-    checked: 'gateway, module doors, module internals, infra, import cycles and test code',
+    checked,
   };
+}
+
+/**
+ * Checks the server app at `serverDir` (the folder holding `src/` and `test/`). Paths in the answer are
+ * relative to `serverDir`, with forward slashes. A violation is `{ rule, file, line, test, target }`, or for a
+ * cycle `{ rule: 'cycle', file, line: 0, test, cycle }` with the cycle's files in import order.
+ */
+export function checkBoundaries(serverDir) {
+  return checkApp({
+    appDir: serverDir,
+    withTsx: false,
+    isTest: isTestFile,
+    place: placeOf,
+    inGraph: (to, toPlace) => toPlace.area !== 'test' && toPlace.area !== 'other' && to.endsWith('.ts'),
+    rules({ from, fromPlace, to, toPlace, report }) {
+      const intoModules = toPlace.area === 'modules' || toPlace.area === 'modules-root';
+      if (fromPlace.area === 'gateway' && (intoModules || to === 'src/context.ts')) report('gateway');
+      if (fromPlace.area === 'infra' && (intoModules || toPlace.area === 'gateway')) report('infra');
+      const pastDoor = toPlace.area === 'modules' && to !== `src/modules/${toPlace.module}/index.ts`;
+      if (pastDoor && fromPlace.area === 'modules' && toPlace.module !== fromPlace.module) report('module-door');
+      if (pastDoor && (fromPlace.area === 'src' || fromPlace.area === 'modules-root') && !mayReachInternals(from)) {
+        report('module-internals');
+      }
+    },
+    checked: 'gateway, module doors, module internals, infra, import cycles and test code',
+  });
 }
 
 /** The console's test code: its tests, its harness under src/test/ and a feature's test fixtures. */
@@ -270,52 +278,21 @@ const isFeatureDoor = (rel, feature) => rel === `src/features/${feature}/index.t
  * test data shared between features lives in src/test/.
  */
 export function checkWebBoundaries(webDir) {
-  const files = listTsFiles(path.join(webDir, 'src'), true).sort();
-  const rel = (file) => toPosix(path.relative(webDir, file));
-  const graph = new Map();
-  const violations = [];
-  let importCount = 0;
-  const report = (rule, file, line, more) => violations.push({ rule, file, line, test: isWebTestCode(file), ...more });
-
-  for (const file of files) {
-    const from = rel(file);
-    const fromPlace = webPlaceOf(from);
-    const edges = new Set();
-    graph.set(from, edges);
-    for (const { specifier, line } of importsOf(file)) {
-      importCount++;
-      if (specifier === 'vitest' || specifier.startsWith('vitest/')) {
-        if (!isWebTestCode(from)) report('test-code', from, line, { target: specifier });
-        continue;
-      }
-      if (!specifier.startsWith('.')) continue;
-      const target = resolveRelative(file, specifier);
-      if (!target) continue;
-      const to = rel(target);
-      const toPlace = webPlaceOf(to);
-      if (toPlace.area !== 'other' && /\.tsx?$/.test(to)) edges.add(to);
-
-      if (toPlace.area === 'test' && !isWebTestCode(from)) report('test-code', from, line, { target: to });
+  return checkApp({
+    appDir: webDir,
+    withTsx: true,
+    isTest: isWebTestCode,
+    place: webPlaceOf,
+    inGraph: (to, toPlace) => toPlace.area !== 'other' && /\.tsx?$/.test(to),
+    rules({ fromPlace, to, toPlace, report }) {
       if (toPlace.area === 'features' && fromPlace.feature !== toPlace.feature && !isFeatureDoor(to, toPlace.feature)) {
-        report('feature-door', from, line, { target: to, feature: toPlace.feature });
+        report('feature-door', { feature: toPlace.feature });
       }
-      if ((fromPlace.area === 'lib' || fromPlace.area === 'components') && (toPlace.area === 'features' || toPlace.area === 'app')) {
-        report('shared-code', from, line, { target: to });
-      }
-    }
-  }
-
-  const cycles = findCycles(graph);
-  for (const cycle of cycles) report('cycle', cycle[0], 0, { cycle });
-  return {
-    files: files.length,
-    testFiles: files.filter((f) => isWebTestCode(rel(f))).length,
-    imports: importCount,
-    violations,
-    tangles: countTangles(cycles),
-    cyclesCapped: cycles.length >= MAX_CYCLES,
+      const shared = fromPlace.area === 'lib' || fromPlace.area === 'components';
+      if (shared && (toPlace.area === 'features' || toPlace.area === 'app')) report('shared-code');
+    },
     checked: 'feature doors, shared code, import cycles and test code',
-  };
+  });
 }
 
 /** One line for a violation; `prefix` is put before every path (the CLI prints them from the repository root). */
