@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type Group, type GroupMode, type InstalledService, routes } from '@toolport/contract';
 import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DialogForm } from '../../components/dialog-form';
 import { FormField } from '../../components/form-field';
 import { ErrorAlert } from '../../components/ui/alert';
 import { Button } from '../../components/ui/button';
@@ -223,14 +224,7 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
           <DialogTitle>{group ? t('form.editTitle') : t('form.createTitle')}</DialogTitle>
           <DialogDescription>{t('form.descriptionText')}</DialogDescription>
         </DialogHeader>
-        <form
-          noValidate
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (!busy) void submit();
-          }}
-        >
+        <DialogForm busy={busy} onSubmit={submit}>
           {serverError && (
             <ErrorAlert title={t('form.failed')}>
               <p>{serverError}</p>
@@ -305,7 +299,7 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
               {group ? t('form.save') : t('form.create')}
             </Button>
           </DialogFooter>
-        </form>
+        </DialogForm>
       </DialogContent>
     </Dialog>
   );

@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DialogForm } from '../../components/dialog-form';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
@@ -68,14 +69,7 @@ export function EnvVarDialog({ name, vars, onSubmit, onCancel }: EnvVarDialogPro
           <DialogTitle>{t('envVarModal.title')}</DialogTitle>
           <DialogDescription>{t('envVarModal.description', { name })}</DialogDescription>
         </DialogHeader>
-        <form
-          noValidate
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            submit();
-          }}
-        >
+        <DialogForm onSubmit={submit}>
           {vars.map((v) => (
             <EnvVarField
               key={v.name}
@@ -99,7 +93,7 @@ export function EnvVarDialog({ name, vars, onSubmit, onCancel }: EnvVarDialogPro
             </Button>
             <Button type="submit">{t('envVarModal.submit')}</Button>
           </DialogFooter>
-        </form>
+        </DialogForm>
       </DialogContent>
     </Dialog>
   );

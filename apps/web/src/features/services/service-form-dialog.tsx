@@ -2,6 +2,7 @@ import type { ServiceType } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DialogForm } from '../../components/dialog-form';
 import { FormField } from '../../components/form-field';
 import { PhaseOverlay } from '../../components/phase-overlay';
 import { Button } from '../../components/ui/button';
@@ -82,14 +83,7 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
           <DialogTitle>{t(`${props.mode}.title`)}</DialogTitle>
           <DialogDescription>{t(`${props.mode}.description`, { name: props.name })}</DialogDescription>
         </DialogHeader>
-        <form
-          noValidate
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (!busy) void submit();
-          }}
-        >
+        <DialogForm busy={busy} onSubmit={submit}>
           {props.children}
           <FormField label={t('form.type')}>
             {props.mode === 'edit' ? (
@@ -152,7 +146,7 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
               {t(`${props.mode}.submit`)}
             </Button>
           </DialogFooter>
-        </form>
+        </DialogForm>
         <PhaseOverlay phase={phase} />
       </DialogContent>
     </Dialog>

@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type PublicUser, routes } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { useTranslation } from 'react-i18next';
+import { DialogForm } from '../../components/dialog-form';
 // The create/edit dialogs of the console share one submission flow (docs/console.md §4) and field layout.
 import { FormField } from '../../components/form-field';
 import { PhaseOverlay } from '../../components/phase-overlay';
@@ -82,14 +83,7 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
             {user ? t('dialog.editDescription', { name: displayNameOf(user) }) : t('dialog.addDescription')}
           </DialogDescription>
         </DialogHeader>
-        <form
-          noValidate
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (!busy) void submit();
-          }}
-        >
+        <DialogForm busy={busy} onSubmit={submit}>
           <FormField label={t('form.username')} hint={user ? t('form.usernameFixed') : t('form.usernameHint')} error={error('username')}>
             <Input
               value={form.username}
@@ -122,7 +116,7 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
               {t(user ? 'dialog.save' : 'dialog.create')}
             </Button>
           </DialogFooter>
-        </form>
+        </DialogForm>
         <PhaseOverlay phase={phase} />
       </DialogContent>
     </Dialog>
