@@ -5,8 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { DialogForm } from '../../components/dialog-form';
 import { FormField } from '../../components/form-field';
 import { ErrorAlert } from '../../components/ui/alert';
-import { Button } from '../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
 import { RadioGroup, RadioGroupItem } from '../../components/ui/radio-group';
@@ -224,7 +223,13 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
           <DialogTitle>{group ? t('form.editTitle') : t('form.createTitle')}</DialogTitle>
           <DialogDescription>{t('form.descriptionText')}</DialogDescription>
         </DialogHeader>
-        <DialogForm busy={busy} onSubmit={submit}>
+        <DialogForm
+          busy={busy}
+          onSubmit={submit}
+          onCancel={() => onOpenChange(false)}
+          cancelLabel={t('form.cancel')}
+          submitLabel={group ? t('form.save') : t('form.create')}
+        >
           {serverError && (
             <ErrorAlert title={t('form.failed')}>
               <p>{serverError}</p>
@@ -291,14 +296,6 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
             </label>
             {form.restricted && <UserPicker userIds={form.userIds} onChange={(ids) => edit('userIds', ids)} />}
           </fieldset>
-          <DialogFooter>
-            <Button variant="outline" disabled={busy} onClick={() => onOpenChange(false)}>
-              {t('form.cancel')}
-            </Button>
-            <Button type="submit" disabled={busy}>
-              {group ? t('form.save') : t('form.create')}
-            </Button>
-          </DialogFooter>
         </DialogForm>
       </DialogContent>
     </Dialog>

@@ -1,8 +1,7 @@
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DialogForm } from '../../components/dialog-form';
-import { Button } from '../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
 import { PasswordInput } from '../../components/ui/password-input';
@@ -69,7 +68,7 @@ export function EnvVarDialog({ name, vars, onSubmit, onCancel }: EnvVarDialogPro
           <DialogTitle>{t('envVarModal.title')}</DialogTitle>
           <DialogDescription>{t('envVarModal.description', { name })}</DialogDescription>
         </DialogHeader>
-        <DialogForm onSubmit={submit}>
+        <DialogForm onSubmit={submit} onCancel={onCancel} cancelLabel={t('envVarModal.cancel')} submitLabel={t('envVarModal.submit')}>
           {vars.map((v) => (
             <EnvVarField
               key={v.name}
@@ -87,12 +86,6 @@ export function EnvVarDialog({ name, vars, onSubmit, onCancel }: EnvVarDialogPro
               {t('envVarModal.errorRequired', { name: blank })}
             </p>
           )}
-          <DialogFooter>
-            <Button variant="outline" onClick={onCancel}>
-              {t('envVarModal.cancel')}
-            </Button>
-            <Button type="submit">{t('envVarModal.submit')}</Button>
-          </DialogFooter>
         </DialogForm>
       </DialogContent>
     </Dialog>

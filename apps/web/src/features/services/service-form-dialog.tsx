@@ -5,8 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { DialogForm } from '../../components/dialog-form';
 import { FormField } from '../../components/form-field';
 import { PhaseOverlay } from '../../components/phase-overlay';
-import { Button } from '../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
 import { Select } from '../../components/ui/select';
 import { Textarea } from '../../components/ui/textarea';
@@ -83,7 +82,13 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
           <DialogTitle>{t(`${props.mode}.title`)}</DialogTitle>
           <DialogDescription>{t(`${props.mode}.description`, { name: props.name })}</DialogDescription>
         </DialogHeader>
-        <DialogForm busy={busy} onSubmit={submit}>
+        <DialogForm
+          busy={busy}
+          onSubmit={submit}
+          onCancel={() => props.onOpenChange(false)}
+          cancelLabel={t('form.cancel')}
+          submitLabel={t(`${props.mode}.submit`)}
+        >
           {props.children}
           <FormField label={t('form.type')}>
             {props.mode === 'edit' ? (
@@ -138,14 +143,6 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
               </FormField>
             </>
           )}
-          <DialogFooter>
-            <Button variant="outline" disabled={busy} onClick={() => props.onOpenChange(false)}>
-              {t('form.cancel')}
-            </Button>
-            <Button type="submit" disabled={busy}>
-              {t(`${props.mode}.submit`)}
-            </Button>
-          </DialogFooter>
         </DialogForm>
         <PhaseOverlay phase={phase} />
       </DialogContent>

@@ -6,8 +6,7 @@ import { DialogForm } from '../../components/dialog-form';
 // The create/edit dialogs of the console share one submission flow (docs/console.md §4) and field layout.
 import { FormField } from '../../components/form-field';
 import { PhaseOverlay } from '../../components/phase-overlay';
-import { Button } from '../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
 import { PasswordInput } from '../../components/ui/password-input';
 import { call } from '../../lib/api';
@@ -83,7 +82,13 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
             {user ? t('dialog.editDescription', { name: displayNameOf(user) }) : t('dialog.addDescription')}
           </DialogDescription>
         </DialogHeader>
-        <DialogForm busy={busy} onSubmit={submit}>
+        <DialogForm
+          busy={busy}
+          onSubmit={submit}
+          onCancel={() => onOpenChange(false)}
+          cancelLabel={t('common:actions.cancel')}
+          submitLabel={t(user ? 'dialog.save' : 'dialog.create')}
+        >
           <FormField label={t('form.username')} hint={user ? t('form.usernameFixed') : t('form.usernameHint')} error={error('username')}>
             <Input
               value={form.username}
@@ -108,14 +113,6 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
           >
             <PasswordInput value={form.password} autoComplete="new-password" onChange={(e) => edit('password')(e.target.value)} />
           </FormField>
-          <DialogFooter>
-            <Button variant="outline" disabled={busy} onClick={() => onOpenChange(false)}>
-              {t('common:actions.cancel')}
-            </Button>
-            <Button type="submit" disabled={busy}>
-              {t(user ? 'dialog.save' : 'dialog.create')}
-            </Button>
-          </DialogFooter>
         </DialogForm>
         <PhaseOverlay phase={phase} />
       </DialogContent>
