@@ -2,6 +2,9 @@
 //
 // The server (apps/server):
 //   gateway       gateway/ never imports modules/ or context.ts: the proxy path stands without the API.
+//   gateway-sides gateway/downstream/ (the clients' side) and gateway/upstream/ (the tool servers' side) never
+//                 import each other: they meet in gateway/link-api.ts and the other files of gateway/ itself
+//                 (the ports: catalog.ts, upstream-auth.ts, options-reader.ts; the shared vocabulary in wire/).
 //   module-door   a file of modules/<a>/ reaches another module only through modules/<b>/index.ts.
 //   module-internals  outside modules/, only the composition root (app.ts) and the CLI (cli.ts, cli/) may import
 //                 a file of modules/<m>/ other than its index.ts: http/, backup/ and the rest use the doors.
@@ -23,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
-const RULES = ['gateway', 'module-door', 'module-internals', 'infra', 'feature-door', 'shared-code', 'cycle', 'test-code'];
+const RULES = ['gateway', 'gateway-sides', 'module-door', 'module-internals', 'infra', 'feature-door', 'shared-code', 'cycle', 'test-code'];
 
 /** Enough to show the shape of a tangled graph without flooding the terminal. */
 const MAX_CYCLES = 200;
@@ -113,7 +116,11 @@ function placeOf(rel) {
   if (parts[0] !== 'src') return { area: 'other' };
   if (parts[1] === 'modules' && parts.length > 3) return { area: 'modules', module: parts[2] };
   if (parts[1] === 'modules') return { area: 'modules-root' };
-  if (parts[1] === 'gateway' || parts[1] === 'infra') return { area: parts[1] };
+  if (parts[1] === 'gateway') {
+    const side = parts.length > 3 && (parts[2] === 'downstream' || parts[2] === 'upstream') ? parts[2] : undefined;
+    return { area: 'gateway', side };
+  }
+  if (parts[1] === 'infra') return { area: parts[1] };
   return { area: 'src' };
 }
 
@@ -245,6 +252,7 @@ export function checkBoundaries(serverDir) {
     rules({ from, fromPlace, to, toPlace, report }) {
       const intoModules = toPlace.area === 'modules' || toPlace.area === 'modules-root';
       if (fromPlace.area === 'gateway' && (intoModules || to === 'src/context.ts')) report('gateway');
+      if (fromPlace.side && toPlace.side && fromPlace.side !== toPlace.side) report('gateway-sides');
       if (fromPlace.area === 'infra' && (intoModules || toPlace.area === 'gateway')) report('infra');
       const pastDoor = toPlace.area === 'modules' && to !== `src/modules/${toPlace.module}/index.ts`;
       if (pastDoor && fromPlace.area === 'modules' && toPlace.module !== fromPlace.module) report('module-door');
@@ -252,7 +260,7 @@ export function checkBoundaries(serverDir) {
         report('module-internals');
       }
     },
-    checked: 'gateway, module doors, module internals, infra, import cycles and test code',
+    checked: 'gateway, gateway sides, module doors, module internals, infra, import cycles and test code',
   });
 }
 
@@ -302,6 +310,8 @@ export function describeViolation(v, prefix = '') {
   switch (v.rule) {
     case 'gateway':
       return `gateway: ${at} imports ${target}; the gateway must not depend on modules/ or context.ts`;
+    case 'gateway-sides':
+      return `gateway-sides: ${at} imports ${target}; gateway/downstream/ and gateway/upstream/ meet only through gateway/link-api.ts and the other files of gateway/`;
     case 'module-door': {
       const [, , owner] = v.target.split('/');
       const from = v.file.split('/')[2];

@@ -70,6 +70,35 @@ describe('checkBoundaries', () => {
     );
   });
 
+  it('reports the two sides of the gateway importing each other, and lets both use the files between them', () => {
+    const sides = {
+      ...clean,
+      'src/gateway/link-api.ts': 'export interface Link { send(m: string): void }\n',
+      'src/gateway/wire/words.ts': "export const WORD = 'io.example/word';\n",
+      'src/gateway/downstream/face.ts':
+        "import type { Link } from '../link-api.js';\nimport { WORD } from '../wire/words.js';\nexport const face = (l: Link) => l.send(WORD);\n",
+      'src/gateway/upstream/link.ts':
+        "import type { Link } from '../link-api.js';\nimport { WORD } from '../wire/words.js';\nexport const link: Link = { send: () => WORD };\n",
+    };
+    expect(checkBoundaries(tree(sides)).violations).toEqual([]);
+    const result = checkBoundaries(
+      tree({
+        ...sides,
+        'src/gateway/downstream/face.ts': "import { link } from '../upstream/link.js';\nexport const face = () => link.send('x');\n",
+        'src/gateway/upstream/pool.ts': "import type { face } from '../downstream/face.js';\nexport type Face = typeof face;\n",
+        'src/gateway/upstream/pool.test.ts': "export const load = () => import('../downstream/face.js');\n",
+      }),
+    );
+    expect(result.violations.filter((v) => v.rule === 'gateway-sides')).toEqual([
+      { rule: 'gateway-sides', file: 'src/gateway/downstream/face.ts', line: 1, test: false, target: 'src/gateway/upstream/link.ts' },
+      { rule: 'gateway-sides', file: 'src/gateway/upstream/pool.test.ts', line: 1, test: true, target: 'src/gateway/downstream/face.ts' },
+      { rule: 'gateway-sides', file: 'src/gateway/upstream/pool.ts', line: 1, test: false, target: 'src/gateway/downstream/face.ts' },
+    ]);
+    expect(formatReport(result, 'apps/server/')).toContain(
+      'gateway-sides: apps/server/src/gateway/downstream/face.ts:1 imports apps/server/src/gateway/upstream/link.ts; gateway/downstream/ and gateway/upstream/ meet only through gateway/link-api.ts and the other files of gateway/',
+    );
+  });
+
   it('reports a module reaching past another module’s index.ts, and names the door', () => {
     const result = checkBoundaries(
       tree({

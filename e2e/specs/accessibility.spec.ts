@@ -36,6 +36,7 @@ const SCREENS = [
   ['/profile', 'Profile'],
   ['/users', 'Users'],
   ['/logs', 'Logs'],
+  ['/audit', 'Audit'],
   ['/preferences', 'Preferences'],
 ] as const;
 

@@ -31,6 +31,7 @@ import type { Secrets } from './infra/secrets.js';
 import { ServiceLog } from './infra/service-log.js';
 import { Tracing, traceHttp } from './infra/tracing.js';
 import { createAnalyticsModule } from './modules/analytics/index.js';
+import { type AuditRepo, type AuditTrail, createAuditModule } from './modules/audit/index.js';
 import { type AuthService, createAuthModule, createRefreshTokens } from './modules/auth/index.js';
 import { createEmbeddingsModule } from './modules/embeddings/index.js';
 import { createGroupsModule, createHubPorts } from './modules/groups/index.js';
@@ -93,6 +94,8 @@ export interface AppParts {
   meter: Meter;
   /** The retention purge of request records, service logs and install logs (modules/history). */
   retention: HistoryRetention;
+  /** Who changed what (modules/audit): the entries written and the store read. */
+  audit: { trail: AuditTrail; repo: AuditRepo };
   /** Several replicas: local installs of the packages installed through another one (modules/market/install/replica.ts). */
   packages?: ReplicaInstalls;
   /** The MCP data plane: proxy routes, sessions, upstream pool (gateway/index.ts). */
@@ -170,6 +173,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const hub = createHubPorts({ db, events, gate });
   const analytics = createAnalyticsModule({ db, options: options.service, access: hub.access, settleCounts: metering.settle });
   const logs = createLogsModule({ db, serviceLog, options: options.service });
+  const audit = createAuditModule({ db, options: options.service, logger });
   const oauth = createOAuthModule({
     db,
     config,
@@ -254,7 +258,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       leader,
       redis,
       packages,
-      authorization: upstreamOAuth.oauth,
+      authorization: upstreamOAuth.keeper,
       accessTokens: oauthServer.accessTokens,
       tools: hub.policy,
       groups: hub.directory,
@@ -272,7 +276,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     rows,
     catalog,
     gateway,
-    oauth: upstreamOAuth.oauth,
+    oauth: upstreamOAuth.flow,
     access: hub.access,
     settleCounts: metering.settle,
   });
@@ -326,7 +330,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   app.addHook('onReady', async () => history.start());
   app.addHook('onClose', async () => history.close());
   app.addHook('onClose', async () => {
-    for (const module of [upstreamOAuth, oauth, oauthServer, logs, analytics, options, users, auth, status, groups, embeddings])
+    for (const module of [upstreamOAuth, oauth, oauthServer, logs, audit, analytics, options, users, auth, status, groups, embeddings])
       await module.close();
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -366,6 +370,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   // API spans start before the guard, so refused requests are traced too.
   traceHttp(app, tracing);
   installGuard(app, { secrets, principals });
+  // Every administrative change and sign-in answered under /api leaves one audit entry (modules/audit).
+  audit.install(app);
   instrumentHttp(app, metrics);
   // Spans still buffered reach the collector before the process ends.
   app.addHook('onClose', async () => tracing.shutdown());
@@ -402,6 +408,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       await groups.routes(api);
       await analytics.routes(api);
       await logs.routes(api);
+      await audit.routes(api);
       await market.start();
       await market.routes(api);
       await oauth.routes(api);
@@ -441,6 +448,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     catalog,
     meter,
     retention: history.retention,
+    audit: { trail: audit.trail, repo: audit.repo },
     packages,
     gateway,
     services,

@@ -410,6 +410,9 @@ describe.each(engines)('access matrix on %s', (engine) => {
       expect: adminOnly(200),
       call: () => json('PUT', '/api/option/', { key: 'GitHubClientSecret', value: SECRETS.githubSecret }),
     },
+    // Discovery's embeddings provider: its state, and a check of it (none is configured here).
+    'GET /api/option/embeddings': { expect: adminOnly(200), call: () => get('/api/option/embeddings') },
+    'POST /api/option/embeddings/check': { expect: adminOnly(200), call: () => json('POST', '/api/option/embeddings/check', {}) },
 
     // Installed services
     'GET /api/mcp_market/installed': { expect: signedIn(200), call: () => get('/api/mcp_market/installed') },
@@ -551,6 +554,9 @@ describe.each(engines)('access matrix on %s', (engine) => {
     'GET /api/analytics/services/utilization': { expect: signedIn(200), call: () => get('/api/analytics/services/utilization') },
     'GET /api/analytics/history': { expect: signedIn(200), call: () => get('/api/analytics/history') },
     'GET /api/mcp_logs': { expect: adminOnly(200), call: () => get('/api/mcp_logs?page=1&page_size=100') },
+    // The audit trail holds every change above, masked: its answers are scanned like any other.
+    'GET /api/audit': { expect: adminOnly(200), call: () => get('/api/audit?page=1&page_size=100') },
+    'GET /api/audit/export': { expect: adminOnly(200), call: () => get('/api/audit/export') },
 
     // The API's own documentation is public, like the routes it describes.
     'GET /api/docs': { expect: anyone(200), call: () => get('/api/docs') },

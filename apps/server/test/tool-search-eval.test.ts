@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ToolIndex } from '../src/gateway/downstream/tool-search.js';
 import {
+  blindQueries,
   bm25Baseline,
+  type EvalQuery,
   evalQueries,
   evalTools,
   type Figures,
@@ -35,6 +37,21 @@ describe('the discovery evaluation set', () => {
     expect(new Set(evalQueries.map((q) => q.id)).size).toBe(evalQueries.length);
   });
 
+  it('has a blind held-out set of at least 90 queries, a third of each kind, on the same tools, none a query of the main set', () => {
+    expect(blindQueries.length).toBeGreaterThanOrEqual(90);
+    for (const kind of KINDS) expect(blindQueries.filter((q) => q.kind === kind).length).toBeGreaterThanOrEqual(30);
+    const names = new Set(namespaced(evalTools).map((t) => t.name));
+    const main = new Set(evalQueries.map((q) => q.query.toLowerCase()));
+    for (const q of blindQueries) {
+      expect(q.expected.length, q.id).toBeGreaterThan(0);
+      for (const e of q.expected) expect(names.has(e), `${q.id}: ${e}`).toBe(true);
+      expect(isChinese(q.query), q.id).toBe(q.kind === 'chinese');
+      expect(main.has(q.query.toLowerCase()), q.id).toBe(false);
+      if (q.kind === 'paraphrase') expect(sharedWords(q, evalTools), `${q.id} ${q.query}`).toEqual([]);
+    }
+    expect(new Set([...evalQueries, ...blindQueries].map((q) => q.id)).size).toBe(evalQueries.length + blindQueries.length);
+  });
+
   it('has paraphrases that share no content word with their expected tools’ names and descriptions', () => {
     for (const q of evalQueries.filter((x) => x.kind === 'paraphrase')) expect(sharedWords(q, evalTools), `${q.id} ${q.query}`).toEqual([]);
     // The check can fail: a plain query naming its tool shares its words.
@@ -60,13 +77,25 @@ describe('the discovery evaluation set', () => {
       );
     }
     console.log(`discovery evaluation set:\n  ${rows.join('\n  ')}`);
-    // Measured (docs/performance.md): plain 0.943 / 1.000 / 0.967, paraphrase 0.472 / 0.925 / 0.630,
-    // Chinese 0.804 / 1.000 / 0.886 (recall@1 / recall@5 / MRR). The issue asks recall@5 ≥ 0.95, 0.8, 0.8.
+    // Measured (docs/performance.md, decision 0052): plain 0.943 / 1.000 / 0.967, paraphrase 0.434 / 0.896 / 0.605,
+    // Chinese 0.821 / 1.000 / 0.896 (recall@1 / recall@5 / MRR). The issue asks recall@5 ≥ 0.95, 0.8, 0.8.
     const floors: Record<QueryKind, [number, number, number]> = {
       plain: [0.9, 0.98, 0.93],
       paraphrase: [0.42, 0.88, 0.58],
-      chinese: [0.75, 0.96, 0.84],
+      chinese: [0.8, 0.98, 0.87],
     };
+    // The blind held-out set: reported, never tuned on, so no floors (docs/performance.md has its figures).
+    const blind: string[] = [];
+    for (const kind of KINDS) {
+      const subset: EvalQuery[] = blindQueries.filter((q) => q.kind === kind);
+      const f = measure(ours, subset);
+      const b = measure(baseline, subset);
+      blind.push(
+        `${kind} (${f.n}): recall@1 ${f.recall1.toFixed(3)}, recall@5 ${f.recall5.toFixed(3)}, MRR ${f.mrr.toFixed(3)}; ` +
+          `BM25 ${b.recall1.toFixed(3)} / ${b.recall5.toFixed(3)} / ${b.mrr.toFixed(3)}\n    misses: ${f.misses.join('\n    ') || 'none'}`,
+      );
+    }
+    console.log(`blind held-out set:\n  ${blind.join('\n  ')}`);
     for (const kind of KINDS) {
       const [r1, r5, mrr] = floors[kind];
       expect(figures[kind].recall1, `${kind} recall@1`).toBeGreaterThanOrEqual(r1);

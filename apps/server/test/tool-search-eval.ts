@@ -25,6 +25,11 @@ export interface EvalQuery {
 const dir = path.join(import.meta.dirname, 'fixtures/tool-search-eval');
 export const evalTools = (JSON.parse(readFileSync(path.join(dir, 'tools.json'), 'utf8')) as { tools: EvalTool[] }).tools;
 export const evalQueries = (JSON.parse(readFileSync(path.join(dir, 'queries.json'), 'utf8')) as { queries: EvalQuery[] }).queries;
+/**
+ * The blind held-out set (holdout-blind.json, decision 0052): 117 queries written without reading the
+ * vocabulary and committed before that pass changed the ranker; reported beside the main set, never tuned on.
+ */
+export const blindQueries = (JSON.parse(readFileSync(path.join(dir, 'holdout-blind.json'), 'utf8')) as { queries: EvalQuery[] }).queries;
 
 /** The tools as a group of these servers lists them (the default separator). */
 export const namespaced = (tools: readonly EvalTool[]) => tools.map((t) => ({ ...t, name: `${t.server}__${t.name}` }));

@@ -1,4 +1,5 @@
 import type analytics from '../public/locales/en/analytics.json';
+import type audit from '../public/locales/en/audit.json';
 import type auth from '../public/locales/en/auth.json';
 import type common from '../public/locales/en/common.json';
 import type dashboard from '../public/locales/en/dashboard.json';
@@ -25,6 +26,7 @@ declare module 'i18next' {
       market: typeof market;
       users: typeof users;
       logs: typeof logs;
+      audit: typeof audit;
       preferences: typeof preferences;
       groups: typeof groups;
     };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HistoryQuery, ServiceUtilization, SystemOverview, UsageHistory } from './analytics.js';
+import { AuditFilter, AuditPage, AuditQuery } from './audit.js';
 import { LoginRequest, LogoutRequest, PublicUser, RefreshRequest, SelfUser, TokenPair } from './auth.js';
 import type { OAuthProvider } from './enums.js';
 import { envelope, OkEnvelope } from './envelope.js';
@@ -109,6 +110,8 @@ export interface Endpoint extends Route {
   readonly otherResponses?: Readonly<Record<number, z.ZodType>>;
   /** Answers `text/event-stream` rather than the JSON envelope: the console reads it with EventSource. */
   readonly eventStream?: true;
+  /** Answers JSON lines (`application/x-ndjson`), one object a line, rather than the JSON envelope. */
+  readonly jsonLines?: true;
 }
 
 const endpoint = <const R extends Route, const D extends Omit<Endpoint, keyof Route>>(route: R, details: D): R & D => ({
@@ -465,6 +468,24 @@ const logs = {
   }),
 };
 
+const audit = {
+  list: endpoint(routes.audit.list, {
+    query: AuditQuery,
+    data: AuditPage,
+    tags: ['audit'],
+    summary: 'The audit trail: administrative changes, sign-ins and refused sign-ins, newest first (admins)',
+    description:
+      'Filters combine: `actor` (a username, exactly, or a user id), `object_type`, `object_id`, `since` (inclusive) and `until` (exclusive), each instant as Unix milliseconds or an ISO 8601 date-time with an offset. Paged like GET /mcp_logs: 1-based `page`, `page_size` up to 100, `total` of the whole filter. Secrets in `changes` are `********`.',
+  }),
+  export: endpoint(routes.audit.export, {
+    query: AuditFilter,
+    jsonLines: true,
+    tags: ['audit'],
+    summary: 'The audit trail as JSON lines (application/x-ndjson), oldest first, under the same filters (admins)',
+    description: 'One entry a line, in the shape of GET /audit’s entries. Exporting is itself recorded.',
+  }),
+};
+
 const market = {
   search: endpoint(routes.market.search, {
     query: MarketSearchQuery,
@@ -584,7 +605,21 @@ const oauthServer = {
   }),
 };
 
-export const endpoints = { status, auth, users, options, services, groups, upstreamOAuth, analytics, logs, market, oauth, oauthServer };
+export const endpoints = {
+  status,
+  auth,
+  users,
+  options,
+  services,
+  groups,
+  upstreamOAuth,
+  analytics,
+  logs,
+  audit,
+  market,
+  oauth,
+  oauthServer,
+};
 
 /** Every entry of the table, for walks over all endpoints (route checks, docs). */
 export function allEndpoints(): Endpoint[] {

@@ -1,4 +1,5 @@
 export * from './analytics.js';
+export * from './audit.js';
 export * from './auth.js';
 export * from './command-line.js';
 export * from './endpoints.js';

@@ -21,5 +21,10 @@ export const LOGS_MAX_PAGE_SIZE = 100;
 export const MAX_PAGE = 1_000_000;
 export const MAX_SERVICE_NAME_FILTER_LENGTH = 64;
 
+export const AUDIT_PAGE_SIZE = 20;
+export const AUDIT_MAX_PAGE_SIZE = 100;
+/** Longest `actor` or `object_id` filter of `GET /audit`. */
+export const MAX_AUDIT_FILTER_LENGTH = 256;
+
 export const MAX_OAUTH_CLIENT_ID_LENGTH = 256;
 export const MAX_OAUTH_CLIENT_SECRET_LENGTH = 512;

@@ -26,6 +26,7 @@ export const optionKeys = [
   'EmbeddingsAPIKey',
   'EmbeddingsDimensions',
   'EmbeddingsTimeoutMs',
+  'AuditLogForwarding',
 ] as const;
 export const OptionKey = z.enum(optionKeys);
 export type OptionKey = z.infer<typeof OptionKey>;

@@ -88,6 +88,10 @@ export const routes = {
   logs: {
     list: { method: 'GET', path: '/mcp_logs', auth: 'admin' },
   },
+  audit: {
+    list: { method: 'GET', path: '/audit', auth: 'admin' },
+    export: { method: 'GET', path: '/audit/export', auth: 'admin' },
+  },
   market: {
     search: { method: 'GET', path: '/mcp_market/search', auth: 'user' },
     packageDetails: { method: 'GET', path: '/mcp_market/package_details', auth: 'user' },

@@ -5,6 +5,7 @@ import { type Config, loadConfig, prepareDataDir } from '../config.js';
 import { migrations } from '../db/migrations/index.js';
 import { resolveInstallDir } from '../infra/install-dir.js';
 import { Secrets } from '../infra/secrets.js';
+import { recordCommandAt } from '../modules/audit/index.js';
 import { BackupError, backupDatabase, type DatabaseSummary, DB_FILE, databaseInUse, inspectDatabase, replaceDatabase } from './sqlite.js';
 
 /**
@@ -83,6 +84,13 @@ export async function runBackupCommand(args: string[], io: BackupCommandIo = {})
   const source = path.join(config.dataDir, DB_FILE);
   const summary = operatorError(() => backupDatabase(source, file, known));
   print(`Backed up ${source} to ${path.resolve(file)} (${describe(summary)})`);
+  await recordCommandAt(config, {
+    command: 'toolport backup',
+    action: 'backup',
+    object: 'backup',
+    id: path.resolve(file),
+    changes: { file: path.resolve(file), contents: describe(summary) },
+  });
 
   const keyFile = path.join(config.dataDir, KEY_FILE);
   if (config.secretKey) {
@@ -158,6 +166,14 @@ export async function runRestoreCommand(args: string[], io: BackupCommandIo = {}
   const now = new Date();
   const replaced = replaceDatabase(config.dataDir, backup, now);
   print(`Restored ${backup} to ${live} (${describe(summary)}); the server applies newer migrations when it starts.`);
+  // Into the restored database, when it is recent enough to have the trail.
+  await recordCommandAt(config, {
+    command: 'toolport restore',
+    action: 'restore',
+    object: 'backup',
+    id: backup,
+    changes: { file: backup, contents: describe(summary), replaced: replaced ?? '' },
+  });
   if (replaced) print(`The database it replaced was kept as ${replaced}.`);
   const missing = summary.installDirs.map((dir) => resolveInstallDir(config.dataDir, dir)).filter((dir) => !existsSync(dir));
   if (missing.length > 0) {

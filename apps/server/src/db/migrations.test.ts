@@ -45,6 +45,7 @@ const schemaTables = {
   groups: true,
   group_members: true,
   tool_embeddings: true,
+  audit_entries: true,
 } satisfies Record<keyof Database, true>;
 
 /** A fresh, empty database of one engine, and a way to throw it away. */

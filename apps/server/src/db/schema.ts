@@ -181,6 +181,27 @@ export interface ServiceLogsTable {
   message: string;
 }
 
+/** One administrative change, sign-in or refused sign-in (migration 0012, modules/audit). */
+export interface AuditEntriesTable {
+  id: Id;
+  created_at: number;
+  /** `user`, `cli` or `anonymous` (a refused sign-in names the account it tried). */
+  actor_type: string;
+  actor_id: number | null;
+  actor_name: string;
+  /** The client address as the server saw it (after TRUST_PROXY); empty for the CLI. */
+  address: string;
+  action: string;
+  object_type: string;
+  object_id: string;
+  /** `ok`, `failed` (an administrator's request answered with an error) or `refused` (a sign-in). */
+  outcome: string;
+  /** `METHOD /api/path` of the request, or the CLI command. */
+  via: string;
+  /** JSON: the request's fields or the command's arguments, secrets masked. */
+  changes: string;
+}
+
 export interface RevokedSessionsTable {
   session_hash: string;
   expires_at: number;
@@ -353,6 +374,7 @@ export interface Database {
   access_users: AccessUsersTable;
   groups: GroupsTable;
   group_members: GroupMembersTable;
+  audit_entries: AuditEntriesTable;
 }
 
 /** A tool's switch, alias and description on one service, by the tool's original name (migration 0005). */

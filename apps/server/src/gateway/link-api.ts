@@ -26,6 +26,12 @@ export interface SessionPeer {
    * through the service's modern link when the upstream speaks that revision itself, else like any session.
    */
   readonly era?: 'modern';
+  /**
+   * A 2026-07-28 client's listen stream, or a group member's share of one: served by a legacy link (it has no
+   * `era`) but placed as the same user's modern requests are, so on an isolated service it is on the one link
+   * those requests share and hears the process they run on (its resource updates among them).
+   */
+  readonly modernListen?: boolean;
   /** Headers of the client's request that an upstream reached over HTTP in the 2026-07-28 revision hears too (`Mcp-Param-*`). */
   readonly forwardHeaders?: Record<string, string>;
   /**

@@ -11,30 +11,48 @@ export type UpstreamOAuthMode = 'shared' | 'per_user';
 /** Whose connection a link uses: 0 is the shared one, else the user's own. */
 export type ConnectionOwner = number;
 
+/**
+ * The port the pool asks once per acquisition (docs/decisions/0050-credentials-in-one-step.md): what a
+ * link of this service for this user sends, or why it cannot have it. `userId` undefined is a link of
+ * no user (the shared link, the health check). Refreshing ahead of expiry happens inside.
+ */
 export interface UpstreamAuthorization {
-  /** How a remote service is authorised upstream: undefined when it uses no OAuth connection. */
-  modeOf(serviceId: number): Promise<UpstreamOAuthMode | undefined>;
-  /**
-   * The access token to send now (refreshed beforehand when it is about to expire). Throws a
-   * LocalisedError naming the console page when the connection does not exist or needs authorizing.
-   */
-  token(serviceId: number, owner: ConnectionOwner): Promise<string>;
-  /** The upstream refused `rejected` with 401: refresh once (or take another replica's result), or throw. */
-  renew(serviceId: number, owner: ConnectionOwner, rejected: string): Promise<string>;
-  /** A service without a connection answered 401: what it said is remembered, it now needs authorization. */
-  unauthorized(serviceId: number, wwwAuthenticate: string): void;
+  forLink(serviceId: number, userId: number | undefined): Promise<ConnectionGrant>;
 }
 
-/** What one link's connection sends upstream: bound to a service and an owner by the pool. */
+/**
+ * The answer: a service without an OAuth connection (its 401 is reported, for discovery), a granted
+ * token bound to its connection, or the refusal (the connection is missing, or ended and cannot be
+ * refreshed) to be thrown before any link starts.
+ */
+export type ConnectionGrant =
+  | { mode: UpstreamOAuthMode | undefined; owner: undefined; unauthorized: (wwwAuthenticate: string) => void }
+  | { mode: UpstreamOAuthMode; owner: ConnectionOwner; token: GrantedToken }
+  | { mode: UpstreamOAuthMode; owner: ConnectionOwner; refused: UpstreamConnectionMissing };
+
+/**
+ * A token as a link holds it. The link asks again only on an event: `freshUntil` has passed (its end is
+ * near), or the upstream answered 401 to `rejected` (refreshed once, or another replica's result taken).
+ * Either throws UpstreamConnectionMissing when the connection is gone.
+ */
+export interface GrantedToken {
+  readonly value: string;
+  /** When it should be renewed before use (ms since the epoch); null: no known end. */
+  readonly freshUntil: number | null;
+  renew(rejected?: string): Promise<GrantedToken>;
+}
+
+/** What one link's connection sends upstream: the channel asks per request, the link answers from what it holds. */
 export interface LinkAuthorization {
   token(): Promise<string>;
   renew(rejected: string): Promise<string>;
 }
 
 /**
- * Thrown by `token` when a connection is missing: `perUser` when it is the calling user's own (their
- * session then opens, and a call gets this error, after a URL elicitation to `page` when the client
- * declared one; docs/decisions/0030-upstream-oauth.md).
+ * The reason of a refusal by `forLink` (thrown by the pool before any link starts), or thrown by a renewal,
+ * when a connection is missing: `perUser` when it is the calling user's own (their session then opens, and
+ * a call gets this error, after a URL elicitation to `page` when the client declared one;
+ * docs/decisions/0030-upstream-oauth.md).
  */
 export class UpstreamConnectionMissing extends LocalisedError {
   get perUser(): boolean {

@@ -53,8 +53,8 @@ export function schemaOf(e: Endpoint): FastifySchema {
     ...(e.params ? { params: e.params } : {}),
     ...(e.query ? { querystring: e.query } : {}),
     ...(e.body ? { body: e.body } : {}),
-    // An event stream is not JSON: nothing to serialize it by.
-    ...(e.eventStream ? {} : { response: { [e.status ?? 200]: responseOf(e), ...e.otherResponses } }),
+    // An event stream or JSON lines is not one JSON body: nothing to serialize it by.
+    ...(e.eventStream || e.jsonLines ? {} : { response: { [e.status ?? 200]: responseOf(e), ...e.otherResponses } }),
   } as FastifySchema;
 }
 

@@ -9,6 +9,7 @@ import { type Config, loadConfig } from '../config.js';
 import { migrations } from '../db/migrations/index.js';
 import type { Database } from '../db/schema.js';
 import { Secrets } from '../infra/secrets.js';
+import { createCommandAudit } from '../modules/audit/index.js';
 import { describeCounts, RotationError, type RotationHooks, reencryptAll, SEALED_COLUMNS } from './rotate.js';
 
 /**
@@ -207,6 +208,13 @@ export async function runRotateSecretCommand(args: string[], io: RotateCommandIo
       try {
         await store.begin(conn);
         counts = await reencryptAll(conn, from, to, io.hooks);
+        // In the same transaction: the rotation and its audit entry are committed together.
+        await createCommandAudit(conn).command({
+          command: 'toolport rotate-secret',
+          action: 'rotate',
+          object: 'secret',
+          changes: { reencrypted: counts, new_key_from: next.generated ? 'generated' : 'NEW_SECRET_KEY' },
+        });
         if (current.file) staged = stageKeyFile(current.file, next.secret);
         await sql`commit`.execute(conn);
       } catch (err) {

@@ -28,6 +28,7 @@ export interface McpClient {
   listTools(): Promise<{ tools: { name: string }[] }>;
   callTool(name: string, args: Record<string, unknown>, opts?: CallOptions): Promise<CallToolResult>;
   listResources(): Promise<{ resources: { uri: string; name: string }[] }>;
+  listResourceTemplates(): Promise<{ resourceTemplates: { uriTemplate: string; name: string }[] }>;
   readResource(uri: string): Promise<ReadResourceResult>;
   subscribe(uri: string): Promise<void>;
   listPrompts(): Promise<{ prompts: { name: string }[] }>;
@@ -84,6 +85,7 @@ export async function connectUrl(url: URL, key: string, opts: ConnectOptions): P
       listTools: () => client.listTools(),
       callTool: async (name, args, o = {}) => (await client.callTool({ name, arguments: args }, undefined, o)) as CallToolResult,
       listResources: () => client.listResources(),
+      listResourceTemplates: () => client.listResourceTemplates(),
       readResource: (uri) => client.readResource({ uri }),
       subscribe: async (uri) => void (await client.subscribeResource({ uri })),
       listPrompts: () => client.listPrompts(),
@@ -112,6 +114,7 @@ export async function connectUrl(url: URL, key: string, opts: ConnectOptions): P
     listTools: () => client.listTools(),
     callTool: async (name, args, o = {}) => (await client.callTool({ name, arguments: args }, o)) as CallToolResult,
     listResources: () => client.listResources(),
+    listResourceTemplates: () => client.listResourceTemplates(),
     readResource: async (uri) => (await client.readResource({ uri })) as ReadResourceResult,
     subscribe: async (uri) => void (await client.subscribeResource({ uri })),
     listPrompts: () => client.listPrompts(),

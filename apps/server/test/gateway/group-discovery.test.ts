@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ToolIndexCache } from '../../src/gateway/downstream/tool-search.js';
 import { connect, connectUrl, type McpClient, textOf } from './clients.js';
 import { addService, addUser, addUserWithToken, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
 
@@ -155,6 +156,39 @@ describe('a discovery group', () => {
     expect(nameless.isError).toBe(true);
     expect(textOf(nameless)).toContain('call_tool needs a "name"');
     await api('PUT', `/mcp_services/${everything}/tools/get-sum`, { enabled: null });
+  });
+
+  it('builds the index once per change of the group, not per query', async () => {
+    // The index caches this gateway's group face uses, seen as they are asked.
+    const caches = new Set<ToolIndexCache<never>>();
+    const get = ToolIndexCache.prototype.get;
+    const spy = vi.spyOn(ToolIndexCache.prototype, 'get').mockImplementation(function (this: ToolIndexCache<never>, ...args) {
+      caches.add(this);
+      return get.apply(this, args);
+    });
+    const builds = () => [...caches].reduce((sum, c) => sum + c.builds, 0);
+    try {
+      const frank = await addUser(gw.ctx, 'frank');
+      const client = await open(frank.key);
+      await search(client, 'echo');
+      const first = builds();
+      for (const query of ['add two numbers', 'knowledge graph', '查看知识图谱', 'echo a message', 'read graph'])
+        await search(client, query);
+      expect(caches.size).toBe(1);
+      expect(builds()).toBe(first);
+      // A change of the group's tools (an admin re-describes one): the next search builds once more, then reuses it.
+      expect((await api('PUT', `/mcp_services/${memory}/tools/read_graph`, { description: 'Dump the whole memory' })).status).toBe(200);
+      await vi.waitFor(async () => expect((await search(client, 'dump the whole memory'))[0]?.name).toBe('memory__read_graph'), {
+        timeout: 5000,
+      });
+      const changed = builds();
+      expect(changed).toBe(first + 1);
+      for (const query of ['echo', 'dump memory', 'sum']) await search(client, query);
+      expect(builds()).toBe(changed);
+    } finally {
+      spy.mockRestore();
+      await api('PUT', `/mcp_services/${memory}/tools/read_graph`, { description: null });
+    }
   });
 
   it('tells its clients when the mode changes, and lists accordingly', async () => {

@@ -1,5 +1,6 @@
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from './clients.js';
 import { addService, addUser, addUserWithToken, type LiveGateway, startGateway } from './gateway-harness.js';
 import { MODERN, type Mode, modernFixture, modernPost, PIN, texts, v2Client } from './modern-kit.js';
 
@@ -14,6 +15,7 @@ describe('the 2026-07-28 era through the gateway', () => {
   let alice: { id: number; key: string };
   let bob: { id: number; key: string };
   let sharedId: number;
+  let isolatedId: number;
   const proxy = (name: string) => `${gw.url}/proxy/${name}/mcp`;
   const closers: (() => Promise<void>)[] = [];
   const open = async (url: string, key: string, mode: Mode) => {
@@ -28,6 +30,7 @@ describe('the 2026-07-28 era through the gateway', () => {
     bob = await addUser(gw.ctx, 'bob');
     sharedId = await addService(gw.ctx, { name: 'everything' });
     const isolated = await addService(gw.ctx, { name: 'isolated' });
+    isolatedId = isolated;
     await gw.ctx.db.updateTable('services').set({ isolation: 'session' }).where('id', '=', isolated).execute();
     gw.ctx.events.emit({ type: 'service.changed', serviceId: isolated });
     await addService(gw.ctx, { name: 'limited', rpdLimit: 3 });
@@ -40,6 +43,12 @@ describe('the 2026-07-28 era through the gateway', () => {
       body: JSON.stringify({ name: 'team', members: [{ service_id: sharedId }] }),
     });
     expect(created.status).toBe(201);
+    const isolatedGroup = await fetch(`${gw.url}/api/groups`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'isolated-team', members: [{ service_id: isolatedId }] }),
+    });
+    expect(isolatedGroup.status).toBe(201);
   });
   afterAll(async () => {
     for (const close of closers) await close().catch(() => undefined);
@@ -195,28 +204,43 @@ describe('the 2026-07-28 era through the gateway', () => {
     await subscription.close();
   });
 
-  it('delivers updates of the resources a listen stream subscribed to, and only those', async () => {
-    const { client } = await open(proxy('everything'), bob.key, PIN);
+  /** A listen stream subscribed to the first of two resources, and the upstream set to update them: only the first is heard. */
+  const updatesHeard = async (url: string, user: { key: string }, toggle = 'toggle-subscriber-updates') => {
+    const { client } = await open(url, user.key, PIN);
     const [first, second] = (await client.listResources()).resources.map((r) => r.uri) as [string, string];
     const updated: string[] = [];
-    let heard: () => void = () => undefined;
-    const got = new Promise<void>((resolve) => {
-      heard = resolve;
-    });
-    client.setNotificationHandler('notifications/resources/updated', (n) => {
-      updated.push(n.params.uri);
-      heard();
-    });
+    client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
     const subscription = await client.listen({ resourceSubscriptions: [first] });
-    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+    await client.callTool({ name: toggle, arguments: {} });
     try {
-      await got;
+      await until(() => updated.length > 0, 'notifications/resources/updated on the listen stream', 10_000);
       expect(new Set(updated)).toEqual(new Set([first]));
       expect(updated).not.toContain(second);
     } finally {
-      await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+      await client.callTool({ name: toggle, arguments: {} });
       await subscription.close();
     }
+  };
+
+  it('delivers updates of the resources a listen stream subscribed to, and only those', async () => {
+    await updatesHeard(proxy('everything'), bob);
+  });
+
+  it('delivers them on an isolated service too: the listen stream is on the process the user’s requests run on', async () => {
+    // Another user's listen stream on the same URI, opened first: it is on that user's process and hears none of Bob's.
+    const other = (await open(proxy('isolated'), alice.key, PIN)).client;
+    const uri = (await other.listResources()).resources[0]?.uri as string;
+    const otherHeard: string[] = [];
+    other.setNotificationHandler('notifications/resources/updated', (n) => void otherHeard.push(n.params.uri));
+    const otherListen = await other.listen({ resourceSubscriptions: [uri] });
+    try {
+      await updatesHeard(proxy('isolated'), bob);
+      expect(otherHeard).toEqual([]);
+    } finally {
+      await otherListen.close();
+    }
+    // Through a group whose member is isolated: the member's share of the listen stream is placed alike.
+    await updatesHeard(`${gw.url}/group/isolated-team/mcp`, bob, 'isolated__toggle-subscriber-updates');
   });
 
   describe('through a group', () => {

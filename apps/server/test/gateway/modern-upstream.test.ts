@@ -169,6 +169,8 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
     const first = await modernPost(proxy('v2-limited'), alice.key, call);
     expect(first.body.result.resultType).toBe('input_required');
     // Two calls ran upstream (say, and confirm's first round; the refused `echo` never left); the retry is the third.
+    // Counts reach the database by the background fold of the journal: fold now.
+    await gw.ctx.meter.flush();
     const rows = await gw.ctx.db
       .selectFrom('daily_counters')
       .select('request_count')

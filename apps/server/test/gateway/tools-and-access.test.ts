@@ -209,6 +209,20 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
     // Bob's personal switch flipped above: back on.
     expect((await api('POST', `/mcp_services/${memory}/toggle`, bob.token)).body.data).toMatchObject({ enabled: true, scope: 'personal' });
 
+    // Disabled, the restricted service still answers a stranger "no access": its state is none of their business.
+    expect((await api('POST', `/mcp_services/${memory}/toggle`, admin.token)).body.data).toMatchObject({ enabled: false });
+    const stranger = await initialize(alice.key, 'memory');
+    expect([stranger.status, ((await stranger.json()) as { error: { message: string } }).error.message]).toEqual([
+      403,
+      'Forbidden: you do not have access to memory',
+    ]);
+    const listed503 = await initialize(bob.key, 'memory');
+    expect([listed503.status, ((await listed503.json()) as { error: { message: string } }).error.message]).toEqual([
+      503,
+      'Service unavailable: memory is disabled',
+    ]);
+    expect((await api('POST', `/mcp_services/${memory}/toggle`, admin.token)).body.data).toMatchObject({ enabled: true });
+
     await api('PUT', `/mcp_services/${memory}`, admin.token, { access: { restricted: false, user_ids: [] } });
     expect((await initialize(alice.key, 'memory')).status).toBe(200);
   });

@@ -8,9 +8,12 @@ import { type ElicitRequest, ElicitRequestSchema } from '@modelcontextprotocol/s
 import { Role, UserStatus } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppParts } from '../../src/app.js';
+import type { SessionPeer, UpstreamLink } from '../../src/gateway/link-api.js';
+import { createUpstreamPool, type LinkPool } from '../../src/gateway/upstream/index.js';
+import { type GrantedToken, type UpstreamAuthorization, UpstreamConnectionMissing } from '../../src/gateway/upstream-auth.js';
 import { ConfigEvents } from '../../src/infra/events.js';
 import { hashPassword } from '../../src/infra/passwords.js';
-import { createUpstreamOAuthModule } from '../../src/modules/upstream-oauth/index.js';
+import { createUpstreamOAuthModule, type TokenKeeper } from '../../src/modules/upstream-oauth/index.js';
 import { issueApiKey } from '../../src/modules/users/api-keys.js';
 import { type OAuthMcpServer, startOAuthMcpServer } from '../fixtures/oauth-mcp-server.js';
 import { engines } from '../harness.js';
@@ -178,7 +181,7 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
     const rejected = gw.ctx.secrets.decrypt(row.access_token_enc);
     const [one, two] = [otherReplica(gw.ctx), otherReplica(gw.ctx)];
     const before = upstream.seen.refreshGrants;
-    const [a, b] = await Promise.all([one.oauth.renew(serviceId, 0, rejected), two.oauth.renew(serviceId, 0, rejected)]);
+    const [a, b] = await Promise.all([one.keeper.renew(serviceId, 0, rejected), two.keeper.renew(serviceId, 0, rejected)]);
     expect(a).toBe(b);
     expect(a).not.toBe(rejected);
     // Refresh tokens rotate at this provider: a second refresh would have failed with invalid_grant.
@@ -199,7 +202,7 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
       .execute();
     const replica = otherReplica(gw.ctx);
     const before = upstream.seen.refreshGrants;
-    const fresh = await replica.oauth.renew(serviceId, 0, rejected);
+    const fresh = await replica.keeper.renew(serviceId, 0, rejected);
     await replica.close();
     expect(fresh).not.toBe(rejected);
     expect(upstream.seen.refreshGrants).toBe(before + 1);
@@ -360,7 +363,7 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
       const id = await addService(gw.ctx, { name: 'short', type: 'streamableHttp', command: short.mcpUrl, args: [] });
       expect((await connectAs(gw, admin, id)).searchParams.get('result')).toBe('connected');
       const module = otherReplica(gw.ctx);
-      await module.oauth.refreshExpiring();
+      await module.keeper.refreshExpiring();
       await module.close();
       expect(short.seen.refreshGrants).toBe(1);
       const row = await gw.ctx.db.selectFrom('upstream_oauth_tokens').selectAll().where('service_id', '=', id).executeTakeFirstOrThrow();
@@ -368,6 +371,155 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
     } finally {
       await short.close();
     }
+  });
+});
+
+/**
+ * What the pool asks of the token keeper (docs/decisions/0050-credentials-in-one-step.md): a counting
+ * wrapper around the real module of a second replica, counting the port's question and every renewal of a
+ * token it granted. A pool of its own asks it; the gateway's pool keeps the main module.
+ */
+function countingKeeper(keeper: TokenKeeper) {
+  const asked = { forLink: 0, renew: 0 };
+  const counted = (token: GrantedToken): GrantedToken => ({
+    value: token.value,
+    freshUntil: token.freshUntil,
+    renew: async (rejected) => {
+      asked.renew++;
+      return counted(await token.renew(rejected));
+    },
+  });
+  const port: UpstreamAuthorization = {
+    async forLink(serviceId, userId) {
+      asked.forLink++;
+      const grant = await keeper.forLink(serviceId, userId);
+      return 'token' in grant ? { ...grant, token: counted(grant.token) } : grant;
+    },
+  };
+  return { port, asked };
+}
+
+const peer = (id: string, userId: number): SessionPeer => ({ id, userId, protocolVersion: '2025-06-18', notify: () => undefined });
+
+/** One tool call through a link as the dispatcher makes it; the answer's text, or its error message. */
+function callThrough(link: UpstreamLink, session: SessionPeer, id: number): Promise<string> {
+  return new Promise((resolve) => {
+    link.request(
+      session,
+      { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+      {
+        notification: () => undefined,
+        response: (message) => {
+          if ('error' in message) resolve(`error: ${message.error.message}`);
+          else resolve(String((message.result.content as { text?: string }[] | undefined)?.[0]?.text));
+        },
+      },
+    );
+  });
+}
+
+describe.each(engines)('credentials reach a link in one step (%s)', (engine) => {
+  let gw: LiveGateway;
+  let upstream: OAuthMcpServer;
+  let admin: Person;
+  let alice: Person;
+  let bob: Person;
+  let serviceId: number;
+  let replica: ReturnType<typeof otherReplica>;
+  let pool: LinkPool;
+  let asked: { forLink: number; renew: number };
+  const initialize = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'count', version: '1' } };
+
+  beforeAll(async () => {
+    upstream = await startOAuthMcpServer();
+    gw = await startGateway(engine);
+    admin = await person(gw, 'admin1', Role.Admin);
+    alice = await person(gw, 'alice');
+    bob = await person(gw, 'bob');
+    serviceId = await addService(gw.ctx, { name: 'guarded', type: 'streamableHttp', command: upstream.mcpUrl, args: [] });
+    // Hears the configuration events the pool hears, as a replica does through the relay.
+    replica = createUpstreamOAuthModule({ ...replicaDeps(gw.ctx), events: gw.ctx.events });
+    const counting = countingKeeper(replica.keeper);
+    asked = counting.asked;
+    const { catalog, serviceLog, options, events, logger, config } = gw.ctx;
+    pool = createUpstreamPool({ catalog, serviceLog, options, events, logger, config, authorization: counting.port });
+  });
+  afterAll(async () => {
+    await pool?.shutdown();
+    await replica?.close();
+    await gw?.close();
+    await upstream?.close();
+  });
+
+  it('one acquisition asks the port once; calls on the link ask nothing; a 401 asks once more', async () => {
+    expect((await connectAs(gw, admin, serviceId, { 'x-test-user': 'team-bot' })).searchParams.get('result')).toBe('connected');
+    const spec = await gw.ctx.catalog.byId(serviceId);
+    if (!spec) throw new Error('no service');
+    const session = peer('one', alice.id);
+    const link = await pool.acquire(spec, session);
+    expect(asked).toEqual({ forLink: 1, renew: 0 });
+    await link.initialize(session, initialize);
+    for (let id = 1; id <= 5; id++) expect(await callThrough(link, session, id)).toBe('team-bot');
+    // The link's start and five calls sent the token it was given: the keeper was not asked again.
+    expect(asked).toEqual({ forLink: 1, renew: 0 });
+    // The same session finds its link again without a question; another session asks once.
+    expect(await pool.acquire(spec, session)).toBe(link);
+    const other = peer('two', bob.id);
+    expect(await pool.acquire(spec, other)).toBe(link);
+    expect(asked).toEqual({ forLink: 2, renew: 0 });
+    // The upstream refuses the token: one renewal, and the call goes on.
+    const refreshes = upstream.seen.refreshGrants;
+    upstream.expireAccessTokens();
+    expect(await callThrough(link, session, 6)).toBe('team-bot');
+    expect(asked).toEqual({ forLink: 2, renew: 1 });
+    expect(upstream.seen.refreshGrants).toBe(refreshes + 1);
+  });
+
+  it('a user without a connection gets the reason, localised, and no link starts', async () => {
+    const set = await api(gw, admin.token, 'PUT', `/mcp_services/${serviceId}`, { oauth_mode: 'per_user' });
+    expect(set.status, set.text).toBe(200);
+    await until(async () => pool.links(serviceId).length === 0, 'the shared link replaced');
+    const spec = await gw.ctx.catalog.byId(serviceId);
+    if (!spec) throw new Error('no service');
+    const before = asked.forLink;
+    const refused = await pool.acquire(spec, peer('bob-1', bob.id)).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(UpstreamConnectionMissing);
+    const missing = refused as UpstreamConnectionMissing;
+    expect(missing.perUser).toBe(true);
+    expect(missing.localised('en')).toMatch(
+      /^You have not connected your account for guarded yet: connect it in the console at .*\/services$/,
+    );
+    expect(missing.localised('zh-CN')).toMatch(/^你尚未为 guarded 连接自己的账号：请在控制台 .*\/services 中连接$/);
+    expect(asked.forLink).toBe(before + 1);
+    expect(pool.links(serviceId)).toEqual([]);
+    expect(pool.modernLinks(serviceId)).toEqual([]);
+  });
+
+  it('an ended token that cannot be refreshed is the same refusal, and the connection is forgotten', async () => {
+    expect((await connectAs(gw, alice, serviceId, { 'x-test-user': 'alice-upstream' })).searchParams.get('result')).toBe('connected');
+    const mine = () =>
+      gw.ctx.db
+        .selectFrom('upstream_oauth_tokens')
+        .selectAll()
+        .where('service_id', '=', serviceId)
+        .where('owner_id', '=', alice.id)
+        .execute();
+    expect(await mine()).toHaveLength(1);
+    const spec = await gw.ctx.catalog.byId(serviceId);
+    if (!spec) throw new Error('no service');
+    // Its end has passed and there is nothing to refresh it with.
+    await gw.ctx.db
+      .updateTable('upstream_oauth_tokens')
+      .set({ expires_at: Date.now() - 1_000, refresh_token_enc: null })
+      .where('service_id', '=', serviceId)
+      .where('owner_id', '=', alice.id)
+      .execute();
+    const refused = await pool.acquire(spec, peer('alice-1', alice.id)).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(UpstreamConnectionMissing);
+    expect((refused as UpstreamConnectionMissing).localised('zh-CN')).toContain('你尚未为 guarded 连接自己的账号');
+    expect(pool.links(serviceId)).toEqual([]);
+    expect(await mine()).toEqual([]);
+    expect(await statusOf(gw, alice, serviceId)).toBe('needs_authorization');
   });
 });
 

@@ -31,7 +31,7 @@ describe('console frame', () => {
     expect(await sidebarLinks()).toEqual(['Dashboard', 'Services', 'Groups', 'Analytics', 'Profile']);
   });
 
-  it.each([10, 100])('role %i also sees Market, Users, Logs and Preferences', async (role) => {
+  it.each([10, 100])('role %i also sees Market, Users, Logs, Audit and Preferences', async (role) => {
     await openAs(role);
     expect(await sidebarLinks()).toEqual([
       'Dashboard',
@@ -42,6 +42,7 @@ describe('console frame', () => {
       'Market',
       'Users',
       'Logs',
+      'Audit',
       'Preferences',
     ]);
   });

@@ -1,5 +1,17 @@
 import type { ParseKeys } from 'i18next';
-import { Boxes, ChartColumn, LayoutDashboard, type LucideIcon, ScrollText, Server, Settings, Store, User, Users } from 'lucide-react';
+import {
+  Boxes,
+  ChartColumn,
+  LayoutDashboard,
+  type LucideIcon,
+  ScrollText,
+  Server,
+  Settings,
+  ShieldCheck,
+  Store,
+  User,
+  Users,
+} from 'lucide-react';
 
 export interface NavItem {
   to: string;
@@ -19,6 +31,7 @@ export const navItems: NavItem[] = [
   { to: '/market', label: 'nav.market', icon: Store, adminOnly: true },
   { to: '/users', label: 'nav.users', icon: Users, adminOnly: true },
   { to: '/logs', label: 'nav.logs', icon: ScrollText, adminOnly: true },
+  { to: '/audit', label: 'nav.audit', icon: ShieldCheck, adminOnly: true },
   { to: '/preferences', label: 'nav.preferences', icon: Settings, adminOnly: true },
 ];
 

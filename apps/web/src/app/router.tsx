@@ -1,5 +1,6 @@
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { analyticsRoutes } from '../features/analytics';
+import { auditRoutes } from '../features/audit';
 import { authRoutes, RequireSession } from '../features/auth';
 import { dashboardRoutes } from '../features/dashboard';
 import { groupsRoutes } from '../features/groups';
@@ -45,7 +46,10 @@ export const routes: RouteObject[] = [
               ...profileRoutes,
               ...oauthConsentRoutes,
               ...placeholderRoutes,
-              { element: <RequireAdmin />, children: [...marketRoutes, ...usersRoutes, ...logsRoutes, ...preferencesRoutes] },
+              {
+                element: <RequireAdmin />,
+                children: [...marketRoutes, ...usersRoutes, ...logsRoutes, ...auditRoutes, ...preferencesRoutes],
+              },
               { path: '*', element: <NotFoundPage /> },
             ],
           },

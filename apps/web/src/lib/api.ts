@@ -190,3 +190,29 @@ export function callWithWarnings<R extends Route>(
   } & Pick<ApiOptions, 'signal' | 'auth' | 'notify'>;
   return apiEnvelope(pathOf(route, params), { ...rest, method: route.method, query, body });
 }
+
+/**
+ * A file an endpoint answers (JSON lines, say), as a Blob: the same headers, timeout, token refresh and failure
+ * handling as `call`, for a body that is not the JSON envelope.
+ */
+export async function callFile<R extends Route>(
+  route: R,
+  query: ApiOptions['query'] = {},
+  options: Pick<ApiOptions, 'notify'> = {},
+): Promise<Blob> {
+  const sentToken = getToken();
+  const opts: ApiOptions = { method: route.method, query, ...options };
+  let res = await send(pathOf(route), opts, sentToken);
+  if (res.status === 401 && sentToken) {
+    const token = await refreshSession(sentToken);
+    if (token) res = await send(pathOf(route), opts, token);
+  }
+  if (res.ok) return res.blob();
+  const body = (await res.json().catch(() => null)) as Partial<ApiEnvelope<unknown>> | null;
+  const kind = kindOf(res.status);
+  if (kind === 'unauthorized') {
+    clearSession();
+    hooks.signedOut();
+  } else if (options.notify !== false) hooks.notify(kind, body?.message);
+  throw new ApiError(res.status, kind, body?.message || undefined, body?.code, body?.data);
+}

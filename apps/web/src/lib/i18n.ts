@@ -16,6 +16,7 @@ export const namespaces = [
   'market',
   'users',
   'logs',
+  'audit',
   'preferences',
   'groups',
 ] as const;

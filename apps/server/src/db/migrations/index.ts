@@ -10,6 +10,7 @@ import * as m0008 from './0008_meter_batches.js';
 import * as m0009 from './0009_typed_commands.js';
 import * as m0010 from './0010_meter_contributions.js';
 import * as m0011 from './0011_tool_embeddings.js';
+import * as m0012 from './0012_audit_entries.js';
 
 /** Static index: the bundled server cannot read a migrations folder at run time. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_typed_commands': m0009,
   '0010_meter_contributions': m0010,
   '0011_tool_embeddings': m0011,
+  '0012_audit_entries': m0012,
 };

@@ -1,3 +1,4 @@
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import {
   type InitializeResult,
   type JSONRPCError,
@@ -42,6 +43,8 @@ const MAX_PAGES = 20;
  */
 export const LIST_CACHE_MS = 30_000;
 const MAX_CACHED_LISTS = 10_000;
+/** The longest URI matched against members' resource templates (templateMatches). */
+export const MAX_TEMPLATE_URI = 2048;
 
 /** Group sessions carry the group as a negative service id: they never collide with a service's. */
 export const groupStandInId = (groupId: number): number => -groupId;
@@ -82,6 +85,8 @@ class MemberSession extends DownstreamSession {
       transport: group.transport,
       // A group's listen stream hears its members' list changes through their legacy links.
       legacyUpstream: group.era === undefined,
+      // A group's listen stream reaches each member where the user's modern requests to it go (link-api.ts).
+      ...(group.modernListen ? { modernListen: true } : {}),
       initParams: group.initParams,
       revocationCheckedAt: Date.now(),
       // Each member numbers its own requests to the client: the member in the id keeps them apart.
@@ -136,6 +141,8 @@ export class GroupFace {
   /** Each user's personal switches as their last authentication read them (issue 14). */
   private readonly switchedOff = new Map<number, { at: number; value: ReadonlySet<number> }>();
   private listIds = 0;
+  /** Members' resource templates, parsed once (null: not a template the matcher accepts). */
+  private readonly templates = new Map<string, UriTemplate | null>();
   /** Discovery mode's ranker: one lexical index per merged tool list, fused with embeddings when set. */
   private readonly search: DiscoverySearch;
 
@@ -496,9 +503,14 @@ export class GroupFace {
   }
 
   /**
-   * The member that listed a resource URI to this user, or the refusal. Only the user's own lists are
-   * searched, so a member they may not use (never listed for them) answers as an unknown resource; one
-   * that listed it before and may not be used now is refused in the words of a call by name.
+   * The member a resource URI goes to, or the refusal (docs/decisions/0051-as-direct.md). URIs are not
+   * namespaced: a group lists its members' resources and templates as they are, in group order, and a URI
+   * goes to the first member in that order whose `resources/list` named it, else to the first whose
+   * resource template matches it (as an MCP server itself prefers its fixed resources to its templates).
+   * Only the user's own lists are searched and only members that take the user's calls now are routed to
+   * (decision 0040): a member they may not use (never listed for them) is passed over, the next one that
+   * matches takes the URI, and a URI no such member covers is an unknown resource. One that only a member
+   * listed to them before, and that they may no longer use, is refused in the words of a call by name.
    */
   private async byUri(
     session: DownstreamSession,
@@ -506,25 +518,59 @@ export class GroupFace {
     uri: string,
     scope: CallScope,
   ): Promise<{ spec: ServiceSpec } | { refused: string }> {
-    const owner = (kinds: readonly ('resources' | 'resourceTemplates')[]) => {
-      for (const kind of kinds) {
-        for (const member of group.members) {
-          const known = this.lastKnown.get(`${member.serviceId}:${session.userId}:${kind}`);
-          if (known?.some((r) => r.uri === uri)) return member.serviceId;
-        }
+    const owners = () => {
+      const found: number[] = [];
+      for (const member of group.members) {
+        const known = this.lastKnown.get(`${member.serviceId}:${session.userId}:resources`);
+        if (known?.some((r) => r.uri === uri)) found.push(member.serviceId);
       }
-      return undefined;
+      for (const member of group.members) {
+        const known = this.lastKnown.get(`${member.serviceId}:${session.userId}:resourceTemplates`);
+        if (known?.some((t) => this.templateMatches(t.uriTemplate, uri)) && !found.includes(member.serviceId)) found.push(member.serviceId);
+      }
+      return found;
     };
-    let serviceId = owner(['resources', 'resourceTemplates']);
-    if (serviceId === undefined) {
+    let candidates = owners();
+    if (candidates.length === 0) {
       // Not listed yet in this process: list once, then look again.
-      await this.merged(session, group, 'resources', scope);
-      serviceId = owner(['resources']);
+      await Promise.all([this.merged(session, group, 'resources', scope), this.merged(session, group, 'resourceTemplates', scope)]);
+      candidates = owners();
     }
-    const spec = serviceId === undefined ? undefined : await this.spec(serviceId);
-    if (serviceId === undefined || !spec) return { refused: `Unknown resource: ${uri}` };
-    const refused = refusal(await this.memberState(session.userId, serviceId, spec), spec.name);
-    return refused ? { refused } : { spec };
+    let refused: string | undefined;
+    for (const serviceId of candidates) {
+      const spec = await this.spec(serviceId);
+      if (!spec) continue;
+      const why = refusal(await this.memberState(session.userId, serviceId, spec), spec.name);
+      if (!why) return { spec };
+      refused ??= why;
+    }
+    return { refused: refused ?? `Unknown resource: ${uri}` };
+  }
+
+  /**
+   * Whether a member's listed resource template matches a URI (RFC 6570, as the MCP SDK's servers match). The
+   * matcher is a regular expression that backtracks over adjacent expressions (`{a}{b}`): a URI longer than
+   * MAX_TEMPLATE_URI is matched against no template, so a crafted one cannot hold the gateway's event loop.
+   */
+  private templateMatches(template: unknown, uri: string): boolean {
+    if (typeof template !== 'string' || uri.length > MAX_TEMPLATE_URI) return false;
+    let compiled = this.templates.get(template);
+    if (compiled === undefined) {
+      try {
+        compiled = new UriTemplate(template);
+      } catch {
+        // A template the server should not have listed matches nothing.
+        compiled = null;
+      }
+      if (this.templates.size >= MAX_CACHED_LISTS) this.templates.clear();
+      this.templates.set(template, compiled);
+    }
+    try {
+      return compiled?.match(uri) != null;
+    } catch {
+      // An over-long URI: the matcher refuses it, so no template matches.
+      return false;
+    }
   }
 
   /**
@@ -535,7 +581,10 @@ export class GroupFace {
   private async merged(session: DownstreamSession, group: GroupSpec, kind: Kind, scope: CallScope): Promise<Item[]> {
     const cacheKey = `${group.id}:${session.userId}:${kind}`;
     const hit = this.lists.get(cacheKey);
-    if (hit && Date.now() - hit.at < LIST_CACHE_MS) return hit.items;
+    if (hit && Date.now() - hit.at < LIST_CACHE_MS) {
+      this.hearMembers(session, group);
+      return hit.items;
+    }
     const started = Date.now();
     const generation = this.generation;
     let complete = true;
@@ -571,6 +620,24 @@ export class GroupFace {
       this.lists.set(cacheKey, { at: started, items });
     }
     return items;
+  }
+
+  /**
+   * A session answered from the cache has asked no member itself: it is attached to each shared or per-user
+   * member link now (in the background), so that it hears the members' list changes as a session that
+   * listed them does. An isolated member gets the session's own process only when the session uses it.
+   */
+  private hearMembers(session: DownstreamSession, group: GroupSpec): void {
+    const mine = this.members.get(session);
+    for (const member of group.members) {
+      if (mine?.has(member.serviceId)) continue;
+      void (async () => {
+        const spec = await this.spec(member.serviceId);
+        if (!spec || spec.isolation === 'session' || (await this.memberState(session.userId, member.serviceId, spec)) !== 'on') return;
+        if (session.closed || this.members.get(session)?.has(spec.id)) return;
+        await this.deps.inner.attach(this.member(session, spec.id), spec);
+      })().catch((err: unknown) => this.deps.logger.debug({ err, group: group.name }, 'group member not listening'));
+    }
   }
 
   private async shape(

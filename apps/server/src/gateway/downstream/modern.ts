@@ -491,7 +491,7 @@ export class ModernHttp {
     }
     const nonce = newNonce();
     const session = new ListenSession(
-      { ...this.init(caller, envelope, `listen-${nonce}`, nonce), legacyUpstream: true },
+      { ...this.init(caller, envelope, `listen-${nonce}`, nonce), legacyUpstream: true, modernListen: true },
       request.id,
       wanted,
     );

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import type { OptionsReader } from '../upstream/types.js';
+import type { OptionsReader } from '../options-reader.js';
 import { failures, type ProxyFailure } from './rpc-errors.js';
 
 /** What the environment adds to the preferences (ALLOWED_HOSTS, ALLOWED_ORIGINS; config.ts). */

@@ -4,8 +4,8 @@ import type { ConfigEvents } from '../../infra/events.js';
 import { sha256 } from '../../infra/secrets.js';
 import type { AccessTokenPort, ProxyEndpoint } from '../access-tokens.js';
 import type { GatewayUser, ServiceCatalog, ServiceSpec } from '../catalog.js';
+import type { OptionsReader } from '../options-reader.js';
 import { OPEN_POLICY, type ToolPolicy } from '../tool-policy.js';
-import type { OptionsReader } from '../upstream/types.js';
 import type { AbuseGuard } from './abuse.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { failures, type ProxyFailure } from './rpc-errors.js';
@@ -134,9 +134,10 @@ export class ProxyAuth {
     const { user, queryKey } = who;
     const service = await this.service(serviceName);
     if (!service) return failures.unknownService(serviceName);
+    // Access first: a caller who may not use a service learns nothing about it, not even whether it is enabled.
+    if (!(await this.mayUse(user, service))) return failures.noAccess(serviceName);
     if (!service.enabled) return failures.disabledService(serviceName);
     if (user.switchedOff.has(service.id)) return failures.switchedOffService(serviceName);
-    if (!(await this.mayUse(user, service))) return failures.noAccess(serviceName);
     return { user, service, queryKey };
   }
 

@@ -1,17 +1,20 @@
+import { stemEnglish } from './search-stem.js';
 import { VOCABULARY } from './search-vocabulary.js';
 
 /**
- * Text analysis of discovery search (issue 28; docs/decisions/0046), the same for a tool's text and
- * a query: normalisation (Unicode width and compatibility forms, case, punctuation, snake_case and
- * camelCase), a light English stemmer, stop words, CJK runs as character bigrams, and the concepts of
- * the built-in vocabulary (search-vocabulary.ts) as extra terms `~concept`.
+ * Text analysis of discovery search (issue 28; docs/decisions/0046 and 0052), the same for a tool's
+ * text and a query: normalisation (Unicode width and compatibility forms, case, punctuation,
+ * contractions, snake_case and camelCase), Porter2 stemming (search-stem.ts), stop words, CJK runs as
+ * character bigrams, and the concepts of the built-in vocabulary (search-vocabulary.ts) as extra
+ * terms `~concept`.
  */
 
 const STOPWORDS = new Set(
   (
     'a an the of to in on for and or is are was were be been it its this that these those with by as at from into ' +
     'i me my you your we our can could will would should do does did how what which when where who please want ' +
-    'some any all me us if then than so such there here get gets need needs like just also about one go make'
+    'some any all me us if then than so such there here get gets need needs like just also about one go make ' +
+    'haven hasn isn aren don doesn didn won wouldn couldn shouldn wasn weren let lets'
   ).split(' '),
 );
 
@@ -19,35 +22,18 @@ const STOPWORDS = new Set(
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
 const CJK_RUNS = /([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)/g;
 
-/** Words whose final s is not a plural ("news" is not "new"s). */
-const NOT_PLURAL = new Set(['news', 'always', 'series', 'lens', 'canvas', 'atlas', 'bias', 'kubernetes', 'redis']);
-
 /** Stems already made: tool texts repeat their words, and a list is indexed again whenever it changes. */
 const stems = new Map<string, string>();
 
-/** A light English stemmer: enough to make plurals and -ing/-ed forms meet their base word. */
+/** The English stemmer (search-stem.ts: Porter2 with -ise folded into -ize), memoised. */
 export function stem(word: string): string {
   let known = stems.get(word);
   if (known === undefined) {
-    known = stemOf(word);
+    known = stemEnglish(word);
     if (stems.size >= 50_000) stems.clear();
     stems.set(word, known);
   }
   return known;
-}
-
-function stemOf(word: string): string {
-  if (NOT_PLURAL.has(word)) return word;
-  let w = word;
-  if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 4 && /(?:ss|x|ch|sh|z)es$/.test(w)) w = w.slice(0, -2);
-  else if (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
-  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
-  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
-  // committ -> commit, runn -> run (but not "all", "ss" endings of "process").
-  if (w.length > 3 && /([b-df-hj-np-rtv-z])\1$/.test(w) && !/(?:ll|ss|zz|ff)$/.test(w)) w = w.slice(0, -1);
-  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
-  return w;
 }
 
 const BRANDS = new Set(
@@ -66,6 +52,8 @@ interface Piece {
 function pieces(text: string): Piece[] {
   const spaced = text
     .normalize('NFKC')
+    // Contractions: "haven't" is "haven", "Alice's" is "Alice" (the rest says nothing a search can use).
+    .replace(/([A-Za-z])['’](?:t|s|re|ll|ve|d|m)\b/g, '$1')
     // A brand the vocabulary knows stays one word (GitHub, not Git Hub), as tool names write it.
     .replace(/\b[A-Z][a-z]+[A-Z][A-Za-z]*\b/g, (w) => (BRANDS.has(w.toLowerCase()) ? w.toLowerCase() : w))
     // getFileInfo -> get File Info, HTMLParser -> HTML Parser

@@ -32,6 +32,8 @@ export interface SessionInit {
   forwardHeaders?: Record<string, string>;
   /** A modern session that must reach the upstream in the legacy era all the same (a listen stream hears list changes there). */
   legacyUpstream?: boolean;
+  /** A modern client's listen stream (or a group member's share of one): placed with the user's modern requests (link-api.ts). */
+  modernListen?: boolean;
   /** The client's initialize parameters; a neutral stand-in when the session was rebuilt after a restart. */
   initParams: InitializeParams;
   /** When the revocation list was last read for this id (0: never). */
@@ -56,6 +58,7 @@ export class DownstreamSession implements SessionPeer {
   /** A modern request's session may be served by the service's modern link (link-api.ts); a listen stream is not. */
   readonly era: 'modern' | undefined;
   readonly forwardHeaders: Record<string, string> | undefined;
+  readonly modernListen: boolean | undefined;
   protocolVersion: string;
   initParams: InitializeParams;
   /** The GET stream (streamable HTTP) or the SSE stream (legacy). */
@@ -95,6 +98,7 @@ export class DownstreamSession implements SessionPeer {
     this.transport = init.transport;
     this.era = init.transport === 'modern' && !init.legacyUpstream ? 'modern' : undefined;
     this.forwardHeaders = init.forwardHeaders;
+    this.modernListen = init.modernListen;
     this.protocolVersion = init.protocolVersion;
     this.initParams = init.initParams;
     this.revocationCheckedAt = init.revocationCheckedAt ?? 0;

@@ -4,11 +4,11 @@ import { stem, ToolIndex, ToolIndexCache, tokenize } from './tool-search.js';
 
 describe('tokenize', () => {
   it('splits names on _, -, . and camelCase, lowercases, drops stopwords and stems', () => {
-    expect(tokenize('get_file_info')).toEqual(['fil', 'info']);
-    expect(tokenize('list-directory.withSizes')).toEqual(['list', 'directory', 'siz']);
-    expect(tokenize('readMultipleFiles')).toEqual(['read', 'multipl', 'fil']);
+    expect(tokenize('get_file_info')).toEqual(['file', 'info']);
+    expect(tokenize('list-directory.withSizes')).toEqual(['list', 'directori', 'size']);
+    expect(tokenize('readMultipleFiles')).toEqual(['read', 'multipl', 'file']);
     expect(tokenize('HTMLParser')).toEqual(['html', 'parser']);
-    expect(tokenize('Show the files of the repository')).toEqual(['show', 'fil', 'repository']);
+    expect(tokenize('Show the files of the repository')).toEqual(['show', 'file', 'repositori']);
   });
 
   it('makes plurals, -ing and -ed forms meet their base word', () => {
@@ -30,11 +30,39 @@ describe('tokenize', () => {
     expect(stem('process')).toBe('process');
   });
 
+  it('makes derivations and British spellings meet, and keeps apart what differs', () => {
+    for (const [a, b] of [
+      ['deletion', 'delete'],
+      ['configuration', 'configure'],
+      ['management', 'manage'],
+      ['automatically', 'automatic'],
+      ['creation', 'create'],
+      ['notifications', 'notify'],
+      ['analysis', 'analyze'],
+      ['analyse', 'analyze'],
+      ['memorised', 'memorize'],
+      ['organisation', 'organization'],
+      ['replies', 'reply'],
+    ])
+      expect(stem(a as string), `${a} ~ ${b}`).toBe(stem(b as string));
+    // Porter2's exceptions: "general" is not "generate", "news" not "new", a product's final s stays.
+    expect(stem('general')).not.toBe(stem('generate'));
+    expect(stem('kubernetes')).toBe('kubernetes');
+    // -ise that is not -ize stays itself.
+    expect(stem('advise')).toBe('advis');
+    expect(stem('user')).toBe('user');
+  });
+
+  it('drops contractions rather than leaving stray letters', () => {
+    expect(tokenize("the edits I haven't staged")).toEqual(['edit', 'stage']);
+    expect(tokenize("Alice's profile")).toEqual(['alic', 'profil']);
+  });
+
   it('turns Chinese runs into character bigrams, a single character into itself, beside English words', () => {
     expect(tokenize('查询余票')).toEqual(['查询', '询余', '余票']);
     expect(tokenize('票')).toEqual(['票']);
     expect(tokenize('查询12306余票信息')).toEqual(['查询', '12306', '余票', '票信', '信息']);
-    expect(tokenize('通过 station_code 查询')).toEqual(['通过', 'station', 'cod', '查询']);
+    expect(tokenize('通过 station_code 查询')).toEqual(['通过', 'station', 'code', '查询']);
   });
 });
 
@@ -105,7 +133,7 @@ describe('query understanding', () => {
     expect(tokenize('ＧｉｔＨｕｂ　ＰＲ')).toEqual(['github', 'pr']);
     expect(tokenize('GitHub pull requests')).toEqual(['github', 'pull', 'request']);
     // An identifier is still split.
-    expect(tokenize('getFileInfo')).toEqual(['fil', 'info']);
+    expect(tokenize('getFileInfo')).toEqual(['file', 'info']);
     // "news" is not the plural of "new".
     expect(stem('news')).not.toBe(stem('new'));
   });
@@ -151,5 +179,27 @@ describe('ToolIndex with the vocabulary', () => {
     // Only the service's own words say "Chromium".
     expect(index.search('chromium').map((h) => h.tool.name)).toEqual(['web__take_screenshot']);
     expect(new ToolIndex(list, { separator: '__' }).search('chromium')).toEqual([]);
+  });
+});
+
+describe('a query word no tool says', () => {
+  const list = [
+    { name: 'img__list_photographs', description: 'List the photographs of an album' },
+    { name: 'fs__read_file', description: 'Read a file' },
+  ];
+  const index = new ToolIndex(list, { separator: '__' });
+
+  it('meets the words that begin as it does, below a word the tool says', () => {
+    // "photography" is said by no tool; "photographs" begins as it does.
+    expect(index.search('photography').map((h) => h.tool.name)).toEqual(['img__list_photographs']);
+    // A word a tool does say counts more than its kin.
+    expect(index.search('photographs')[0]?.score).toBeGreaterThan(index.search('photography')[0]?.score ?? Infinity);
+    // Five letters at least: a short word finds nothing by its beginning.
+    expect(index.search('phot')).toEqual([]);
+  });
+
+  it('does not count a kin word in the coverage', () => {
+    expect(index.search('photography')[0]?.coverage).toBe(0);
+    expect(index.search('photographs')[0]?.coverage).toBe(1);
   });
 });

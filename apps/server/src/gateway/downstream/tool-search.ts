@@ -12,12 +12,12 @@ export { stem, tokenize } from './search-text.js';
  *   and descriptions, and its service (the name's prefix before the separator, with the service's
  *   own words when given). A term's frequencies are length-normalised per field, weighted and summed
  *   before BM25's saturation (BM25F), so a word in the name counts more than deep in a description.
- * - Text analysis (search-text.ts): normalisation, a light English stemmer, CJK bigrams, and the
- *   concepts of the built-in bilingual vocabulary (search-vocabulary.ts) as extra terms, so a query
- *   in other words or in Chinese meets an English description. A concept counts less than the very
- *   word, so the tool that says what the query says still comes first.
+ * - Text analysis (search-text.ts): normalisation, Porter2 stemming (search-stem.ts), CJK bigrams,
+ *   and the concepts of the built-in bilingual vocabulary (search-vocabulary.ts) as extra terms, so a
+ *   query in other words or in Chinese meets an English description. The very word of the query
+ *   counts twice (itself and its concept), so the tool that says what the query says still comes first.
  * - Postings per term hold each tool's field-weighted frequency, computed once per list: a search
- *   reads only the tools that share a term with the query.
+ *   reads only the tools that share a term with the query (or a kin word: docs/decisions/0052).
  */
 
 /** What the ranker reads of a tool; every other field is carried through untouched. */
@@ -45,11 +45,14 @@ export interface IndexOptions {
 
 /** Field weights and BM25 parameters, tuned on the evaluation set (docs/performance.md, "Discovery search"). */
 export const FIELD_WEIGHTS = { name: 3, description: 1, params: 0.5, service: 1 } as const;
-/** A concept of the vocabulary counts as much as a word: the very word of the query then counts twice (itself and its concept). */
-export const CONCEPT_WEIGHT = 1;
+/** A concept of the vocabulary counts a little more than a word (decision 0052): the very word of the query counts about twice. */
+export const CONCEPT_WEIGHT = 1.1;
 /** Saturation of a concept's weight by how often the query says it (BM25's k3). */
 const QUERY_K = 1.5;
 const K1 = 1.2;
+/** A query word no tool says meets the words sharing its first PREFIX letters, each at KIN_WEIGHT. */
+const PREFIX = 5;
+const KIN_WEIGHT = 0.5;
 const B = { name: 0.3, description: 0.75, params: 0.75, service: 0.3 } as const;
 type Field = keyof typeof FIELD_WEIGHTS;
 const FIELDS: readonly Field[] = ['name', 'description', 'params', 'service'];
@@ -86,6 +89,8 @@ function fieldsOf(tool: SearchableTool, options: IndexOptions): Record<Field, st
 export class ToolIndex<T extends SearchableTool> {
   /** term -> [tool index, field-weighted length-normalised frequency] */
   private readonly postings = new Map<string, [number, number][]>();
+  /** The first PREFIX letters of the list's English words -> those words: where a word the list never says finds its kin. */
+  private readonly kin = new Map<string, string[]>();
 
   constructor(
     readonly tools: readonly T[],
@@ -109,9 +114,17 @@ export class ToolIndex<T extends SearchableTool> {
         for (const t of [...doc.terms[f], ...doc.extra[f]]) weighted.set(t, (weighted.get(t) ?? 0) + norm);
       }
       for (const [t, w] of weighted) {
-        const list = this.postings.get(t) ?? [];
+        let list = this.postings.get(t);
+        if (!list) {
+          list = [];
+          this.postings.set(t, list);
+          if (t.length >= PREFIX && /^[a-z]/.test(t)) {
+            const kin = this.kin.get(t.slice(0, PREFIX)) ?? [];
+            kin.push(t);
+            this.kin.set(t.slice(0, PREFIX), kin);
+          }
+        }
         list.push([i, w]);
-        this.postings.set(t, list);
       }
     });
   }
@@ -128,6 +141,12 @@ export class ToolIndex<T extends SearchableTool> {
     for (const [c, times] of said) weights.set(c, (CONCEPT_WEIGHT * times * (QUERY_K + 1)) / (QUERY_K + times));
     const counted = [...weights.keys()].filter((t) => !CJK_TERM.test(t));
     const units = new Set(counted.length > 0 ? counted : weights.keys());
+    // A word no tool says ("memorised", "configs") stands for the list's words that begin as it does, at less
+    // weight; they do not count in the coverage.
+    for (const t of asked.terms) {
+      if (this.postings.has(t) || t.length < PREFIX) continue;
+      for (const other of this.kin.get(t.slice(0, PREFIX)) ?? []) if (!weights.has(other)) weights.set(other, KIN_WEIGHT);
+    }
     const n = this.tools.length;
     const scores = new Map<number, { score: number; matched: number }>();
     for (const [term, weight] of weights) {

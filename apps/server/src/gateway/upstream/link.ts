@@ -4,51 +4,24 @@ import type {
   JSONRPCMessage,
   JSONRPCNotification,
   JSONRPCRequest,
-  RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServiceSpec } from '../catalog.js';
-import type { HealthStatus, RequestSink, SessionPeer, UpstreamLink } from '../link-api.js';
-import { Backoff } from './backoff.js';
+import type { RequestSink, SessionPeer, UpstreamLink } from '../link-api.js';
 import { type Channel, errorText, SessionLostError } from './channel.js';
-import {
-  countTools,
-  describeRoundTrip,
-  describeServer,
-  forSharedUpstream,
-  sharedInitializeResult,
-  upstreamInitParams,
-} from './handshake.js';
+import { describeServer, forSharedUpstream, sharedInitializeResult } from './handshake.js';
+import { Lifecycle, type LinkState } from './lifecycle.js';
 import { LineLimiter } from './line-limiter.js';
 import { errorResponse, GatewayErrorCode, type LinkMode, Multiplexer, type Pending, UpstreamRpcError } from './multiplexer.js';
+import { ServerRequestRelay } from './server-requests.js';
+import { type LinkHealth, SessionEraDialect } from './session-dialect.js';
 import type { LinkDeps } from './types.js';
 
-export type LinkState = 'stopped' | 'starting' | 'ready' | 'backoff' | 'closed';
+export type { LinkState } from './lifecycle.js';
 
 /** What a request of the gateway's own gets from a link that stopped (idle) while it was on its way. */
 export const STOPPED_WHILE_CHECKED = 'the tool server stopped (idle) during the check';
 
-export interface LinkHealth {
-  status: HealthStatus;
-  details: string;
-  /** The start failed because the server speaks only these 2026-07-28-era revisions (the pool checks it in one). */
-  onlyModern?: string[];
-  toolCount?: number;
-  about?: string;
-}
-
-/**
- * What a refused `initialize` means when the server named only revisions of the 2026-07-28 era as the ones it
- * speaks (-32022 with `data.supported`): its clients of that era are served (modern-link.ts); a 2025-era one is not.
- */
-export function modernOnlyRevisions(err: unknown): string[] | undefined {
-  if (!(err instanceof UpstreamRpcError) || err.code !== -32022) return undefined;
-  const supported = (err.data as { supported?: unknown } | undefined)?.supported;
-  if (!Array.isArray(supported) || supported.length === 0) return undefined;
-  return supported.every((v): v is string => typeof v === 'string' && v >= '2026-07-28') ? supported : undefined;
-}
-
-const modernOnlyNote = (revisions: string[] | undefined): string =>
-  revisions ? ` (the tool server speaks only protocol revision ${revisions.join(', ')}: use a client of that revision)` : '';
+export { type LinkHealth, modernOnlyRevisions } from './session-dialect.js';
 
 export interface LinkOptions {
   spec: ServiceSpec;
@@ -72,58 +45,69 @@ export interface LinkOptions {
 export class Link implements UpstreamLink {
   spec: ServiceSpec;
   readonly mode: LinkMode;
-  state: LinkState = 'stopped';
   /** Kept running even with no session attached (shared stdio links under the `boot` strategy). */
   keepAlive = false;
   lastActivity = Date.now();
-  toolCount: number | undefined;
-  private channel: Channel | undefined;
-  private initResult: InitializeResult | undefined;
-  /** Bumped whenever the connection is replaced: callbacks of an older one are ignored. */
-  private generation = 0;
-  private readonly backoff: Backoff;
-  private restartAt = 0;
-  private restartTimer: NodeJS.Timeout | undefined;
-  private lastError = '';
-  private waiters: (() => void)[] = [];
   private clientParams: InitializeRequest['params'] | undefined;
+  /** The connection's life, shared with the 2026-07-28 era (lifecycle.ts). */
+  private readonly life: Lifecycle;
   private readonly mux: Multiplexer;
   private readonly unrouted: LineLimiter;
-  /**
-   * The revisions the server named when it refused the 2025 handshake as one that speaks only the 2026-07-28 era:
-   * no use retrying (a client of that era is served by a modern link); undefined once a start succeeds.
-   */
-  onlyModern: string[] | undefined;
-  /** The upstream's requests relayed to a client and not answered yet, by the upstream's id: how to withdraw each. */
-  private readonly relayed = new Map<RequestId, AbortController>();
+  /** What this era says and hears on a connection: the handshake and what follows it (session-dialect.ts). */
+  private readonly dialect: SessionEraDialect;
+  /** The upstream's requests to its client (server-requests.ts). */
+  private readonly relay: ServerRequestRelay;
   /** Serves several users' sessions on one connection (decision 0042): roots and tasks stay away from it. */
   private readonly manyUsers: boolean;
-  /** The service log said once for this connection why its roots/list got no roots. */
-  private rootsNoted = false;
 
   constructor(private readonly opts: LinkOptions) {
     this.spec = opts.spec;
     this.mode = opts.mode;
     this.manyUsers = opts.mode === 'shared' && !opts.oneUser;
-    const { backoffBaseMs, backoffMaxMs, stableMs } = opts.deps.tuning;
-    this.backoff = new Backoff({ baseMs: backoffBaseMs, maxMs: backoffMaxMs, stableMs });
+    this.dialect = new SessionEraDialect({
+      mode: opts.mode,
+      open: () => opts.open(this.spec),
+      clientParams: () => this.clientParams,
+      mux: () => this.mux,
+      relay: () => this.relay,
+      deps: opts.deps,
+      onHealth: opts.onHealth,
+      log: (level, message) => this.log(level, message),
+    });
+    this.life = new Lifecycle(this.dialect, {
+      tuning: opts.deps.tuning,
+      wanted: () => this.wanted(),
+      restarting: () => opts.deps.metrics?.upstreamRestarted(this.spec.name),
+    });
     this.mux = new Multiplexer({
       mode: opts.mode,
       transmit: (pending) => this.transmit(pending),
       post: (message) => this.post(message),
-      serverRequest: (request, origin) => this.serverRequest(request, origin),
-      serverCancelled: (id, reason) => this.relayed.get(id)?.abort(reason ?? 'cancelled by the tool server'),
-      callTimeoutMs: () => (opts.deps.options.int('UpstreamCallTimeoutSeconds') || 300) * 1000,
+      serverRequest: (request, origin) => this.relay.relay(request, origin),
+      serverCancelled: (id, reason) => this.relay.withdraw(id, reason ?? 'cancelled by the tool server'),
+      callTimeoutMs: () => this.callTimeoutMs(),
       logUnrouted: (message) => this.unrouted.offer(`${message.method}: ${JSON.stringify(message.params ?? {})}`),
       touch: () => {
         this.lastActivity = Date.now();
       },
+    });
+    this.relay = new ServerRequestRelay({
+      mode: opts.mode,
+      manyUsers: this.manyUsers,
+      mux: this.mux,
+      post: (message) => this.post(message),
+      callTimeoutMs: () => this.callTimeoutMs(),
+      log: (level, message) => this.log(level, message),
     });
     this.unrouted = new LineLimiter(
       5,
       (line) => this.log('info', line.slice(0, 2000)),
       (n) => this.log('info', `${n} more upstream notifications not delivered to any client`),
     );
+  }
+
+  get state(): LinkState {
+    return this.life.state;
   }
 
   get attachedCount(): number {
@@ -136,7 +120,20 @@ export class Link implements UpstreamLink {
 
   /** The server's description of itself from its last `initialize` (undefined before the first). */
   get about(): string | undefined {
-    return describeServer(this.initResult);
+    return describeServer(this.dialect.initResult);
+  }
+
+  /** Tools the server listed at its last start (undefined when it could not say). */
+  get toolCount(): number | undefined {
+    return this.dialect.toolCount;
+  }
+
+  /**
+   * The revisions the server named when it refused the 2025 handshake as one that speaks only the 2026-07-28 era:
+   * no use retrying (a client of that era is served by a modern link); undefined once a start succeeds.
+   */
+  get onlyModern(): string[] | undefined {
+    return this.dialect.onlyModern;
   }
 
   get isOpen(): boolean {
@@ -158,7 +155,7 @@ export class Link implements UpstreamLink {
     this.mux.attach(session);
     if (this.mode === 'session' && !this.clientParams) this.clientParams = params;
     await this.ensureReady();
-    const cached = this.initResult as InitializeResult;
+    const cached = this.dialect.initResult as InitializeResult;
     return this.mode === 'session' ? cached : sharedInitializeResult(cached, params?.protocolVersion);
   }
 
@@ -171,7 +168,7 @@ export class Link implements UpstreamLink {
       return;
     }
     if (this.state === 'closed') {
-      sink.response(errorResponse(request.id, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${this.lastError}`));
+      sink.response(errorResponse(request.id, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${this.life.lastError}`));
       return;
     }
     const shaped = this.manyUsers ? forSharedUpstream(request) : request;
@@ -209,68 +206,37 @@ export class Link implements UpstreamLink {
 
   /** Starts the connection now if it is stopped (boot strategy); failures go to backoff. */
   wake(): void {
-    if (this.state === 'stopped') this.begin();
+    this.life.wake();
   }
 
-  /** Waits for a usable connection, starting one when needed. */
-  async ensureReady(): Promise<void> {
-    for (;;) {
-      switch (this.state) {
-        case 'ready':
-          return;
-        case 'closed':
-          throw new Error(this.lastError || 'upstream link closed');
-        case 'stopped':
-          this.begin();
-          break;
-        case 'backoff':
-          if (this.restartAt - Date.now() > this.opts.deps.tuning.maxRestartWaitMs) {
-            throw new Error(`restarting after a failure (${this.lastError})`);
-          }
-          await this.changed();
-          break;
-        case 'starting': {
-          await this.changed();
-          const now = this.state as LinkState;
-          if (now !== 'ready' && now !== 'starting') throw new Error(this.lastError || 'upstream stopped');
-          break;
-        }
-      }
-    }
+  /** Waits for a usable connection, starting one when needed (lifecycle.ts says what that means in each state). */
+  ensureReady(): Promise<void> {
+    return this.life.ensureReady();
   }
 
   /** Stops the connection (idle, disabled); a later request starts it again. */
-  async stop(reason: string): Promise<void> {
-    this.backoff.reset();
-    await this.halt(reason, 'stopped');
+  stop(reason: string): Promise<void> {
+    return this.life.stop(reason);
   }
 
   /** Stops for good: every later request is answered with an error. */
   async close(reason: string): Promise<void> {
-    this.lastError = reason;
-    await this.halt(reason, 'closed');
+    await this.life.close(reason);
     this.unrouted.dispose();
   }
 
   /** The service was edited: a running connection restarts with the new settings. */
-  async reconfigure(spec: ServiceSpec): Promise<void> {
+  reconfigure(spec: ServiceSpec): Promise<void> {
     this.spec = spec;
-    if (this.state === 'stopped' || this.state === 'closed') return;
-    await this.halt('service configuration changed', 'stopped');
-    this.backoff.reset();
-    // Closed or started by someone else meanwhile: nothing more to do.
-    if ((this.state as LinkState) === 'stopped' && this.wanted()) this.begin();
+    return this.life.restart('service configuration changed');
   }
 
   /**
    * Reconnect (the console's Reconnect button): drops the connection and, when it is wanted, starts it again at
    * once, the backoff forgotten. A stopped link stays stopped (its next request starts it); a closed one stays closed.
    */
-  async restart(reason: string): Promise<void> {
-    if (this.state === 'closed' || this.state === 'stopped') return;
-    await this.halt(reason, 'stopped');
-    this.backoff.reset();
-    if ((this.state as LinkState) === 'stopped' && this.wanted()) this.begin();
+  restart(reason: string): Promise<void> {
+    return this.life.restart(reason);
   }
 
   /** Health round trip through the running connection: ping, then tools/list. */
@@ -279,158 +245,9 @@ export class Link implements UpstreamLink {
       // An error answer to ping is still an answer: the server is there (unless it stopped meanwhile).
       if (!(err instanceof UpstreamRpcError) || this.state === 'stopped') throw err;
     });
-    const tools = await this.countTools(false);
+    const tools = await this.dialect.countTools(false);
     if (this.state === 'stopped') throw new Error(STOPPED_WHILE_CHECKED);
     return tools;
-  }
-
-  // ---- connection ----
-
-  private begin(): void {
-    if (this.state === 'closed') return;
-    this.generation += 1;
-    this.setState('starting');
-    void this.start(this.generation);
-  }
-
-  private async start(gen: number): Promise<void> {
-    const started = Date.now();
-    const timeoutMs = this.opts.deps.tuning.initializeTimeoutMs;
-    let channel: Channel | undefined;
-    try {
-      channel = await this.opts.open(this.spec);
-      if (gen !== this.generation) {
-        await channel.close();
-        return;
-      }
-      this.channel = channel;
-      this.mux.connectionOpened();
-      this.rootsNoted = false;
-      channel.onmessage = (message) => this.mux.receive(message);
-      channel.onclose = (reason) => this.lost(gen, `tool server ${reason}`);
-      const params = upstreamInitParams(this.mode, this.clientParams);
-      const result = (await this.mux.internal('initialize', params, timeoutMs, true)) as InitializeResult;
-      if (gen !== this.generation) return;
-      channel.setProtocolVersion?.(result.protocolVersion);
-      channel.send({ jsonrpc: '2.0', method: 'notifications/initialized' })?.catch(() => undefined);
-      const toolCount = result.capabilities?.tools ? await this.countTools(true) : 0;
-      if (gen !== this.generation) return;
-      const restarted = this.initResult !== undefined;
-      this.onlyModern = undefined;
-      this.initResult = result;
-      this.toolCount = toolCount;
-      this.backoff.up();
-      this.setState('ready');
-      this.resubscribe();
-      // A restarted process starts at its own default level: the level the sessions asked for again.
-      this.mux.applyLevel();
-      if (restarted) this.announceLists(result);
-      this.opts.onHealth?.({
-        status: 'healthy',
-        details: describeRoundTrip(toolCount, Date.now() - started),
-        toolCount,
-        about: describeServer(result),
-      });
-    } catch (err) {
-      if (gen !== this.generation) return;
-      this.onlyModern = modernOnlyRevisions(err);
-      this.failed(`could not start: ${errorText(err)}${modernOnlyNote(this.onlyModern)}`);
-    }
-  }
-
-  /**
-   * A restarted upstream may offer other tools, prompts and resources than the one its sessions
-   * listed, and most servers do not say so at start: every attached session is told to list again
-   * (docs/architecture.md §4), whatever the process itself sends.
-   */
-  private announceLists(result: InitializeResult): void {
-    const caps = result.capabilities ?? {};
-    for (const kind of ['tools', 'prompts', 'resources'] as const) {
-      if (caps[kind]) this.mux.fanOut({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });
-    }
-  }
-
-  /** The tool count is informative only: a failing tools/list is logged, not fatal. */
-  private async countTools(raw: boolean): Promise<number | undefined> {
-    try {
-      return await countTools(this.mux, this.opts.deps.tuning.initializeTimeoutMs, raw);
-    } catch (err) {
-      this.log('warn', `tools/list failed: ${errorText(err)}`);
-      return undefined;
-    }
-  }
-
-  private resubscribe(): void {
-    const timeout = this.opts.deps.tuning.initializeTimeoutMs;
-    for (const uri of this.mux.subscriptions.uris()) {
-      this.mux
-        .internal('resources/subscribe', { uri }, timeout)
-        .catch((err) => this.log('warn', `re-subscribing ${uri} failed: ${errorText(err)}`));
-    }
-  }
-
-  /** The connection ended on its own (process exit, lost stream). */
-  private lost(gen: number, reason: string): void {
-    if (gen !== this.generation || this.state === 'closed') return;
-    this.failed(reason);
-  }
-
-  /** A start failed or a running connection died: answer everyone, then restart with backoff if still wanted. */
-  private failed(reason: string): void {
-    this.generation += 1;
-    const channel = this.channel;
-    this.channel = undefined;
-    void channel?.close();
-    this.lastError = reason;
-    this.mux.failAll(`upstream unavailable: ${reason}`);
-    this.withdrawRelayed(`the tool server is gone: ${reason}`);
-    // A server that speaks only the 2026-07-28 era refuses every 2025 handshake alike: the next 2025 client's request
-    // tries again, nothing restarts it meanwhile.
-    if (this.wanted() && !this.onlyModern) {
-      const delay = this.backoff.failed();
-      this.restartAt = Date.now() + delay;
-      this.restartTimer = setTimeout(() => {
-        if (this.state !== 'backoff') return;
-        if (this.wanted()) {
-          this.opts.deps.metrics?.upstreamRestarted(this.spec.name);
-          this.begin();
-        } else this.setState('stopped');
-      }, delay);
-      this.setState('backoff');
-      this.log('error', `${reason}; restarting in ${delay / 1000} s`);
-    } else {
-      this.setState('stopped');
-      this.log('error', reason);
-    }
-    this.opts.onHealth?.({
-      status: 'unhealthy',
-      details: this.opts.deps.serviceLog.redact(reason),
-      ...(this.onlyModern ? { onlyModern: this.onlyModern } : {}),
-    });
-  }
-
-  private async halt(reason: string, next: 'stopped' | 'closed'): Promise<void> {
-    this.generation += 1;
-    clearTimeout(this.restartTimer);
-    // A connection closed on purpose is told first which requests it can stop working on.
-    if (this.state === 'ready') this.mux.failAll(`upstream unavailable: ${reason}`, true);
-    const channel = this.channel;
-    this.channel = undefined;
-    this.setState(next);
-    this.mux.failAll(`upstream unavailable: ${reason}`);
-    this.withdrawRelayed(`the tool server stopped: ${reason}`);
-    await channel?.close();
-  }
-
-  private setState(state: LinkState): void {
-    this.state = state;
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const wake of waiters) wake();
-  }
-
-  private changed(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   // ---- writing upstream ----
@@ -460,13 +277,13 @@ export class Link implements UpstreamLink {
   }
 
   private write(pending: Pending): void {
-    const channel = this.channel;
+    const channel = this.life.channel;
     if (!this.mux.isLive(pending)) return;
     if (!channel) {
-      this.mux.fail(pending, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${this.lastError || 'not connected'}`);
+      this.mux.fail(pending, GatewayErrorCode.ConnectionClosed, `upstream unavailable: ${this.life.lastError || 'not connected'}`);
       return;
     }
-    const gen = this.generation;
+    const gen = this.life.current;
     let sent: void | Promise<void>;
     try {
       sent = channel.send(pending.message);
@@ -486,11 +303,11 @@ export class Link implements UpstreamLink {
 
   /** A remote upstream that lost our session is re-initialised once, transparently, and the request sent again. */
   private sendFailed(pending: Pending, err: unknown, gen: number): void {
-    const lost = err instanceof SessionLostError || gen !== this.generation;
+    const lost = err instanceof SessionLostError || !this.life.isCurrent(gen);
     if (lost && !pending.retried && !pending.raw && this.state !== 'closed' && this.mux.isLive(pending)) {
       // Still busy: renewing the connection must not fail this request, it goes again.
       pending.retried = true;
-      if (gen === this.generation) this.renew(errorText(err));
+      if (this.life.isCurrent(gen)) this.renew(errorText(err));
       this.transmit(pending);
       return;
     }
@@ -500,114 +317,24 @@ export class Link implements UpstreamLink {
 
   private renew(reason: string): void {
     this.log('warn', `upstream session lost (${reason}); re-initialising`);
-    this.generation += 1;
-    const channel = this.channel;
-    this.channel = undefined;
-    void channel?.close();
-    this.mux.failAll('upstream session lost');
-    this.begin();
+    this.life.renew('upstream session lost');
   }
 
   private post(message: JSONRPCMessage): void {
     try {
-      this.channel?.send(message)?.catch(() => undefined);
+      this.life.channel?.send(message)?.catch(() => undefined);
     } catch {
       // The connection is going away; its loss is reported by onclose.
     }
   }
 
-  /**
-   * A request from the upstream to its client (docs/architecture.md §4). It goes to the client that caused
-   * it: the client request it names or the sole one that can have caused it (`origin`, Multiplexer.originOf),
-   * or the one session of an isolated link; that client must have declared the capability. `roots/list` on a
-   * link several users share is answered here (answerRootsItself). Anything else is answered with an
-   * error saying why, never sent to a client that did not cause it. `ping` is answered here on a
-   * shared link (the gateway is the upstream's peer there) and relayed on an isolated one.
-   */
-  private serverRequest(request: JSONRPCRequest, origin: Pending | undefined): void {
-    const [only] = this.mode === 'session' && this.mux.sessions.size === 1 ? this.mux.sessions.values() : [];
-    const session = origin?.session ?? only;
-    const refuse = (code: number, message: string) => this.post(errorResponse(request.id, code, message));
-    if (request.method === 'ping' && (this.mode === 'shared' || !session?.request)) {
-      this.post({ jsonrpc: '2.0', id: request.id, result: {} });
-      return;
-    }
-    if (request.method === 'roots/list' && this.manyUsers) {
-      this.answerRootsItself(request.id);
-      return;
-    }
-    if (!session) {
-      const n = this.mux.inFlight;
-      const why =
-        n === 0
-          ? 'no client request is in flight on this shared connection'
-          : n === 1
-            ? "other users' calls have run on this shared connection and the request names no call"
-            : `${n} client requests are in flight on this shared connection and the request names none of them`;
-      refuse(
-        GatewayErrorCode.NotRelayed,
-        `${request.method} cannot be relayed to a client: ${why}, so the gateway cannot tell which client it is for (an isolated service relays every such request)`,
-      );
-      return;
-    }
-    const refusal = session.refuses?.(request);
-    if (refusal) {
-      refuse(GatewayErrorCode.MethodNotFound, `${request.method} is not available: ${refusal}`);
-      return;
-    }
-    const timeoutMs = (this.opts.deps.options.int('UpstreamCallTimeoutSeconds') || 300) * 1000;
-    const relay = origin?.sink.request ?? session.request?.bind(session);
-    if (!relay) {
-      refuse(GatewayErrorCode.MethodNotFound, `${request.method} is not available: the client cannot receive requests`);
-      return;
-    }
-    // The upstream may withdraw it (notifications/cancelled), and a connection that ends takes it along.
-    const withdrawal = new AbortController();
-    this.relayed.get(request.id)?.abort('the tool server sent another request under the same id');
-    this.relayed.set(request.id, withdrawal);
-    const settled = () => {
-      if (this.relayed.get(request.id) === withdrawal) this.relayed.delete(request.id);
-    };
-    relay(request, timeoutMs, withdrawal.signal).then(
-      (answer) => {
-        settled();
-        this.post({ ...answer, id: request.id } as JSONRPCMessage);
-      },
-      (err) => {
-        settled();
-        // Withdrawn: a cancelled request gets no answer (MCP cancellation).
-        if (withdrawal.signal.aborted) return;
-        if (request.method === 'ping') this.post({ jsonrpc: '2.0', id: request.id, result: {} });
-        else refuse(GatewayErrorCode.NotRelayed, `${request.method} could not be relayed to the client: ${errorText(err)}`);
-      },
-    );
-  }
-
-  /**
-   * `roots/list` on a connection several users share: a server keeps the roots it is given as its process's
-   * state (server-everything does) and would show one client's roots to every other user's call. The
-   * gateway answers for itself, as the upstream's client: it has no roots (decision 0042).
-   */
-  private answerRootsItself(id: RequestId): void {
-    this.post({ jsonrpc: '2.0', id, result: { roots: [] } });
-    if (this.rootsNoted) return;
-    this.rootsNoted = true;
-    this.log(
-      'info',
-      "roots/list answered with no roots: this tool server is shared by several users, so no client's roots are passed to it (isolate the service per session to pass them)",
-    );
-  }
-
-  /** Requests of an upstream connection that is gone: their clients are told they are withdrawn. */
-  private withdrawRelayed(reason: string): void {
-    const all = [...this.relayed.values()];
-    this.relayed.clear();
-    for (const each of all) each.abort(reason);
-  }
-
   /** Server-to-client requests of this link still waiting for their client (tests: nothing leaks). */
   get relayedCount(): number {
-    return this.relayed.size;
+    return this.relay.size;
+  }
+
+  private callTimeoutMs(): number {
+    return (this.opts.deps.options.int('UpstreamCallTimeoutSeconds') || 300) * 1000;
   }
 
   private log(level: 'info' | 'warn' | 'error', message: string): void {

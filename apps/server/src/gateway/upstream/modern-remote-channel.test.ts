@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, stdioSpec, until } from '../../../test/fixtures/upstream-kit.js';
 import type { ServiceSpec } from '../catalog.js';
-import { decodeHeaderValue, encodeHeaderValue, META } from '../downstream/modern-wire.js';
+import { decodeHeaderValue, encodeHeaderValue, META } from '../wire/revision-2026-07-28.js';
 import { ModernRemoteChannel } from './modern-remote-channel.js';
 import type { RemoteAuth } from './remote-channel.js';
 

@@ -2,7 +2,7 @@ import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextpro
 import type { Logger } from 'pino';
 import type { FetchLike } from '../../infra/outbound.js';
 import type { ServiceSpec } from '../catalog.js';
-import { encodeHeaderValue, META, mcpNameOf } from '../downstream/modern-wire.js';
+import { encodeHeaderValue, META, mcpNameOf } from '../wire/revision-2026-07-28.js';
 import { answerGuard, BROKEN_ANSWER_CODE } from './answer-guard.js';
 import { type Channel, errorText } from './channel.js';
 import { responseIdOf } from './json-head.js';
@@ -55,7 +55,7 @@ export class ModernRemoteChannel implements Channel {
 
   /**
    * No network I/O: the first request is the first contact. `timeoutMs` bounds `server/discover`, which
-   * stands where the legacy handshake stood (other requests are bounded by the link's own call timeout,
+   * stands where the 2025-11-25 handshake stood (other requests are bounded by the link's own call timeout,
    * which withdraws them with `notifications/cancelled`).
    */
   static async open(spec: ServiceSpec, logger: Logger, timeoutMs: number, auth: RemoteAuth = {}): Promise<ModernRemoteChannel> {

@@ -1,63 +1,15 @@
-import type {
-  JSONRPCErrorResponse,
-  JSONRPCMessage,
-  JSONRPCNotification,
-  JSONRPCRequest,
-  JSONRPCResponse,
-  ProgressToken,
-  RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestSink, SessionPeer } from '../link-api.js';
 import { LogLevels } from './log-levels.js';
+import { errorResponse, GatewayErrorCode, RequestTable, type Pending as TablePending, UpstreamRpcError } from './request-table.js';
 import { Subscriptions } from './subscriptions.js';
 
-/** JSON-RPC error codes the gateway itself answers with. */
-export const GatewayErrorCode = {
-  ConnectionClosed: -32000,
-  RequestTimeout: -32001,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  /** A server-to-client request that could not be given to the client that caused it. */
-  NotRelayed: -32603,
-  Cancelled: -32800,
-} as const;
+export { errorResponse, GatewayErrorCode, UpstreamRpcError } from './request-table.js';
+
+/** A request on a connection of the 2025-11-25 era: numbered by the gateway. */
+export type Pending = TablePending<number>;
 
 export type LinkMode = 'shared' | 'session';
-
-/** The upstream answered a request of the gateway's own with a JSON-RPC error. */
-export class UpstreamRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    /** The error's `data`, as the upstream sent it. */
-    readonly data?: unknown,
-  ) {
-    super(message);
-    this.name = 'UpstreamRpcError';
-  }
-}
-
-/** One request on its way through the link, under the id the upstream sees. */
-export interface Pending {
-  upstreamId: number;
-  method: string;
-  /** Undefined for the gateway's own requests (handshake, health, unsubscribe). */
-  session: SessionPeer | undefined;
-  clientId: RequestId | undefined;
-  /** The client's own progress token, restored on the way down. */
-  progressToken: ProgressToken | undefined;
-  sink: RequestSink;
-  message: JSONRPCRequest;
-  timer: NodeJS.Timeout | undefined;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-  /** Its delivery is under way (waiting for the link, or being written by a remote transport): that path answers it on failure. */
-  busy: boolean;
-  /** Sent again once on a fresh upstream session already. */
-  retried: boolean;
-  /** Sent directly on the channel, before the link is ready (the handshake). */
-  raw: boolean;
-}
 
 export interface MultiplexerHost {
   mode: LinkMode;
@@ -86,14 +38,6 @@ export interface MultiplexerHost {
  */
 const carriesUserData = (method: string): boolean => !method.endsWith('/list');
 
-const clientKey = (id: RequestId): string | number => (typeof id === 'string' ? `s${id}` : id);
-
-export const errorResponse = (id: RequestId | undefined, code: number, message: string): JSONRPCErrorResponse => ({
-  jsonrpc: '2.0',
-  id,
-  error: { code, message },
-});
-
 /**
  * Many client sessions over one upstream connection (docs/architecture.md §4): request ids and progress
  * tokens rewritten on the way up and restored on the way down, each response and progress
@@ -101,22 +45,28 @@ export const errorResponse = (id: RequestId | undefined, code: number, message: 
  * sent only to subscribers, unattributable notifications never broadcast.
  */
 export class Multiplexer {
-  private nextId = 0;
-  private readonly pending = new Map<number, Pending>();
-  /** Per session: its client ids still in flight, for cancellation and detach. */
-  private readonly bySession = new Map<string, Map<string | number, Pending>>();
+  /** The requests in flight, ids and progress tokens rewritten (request-table.ts, shared with the 2026-07-28 era). */
+  private readonly table: RequestTable<number>;
   readonly sessions = new Map<string, SessionPeer>();
   readonly subscriptions = new Subscriptions();
   /** Each session's `logging/setLevel`, and the level the upstream is set to (log-levels.ts). */
   readonly logLevels = new LogLevels();
-  private clientInFlight = 0;
   /** The users whose requests (other than lists) this connection has carried since it opened (see soleRequest). */
   private readonly users = new Set<number>();
 
-  constructor(private readonly host: MultiplexerHost) {}
+  constructor(private readonly host: MultiplexerHost) {
+    this.table = new RequestTable<number>(
+      {
+        post: (message) => host.post(message),
+        callTimeoutMs: () => host.callTimeoutMs(),
+        unanswered: (pending) => this.subscriptions.requestFailed(pending),
+      },
+      (n) => n,
+    );
+  }
 
   get inFlight(): number {
-    return this.clientInFlight;
+    return this.table.clientInFlight;
   }
 
   /**
@@ -125,7 +75,7 @@ export class Multiplexer {
    */
   connectionOpened(): void {
     this.users.clear();
-    for (const pending of this.pending.values()) {
+    for (const pending of this.table.values()) {
       if (pending.session && pending.clientId !== undefined && carriesUserData(pending.method)) this.users.add(pending.session.userId);
     }
   }
@@ -213,69 +163,16 @@ export class Multiplexer {
     clientId: RequestId | undefined,
     sink: RequestSink,
     signal: AbortSignal | undefined,
-    timeoutMs = this.host.callTimeoutMs(),
+    timeoutMs?: number,
   ): Pending {
-    this.nextId += 1;
-    const upstreamId = this.nextId;
-    const meta = params?._meta;
-    const progressToken = meta?.progressToken;
-    const outParams = progressToken === undefined ? params : { ...params, _meta: { ...meta, progressToken: upstreamId } };
-    const message: JSONRPCRequest =
-      outParams === undefined ? { jsonrpc: '2.0', id: upstreamId, method } : { jsonrpc: '2.0', id: upstreamId, method, params: outParams };
-    const pending: Pending = {
-      upstreamId,
-      method,
-      session,
-      clientId,
-      progressToken,
-      sink,
-      message,
-      timer: setTimeout(() => this.expire(pending, timeoutMs), timeoutMs),
-      signal,
-      onAbort: undefined,
-      busy: false,
-      retried: false,
-      raw: false,
-    };
-    this.pending.set(upstreamId, pending);
-    if (session && clientId !== undefined) {
-      this.clientInFlight += 1;
-      if (carriesUserData(method)) this.users.add(session.userId);
-      let ids = this.bySession.get(session.id);
-      if (!ids) {
-        ids = new Map();
-        this.bySession.set(session.id, ids);
-      }
-      ids.set(clientKey(clientId), pending);
-    }
-    if (signal) {
-      pending.onAbort = () => this.abandon(pending, 'client went away');
-      signal.addEventListener('abort', pending.onAbort, { once: true });
-    }
+    const pending = this.table.register(method, params, session, clientId, sink, signal, timeoutMs);
+    if (session && clientId !== undefined && carriesUserData(method)) this.users.add(session.userId);
     return pending;
-  }
-
-  /** Removes a pending request from every table; false when it was already gone. */
-  private settle(pending: Pending): boolean {
-    if (this.pending.get(pending.upstreamId) !== pending) return false;
-    this.pending.delete(pending.upstreamId);
-    clearTimeout(pending.timer);
-    if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
-    if (pending.session && pending.clientId !== undefined) {
-      this.clientInFlight -= 1;
-      const ids = this.bySession.get(pending.session.id);
-      const key = clientKey(pending.clientId);
-      if (ids?.get(key) === pending) ids.delete(key);
-      if (ids?.size === 0) this.bySession.delete(pending.session.id);
-    }
-    return true;
   }
 
   /** Answers a pending request with an error (timeout, upstream loss, failed send). */
   fail(pending: Pending, code: number, message: string): void {
-    if (!this.settle(pending)) return;
-    this.subscriptions.requestFailed(pending);
-    pending.sink.response(errorResponse(pending.clientId, code, message));
+    this.table.fail(pending, code, message);
   }
 
   /**
@@ -284,50 +181,20 @@ export class Multiplexer {
    * (those still on their way answer themselves).
    */
   failAll(message: string, cancel = false): void {
-    for (const pending of [...this.pending.values()]) {
-      if (pending.busy) continue;
-      if (cancel) this.cancelAndAnswer(pending, message, GatewayErrorCode.ConnectionClosed, message);
-      else this.fail(pending, GatewayErrorCode.ConnectionClosed, message);
-    }
+    this.table.failAll(message, cancel);
   }
 
   /** Still waiting for its answer (not answered, timed out or abandoned). */
   isLive(pending: Pending): boolean {
-    return this.pending.get(pending.upstreamId) === pending;
-  }
-
-  /** Stops a request upstream without answering the client (it is gone). */
-  private abandon(pending: Pending, reason: string): void {
-    if (!this.settle(pending)) return;
-    this.subscriptions.requestFailed(pending);
-    this.cancelUpstream(pending.upstreamId, reason);
-  }
-
-  /** Stops a request upstream (MCP cancellation) and answers its client with an error instead. */
-  private cancelAndAnswer(pending: Pending, reason: string, code: number, message: string): void {
-    if (!this.settle(pending)) return;
-    this.subscriptions.requestFailed(pending);
-    this.cancelUpstream(pending.upstreamId, reason);
-    pending.sink.response(errorResponse(pending.clientId, code, message));
-  }
-
-  private expire(pending: Pending, timeoutMs: number): void {
-    if (!this.pending.has(pending.upstreamId)) return;
-    // The spec forbids cancelling initialize; the connection is dropped instead.
-    if (pending.method !== 'initialize') this.cancelUpstream(pending.upstreamId, 'timeout');
-    this.fail(pending, GatewayErrorCode.RequestTimeout, `upstream did not answer ${pending.method} within ${timeoutMs / 1000} s`);
-  }
-
-  private cancelUpstream(upstreamId: number, reason: string): void {
-    this.host.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: upstreamId, reason } });
+    return this.table.isLive(pending);
   }
 
   /** `notifications/cancelled` from a client: forwarded under the upstream id; the client gets an error answer. */
   cancelFromClient(session: SessionPeer, requestId: RequestId, reason: unknown): void {
-    const pending = this.bySession.get(session.id)?.get(clientKey(requestId));
+    const pending = this.table.ofClient(session, requestId);
     if (!pending) return;
     const why = typeof reason === 'string' ? reason : 'cancelled by the client';
-    this.cancelAndAnswer(pending, why, GatewayErrorCode.Cancelled, 'request cancelled');
+    this.table.cancel(pending, why, { code: GatewayErrorCode.Cancelled, message: 'request cancelled' });
   }
 
   /**
@@ -338,11 +205,8 @@ export class Multiplexer {
   detach(session: SessionPeer, reason = 'detached from the upstream connection'): string[] {
     this.sessions.delete(session.id);
     this.logLevels.drop(session.id);
-    const ids = this.bySession.get(session.id);
-    if (ids) {
-      for (const pending of [...ids.values()]) {
-        this.cancelAndAnswer(pending, reason, GatewayErrorCode.ConnectionClosed, `session closed: ${reason}`);
-      }
+    for (const pending of this.table.ofSession(session)) {
+      this.table.cancel(pending, reason, { code: GatewayErrorCode.ConnectionClosed, message: `session closed: ${reason}` });
     }
     return this.subscriptions.dropSession(session.id);
   }
@@ -357,13 +221,9 @@ export class Multiplexer {
       } else this.routeNotification(message);
       return;
     }
-    const pending = typeof message.id === 'number' ? this.pending.get(message.id) : undefined;
-    if (!pending || !this.settle(pending)) return;
+    const pending = this.table.answer(message);
     // Only a client's call is activity: the gateway's own requests (health checks) must not keep an idle process alive.
-    if (pending.session) this.host.touch();
-    if ('error' in message) this.subscriptions.requestFailed(pending);
-    (message as { id: RequestId | undefined }).id = pending.clientId;
-    pending.sink.response(message as JSONRPCResponse);
+    if (pending?.session) this.host.touch();
   }
 
   /**
@@ -377,7 +237,7 @@ export class Multiplexer {
     // The SDKs stamp a request they want progress on with their own request id as its token: that names the
     // server's own request, in the server's id space, never one of ours (which may hold the same number).
     if (typeof token === 'number' && token !== request.id) {
-      const named = this.pending.get(token);
+      const named = this.table.get(token);
       if (named?.session && named.progressToken !== undefined) return named;
     }
     return this.soleRequest();
@@ -390,8 +250,8 @@ export class Multiplexer {
    * names no request may come of the other user's, so it is nobody's for certain (decision 0042).
    */
   private soleRequest(): Pending | undefined {
-    if (this.clientInFlight !== 1 || this.users.size > 1) return undefined;
-    for (const pending of this.pending.values()) {
+    if (this.table.clientInFlight !== 1 || this.users.size > 1) return undefined;
+    for (const pending of this.table.values()) {
       if (!pending.session || pending.clientId === undefined) continue;
       // A list in flight while another user's calls ran before: what the server sends may come of those.
       return this.users.size === 0 || this.users.has(pending.session.userId) ? pending : undefined;
@@ -414,11 +274,7 @@ export class Multiplexer {
   private routeNotification(message: JSONRPCNotification): void {
     const { method } = message;
     if (method === 'notifications/progress') {
-      const token = message.params?.progressToken;
-      const pending = typeof token === 'number' ? this.pending.get(token) : undefined;
-      if (!pending || pending.progressToken === undefined) return;
-      this.host.touch();
-      pending.sink.notification({ ...message, params: { ...message.params, progressToken: pending.progressToken } });
+      if (this.table.progress(message)) this.host.touch();
       return;
     }
     if (method.endsWith('/list_changed')) {
@@ -448,8 +304,8 @@ export class Multiplexer {
    * after other users' calls ran: it takes nothing back from the client (decision 0042).
    */
   private routeUnattributed(message: JSONRPCNotification): void {
-    if (this.clientInFlight === 1) {
-      for (const pending of this.pending.values()) {
+    if (this.table.clientInFlight === 1) {
+      for (const pending of this.table.values()) {
         if (pending.session) {
           if (this.logLevels.wants(pending.session.id, message)) pending.sink.notification(message);
           return;

@@ -1,7 +1,8 @@
 import type { HealthResult } from '../link-api.js';
 import { checkServiceHealth, type HealthHost } from './health.js';
 import { Link } from './link.js';
-import { openUpstream, type PoolDeps } from './pool.js';
+import { openUpstream } from './open-upstream.js';
+import type { PoolDeps } from './pool-deps.js';
 import { defaultTuning, type UpstreamTuning } from './types.js';
 
 export type OneOffHealthDeps = Pick<PoolDeps, 'catalog' | 'serviceLog' | 'options' | 'logger' | 'config' | 'metrics'>;

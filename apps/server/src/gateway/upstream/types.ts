@@ -1,19 +1,13 @@
-import { ISOLATED_SESSIONS_PER_USER, type OptionKey } from '@toolport/contract';
+import { ISOLATED_SESSIONS_PER_USER } from '@toolport/contract';
 import type { Logger } from 'pino';
 import type { UpstreamMetrics } from '../../infra/metrics.js';
 import type { ServiceLog } from '../../infra/service-log.js';
+import type { OptionsReader } from '../options-reader.js';
 
 /** What the upstream side needs of the service log: the batched, redacting writer. */
 export type ServiceLogWriter = Pick<ServiceLog, 'write' | 'registerSecrets' | 'redact'>;
 
-/**
- * The preferences the gateway reads (StdioServiceStartupStrategy, timeouts, intervals, ServerAddress),
- * current on every call: an admin's change applies at once. The options module provides it.
- */
-export interface OptionsReader {
-  get(key: OptionKey): string;
-  int(key: OptionKey): number;
-}
+export type { OptionsReader } from '../options-reader.js';
 
 /**
  * Timings with production defaults; tests shorten them. Nothing here is a preference an admin

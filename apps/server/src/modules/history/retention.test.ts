@@ -120,7 +120,14 @@ describe.each(engines)('history retention on %s', (engine) => {
     await setDays(0, 0, 0);
     await task(400, true);
     const before = await Promise.all([count('request_records'), count('service_logs'), count('install_tasks'), count('install_task_logs')]);
-    expect(await job().runOnce()).toEqual({ requestRecords: 0, serviceLogs: 0, installTasks: 0, installLogLines: 0, stopped: false });
+    expect(await job().runOnce()).toEqual({
+      requestRecords: 0,
+      serviceLogs: 0,
+      installTasks: 0,
+      installLogLines: 0,
+      auditEntries: 0,
+      stopped: false,
+    });
     expect(
       await Promise.all([count('request_records'), count('service_logs'), count('install_tasks'), count('install_task_logs')]),
     ).toEqual(before);
@@ -178,7 +185,14 @@ describe.each(engines)('history retention on %s', (engine) => {
     const logs = await t.app.inject({ method: 'GET', url: '/api/mcp_logs', headers: admin });
     expect(logs.json().data.total).toBe(kept + 30);
     // A second run finds nothing more.
-    expect(await job().runOnce()).toEqual({ requestRecords: 0, serviceLogs: 0, installTasks: 0, installLogLines: 0, stopped: false });
+    expect(await job().runOnce()).toEqual({
+      requestRecords: 0,
+      serviceLogs: 0,
+      installTasks: 0,
+      installLogLines: 0,
+      auditEntries: 0,
+      stopped: false,
+    });
   });
 
   it('stops between two batches when closed, and does nothing once closed', async () => {

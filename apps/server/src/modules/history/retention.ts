@@ -40,6 +40,8 @@ export interface PurgeReport {
   serviceLogs: number;
   installTasks: number;
   installLogLines: number;
+  /** Audit entries (modules/audit), kept as long as the request records. */
+  auditEntries: number;
   /** The run ended early because the job was closed. */
   stopped: boolean;
 }
@@ -55,6 +57,7 @@ export interface PurgeReport {
  *   older than the retention: the daily rollups stay (they are small), so analytics of any range
  *   still work, and every day that still has records has all of them (the logs screen counts
  *   records from the rollups).
+ * - Audit entries older than the request records' retention (RequestRecordRetentionDays).
  * - Service log lines older than the retention.
  * - Install tasks finished before the retention, with their log lines; unfinished tasks stay.
  */
@@ -110,7 +113,8 @@ export class HistoryRetention {
 
   /** One purge now; `busy` when another replica (or a run of this one) is purging; nothing once closed. */
   runOnce(): Promise<PurgeReport | 'busy'> {
-    if (this.closed) return Promise.resolve({ requestRecords: 0, serviceLogs: 0, installTasks: 0, installLogLines: 0, stopped: true });
+    if (this.closed)
+      return Promise.resolve({ requestRecords: 0, serviceLogs: 0, installTasks: 0, installLogLines: 0, auditEntries: 0, stopped: true });
     if (this.current) return Promise.resolve('busy');
     const run = this.exclusively((db) => this.purge(db)).finally(() => {
       this.current = undefined;
@@ -139,7 +143,7 @@ export class HistoryRetention {
   }
 
   private async purge(db: Kysely<Database>): Promise<PurgeReport> {
-    const report: PurgeReport = { requestRecords: 0, serviceLogs: 0, installTasks: 0, installLogLines: 0, stopped: false };
+    const report: PurgeReport = { requestRecords: 0, serviceLogs: 0, installTasks: 0, installLogLines: 0, auditEntries: 0, stopped: false };
     const now = this.s.now();
 
     const recordDays = this.days('RequestRecordRetentionDays');
@@ -150,6 +154,17 @@ export class HistoryRetention {
         db
           .deleteFrom('request_records')
           .where('id', 'in', (eb) => eb.selectFrom('request_records').select('id').where('day', '<', keepFrom).limit(this.s.batchSize))
+          .executeTakeFirst(),
+      );
+    }
+
+    // The audit trail (decision 0049) follows the history: entries older than the request records' retention.
+    if (recordDays > 0 && !this.closed) {
+      const before = now - recordDays * DAY_MS;
+      report.auditEntries = await this.batches('audit_entries', () =>
+        db
+          .deleteFrom('audit_entries')
+          .where('id', 'in', (eb) => eb.selectFrom('audit_entries').select('id').where('created_at', '<', before).limit(this.s.batchSize))
           .executeTakeFirst(),
       );
     }
@@ -194,7 +209,7 @@ export class HistoryRetention {
     }
 
     report.stopped = this.closed;
-    const total = report.requestRecords + report.serviceLogs + report.installTasks + report.installLogLines;
+    const total = report.requestRecords + report.serviceLogs + report.installTasks + report.installLogLines + report.auditEntries;
     if (total > 0) this.logger.info({ ...report }, 'history retention purge');
     return report;
   }

@@ -129,6 +129,8 @@ export const definitions: Record<OptionKey, Definition> = {
   EmbeddingsAPIKey: { default: '', normalise: text(1000) },
   EmbeddingsDimensions: { default: '0', normalise: integer(0, 16384) },
   EmbeddingsTimeoutMs: { default: '1500', normalise: integer(100, 30000) },
+  // Each audit entry also written to the server log, for a SIEM that reads it (modules/audit, decision 0049).
+  AuditLogForwarding: { default: 'false', normalise: bool },
 };
 
 export const isOptionKey = (key: string): key is OptionKey => (optionKeys as readonly string[]).includes(key);

@@ -4,13 +4,18 @@ import type { ServiceCatalog } from '../../gateway/catalog.js';
 import type { ZodApi } from '../../http/api.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { Leadership } from '../../infra/leader.js';
-import type { FetchLike } from '../../infra/outbound.js';
+import { type FetchLike, remoteFetch } from '../../infra/outbound.js';
 import type { Secrets } from '../../infra/secrets.js';
+import type { UpstreamOAuthDeps } from './common.js';
+import { ConnectFlow } from './connect-flow.js';
+import { ProviderClient } from './provider-client.js';
 import { UpstreamOAuthRepo } from './repo.js';
 import { upstreamOAuthRoutes } from './routes.js';
-import { UpstreamOAuth, type UpstreamOAuthDeps } from './service.js';
+import { TokenKeeper } from './token-keeper.js';
 
-export { NeedsAuthorizationError, type UpstreamOAuth } from './service.js';
+export { NeedsAuthorizationError } from './common.js';
+export type { ConnectFlow } from './connect-flow.js';
+export type { TokenKeeper } from './token-keeper.js';
 
 /** How often connections that end soon are looked for (the refresh happens before they do). */
 const REFRESH_SCAN_MS = 60_000;
@@ -36,35 +41,41 @@ export interface UpstreamOAuthModuleDeps {
 }
 
 export interface UpstreamOAuthModule {
-  /** Implements the gateway's UpstreamAuthorization port and the services module's ServiceOAuthPort. */
-  oauth: UpstreamOAuth;
+  /** The token keeper: implements the gateway's UpstreamAuthorization port (asked once per acquisition). */
+  keeper: TokenKeeper;
+  /** The console's connect flow: implements the services module's ServiceOAuthPort. */
+  flow: ConnectFlow;
   routes(api: ZodApi): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * Toolport as the OAuth client of remote MCP services (issue 19, docs/decisions/0030-upstream-oauth.md).
- * Separate from modules/oauth (GitHub and Google sign-in) and modules/oauth-server (Toolport's own
- * authorization server).
+ * Toolport as the OAuth client of remote MCP services (issue 19, docs/decisions/0030-upstream-oauth.md,
+ * 0050-credentials-in-one-step.md): the token keeper, the console's connect flow, and the discovery and
+ * registration client. Separate from modules/oauth (GitHub and Google sign-in) and modules/oauth-server
+ * (Toolport's own authorization server).
  */
 export function createUpstreamOAuthModule(deps: UpstreamOAuthModuleDeps): UpstreamOAuthModule {
-  const repo = new UpstreamOAuthRepo(deps.db);
-  const oauth = new UpstreamOAuth({ ...deps, repo });
-  // Cached modes and tokens follow configuration on every replica (events are relayed over Redis).
+  const parts: UpstreamOAuthDeps = { ...deps, repo: new UpstreamOAuthRepo(deps.db), fetch: deps.fetch ?? remoteFetch };
+  const provider = new ProviderClient(parts, (serviceId) => keeper.changed(serviceId));
+  const keeper = new TokenKeeper(parts, provider);
+  const flow = new ConnectFlow(parts, provider, keeper);
+  // Cached modes follow configuration on every replica (events are relayed over Redis).
   const stopListening = deps.events.on((event) => {
-    if (event.type === 'service.changed' || event.type === 'service.removed') oauth.forget(event.serviceId);
+    if (event.type === 'service.changed' || event.type === 'service.removed') keeper.forget(event.serviceId);
   });
   const timer = setInterval(() => {
-    void oauth.refreshExpiring().catch((err) => deps.logger.warn({ err }, 'upstream OAuth refresh scan failed'));
+    void keeper.refreshExpiring().catch((err) => deps.logger.warn({ err }, 'upstream OAuth refresh scan failed'));
   }, deps.refreshScanMs ?? REFRESH_SCAN_MS);
   timer.unref();
   return {
-    oauth,
-    routes: (api) => upstreamOAuthRoutes(api, oauth),
+    keeper,
+    flow,
+    routes: (api) => upstreamOAuthRoutes(api, flow, provider),
     async close() {
       clearInterval(timer);
       stopListening();
-      await oauth.idle();
+      await provider.idle();
     },
   };
 }

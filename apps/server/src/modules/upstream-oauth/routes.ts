@@ -6,7 +6,8 @@ import { AppError } from '../../http/errors.js';
 import { ok } from '../../http/locale.js';
 import { LocalisedError } from '../../i18n/localised-error.js';
 import { serviceIdOf } from '../services/index.js';
-import type { UpstreamOAuth } from './service.js';
+import type { ConnectFlow } from './connect-flow.js';
+import type { ProviderClient } from './provider-client.js';
 
 /** Where the browser came from: the callback and the client document are under it while ServerAddress is unset. */
 const originOf = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
@@ -25,7 +26,7 @@ async function answered<T>(work: Promise<T>): Promise<T> {
 }
 
 /** The OAuth connections of remote services (issue 19): state, settings, connect, callback, disconnect. */
-export async function upstreamOAuthRoutes(api: ZodApi, oauth: UpstreamOAuth): Promise<void> {
+export async function upstreamOAuthRoutes(api: ZodApi, oauth: ConnectFlow, provider: ProviderClient): Promise<void> {
   route(api, endpoints.upstreamOAuth.state, async (req, reply) => ok(reply, await oauth.state(serviceIdOf(req.params.id), req.principal)));
 
   route(api, endpoints.upstreamOAuth.update, async (req, reply) =>
@@ -47,6 +48,6 @@ export async function upstreamOAuthRoutes(api: ZodApi, oauth: UpstreamOAuth): Pr
   });
 
   route(api, endpoints.upstreamOAuth.clientMetadata, async (req, reply) =>
-    reply.header('cache-control', 'public, max-age=300').send(oauth.clientMetadata(originOf(req))),
+    reply.header('cache-control', 'public, max-age=300').send(provider.clientMetadata(originOf(req))),
   );
 }

@@ -7,6 +7,7 @@ import { translate } from '../../i18n/index.js';
 import { ConfigEvents } from '../../infra/events.js';
 import { randomToken, resolveMasterSecret, Secrets } from '../../infra/secrets.js';
 import { openRuntime } from '../../runtime.js';
+import { type CommandAction, createCommandAudit } from '../audit/index.js';
 import { createRefreshTokens } from '../auth/index.js';
 import { createUsersModule, type UsersService } from './index.js';
 
@@ -16,7 +17,13 @@ export interface UserCommandIo {
   print?: (line: string) => void;
 }
 
-type Sub = (service: UsersService, args: string[], print: (line: string) => void) => Promise<void>;
+type Sub = (
+  service: UsersService,
+  args: string[],
+  print: (line: string) => void,
+  /** The audit trail: the command line is an actor too (decision 0049). */
+  record: (a: Omit<CommandAction, 'command'>) => Promise<unknown>,
+) => Promise<void>;
 
 const roles = { user: Role.User, admin: Role.Admin } as const;
 
@@ -40,7 +47,8 @@ export async function runUserCommand(args: string[], io: UserCommandIo = {}): Pr
       config: rt.config,
       logger: rt.logger,
     });
-    await sub(service, rest, print);
+    const audit = createCommandAudit(rt.database.db);
+    await sub(service, rest, print, (a) => audit.command({ ...a, command: `toolport user ${name}` }));
   } catch (err) {
     // A refused argument (name taken, unknown user) is the operator's input error, said plainly.
     if (err instanceof AppError) throw new CliUsageError(translate('en', err.key, err.params));
@@ -50,7 +58,7 @@ export async function runUserCommand(args: string[], io: UserCommandIo = {}): Pr
   }
 }
 
-const createUser: Sub = async (service, args, print) => {
+const createUser: Sub = async (service, args, print, record) => {
   const { values, positionals } = parseCommand(args, {
     password: { type: 'string' },
     role: { type: 'string', default: 'user' },
@@ -66,16 +74,18 @@ const createUser: Sub = async (service, args, print) => {
     role: roles[values.role],
   });
   const user = await service.create(input);
+  await record({ action: 'create', object: 'user', id: String(user.id), changes: { ...input } });
   print(`Created ${values.role} "${user.username}" (id ${user.id})`);
   if (generated) print(`Password: ${generated}`);
 };
 
-const resetPassword: Sub = async (service, args, print) => {
+const resetPassword: Sub = async (service, args, print, record) => {
   const { values, positionals } = parseCommand(args, { password: { type: 'string' } });
   const username = onePositional(positionals, 'user reset-password <username>');
   const generated = values.password === undefined ? randomToken(15) : undefined;
   const { password } = valid(z.object({ password: CreateUserRequest.shape.password }), { password: values.password ?? generated });
   await service.resetPassword(username, password);
+  await record({ action: 'reset_password', object: 'user', id: username, changes: { username, password } });
   print(`Password of "${username}" reset; every session of the user has ended`);
   if (generated) print(`Password: ${generated}`);
 };

@@ -111,7 +111,7 @@ function UserPicker({ userIds, onChange }: { userIds: number[]; onChange(ids: nu
                 onChange={(e) => onChange(e.target.checked ? [...userIds, user.id] : userIds.filter((id) => id !== user.id))}
               />
               {user.display_name || user.username}
-              <span className="text-xs text-slate-500">{user.username}</span>
+              <span className="text-xs text-slate-500 dark:text-slate-400">{user.username}</span>
             </label>
           ))}
         </fieldset>

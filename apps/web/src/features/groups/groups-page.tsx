@@ -102,7 +102,7 @@ export function GroupsPage() {
                   {group.members.map((m) => (
                     <li key={m.service_id}>
                       <span data-i18n-data="">{serviceName(m.service_id)}</span>{' '}
-                      <span className="text-xs text-slate-500">
+                      <span className="text-xs text-slate-500 dark:text-slate-400">
                         ({m.tools ? t('someTools', { count: m.tools.length }) : t('allTools')})
                       </span>
                     </li>

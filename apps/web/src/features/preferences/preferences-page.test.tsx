@@ -345,6 +345,18 @@ describe('preferences', () => {
     });
   });
 
+  describe('audit trail', () => {
+    it('is off by default; switching it on asks the server to forward audit entries to the log', async () => {
+      const { server, user } = await openPreferences();
+      const forwarding = await screen.findByRole('switch', { name: 'Also write each entry to the server log' });
+      expect(forwarding).not.toBeChecked();
+      await user.click(forwarding);
+      await toastWith('Preference saved', 'Audit entries are now written to the server log');
+      expect(forwarding).toBeChecked();
+      expect(puts(server)).toEqual([{ key: 'AuditLogForwarding', value: 'true' }]);
+    });
+  });
+
   describe('client credentials', () => {
     const github = () => card('GitHub sign-in');
 

@@ -7,6 +7,7 @@ import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { useErrorToast } from '../../lib/use-error-toast';
 import { AllowedOriginsCard } from './allowed-origins-card';
+import { AuditForwardingCard } from './audit-forwarding-card';
 import { EmbeddingsCard } from './embeddings-card';
 import { McpClientSignInCard } from './mcp-client-sign-in-card';
 import { isStartupStrategy } from './preference-rules';
@@ -70,6 +71,7 @@ export function PreferencesPage() {
           <AllowedOriginsCard saved={prefs.AllowedOrigins ?? ''} />
           <McpClientSignInCard saved={prefs.OAuthClientRegistrationEnabled !== 'false'} />
           <EmbeddingsCard prefs={prefs} />
+          <AuditForwardingCard saved={prefs.AuditLogForwarding === 'true'} />
         </div>
       )}
     </section>

@@ -38,7 +38,7 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
         </p>
       )}
       {service.tools_disabled > 0 && (
-        <p className="text-xs text-slate-500">
+        <p className="text-xs text-slate-500 dark:text-slate-400">
           {t('tools.count', { enabled: Math.max(0, service.tool_count - service.tools_disabled), total: service.tool_count })}
         </p>
       )}

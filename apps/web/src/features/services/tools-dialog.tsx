@@ -57,7 +57,7 @@ export default function ToolsDialog({ service, admin, open, onOpenChange }: Tool
           <DialogTitle>{t('tools.title', { name: serviceTitle(service) })}</DialogTitle>
           <DialogDescription>{query.data ? t('tools.count', { enabled, total: tools.length }) : t('tools.description')}</DialogDescription>
         </DialogHeader>
-        {query.isPending && <p className="text-sm text-slate-500">{t('tools.loading')}</p>}
+        {query.isPending && <p className="text-sm text-slate-500 dark:text-slate-400">{t('tools.loading')}</p>}
         {query.isError && (
           <p role="alert" className="text-sm text-red-600 dark:text-red-400">
             {query.error instanceof Error ? query.error.message : t('tools.failed')}
@@ -99,7 +99,9 @@ function ToolRow({
       <div className="flex items-start justify-between gap-2">
         <div className="min-w-0">
           <p className="font-mono text-sm font-semibold">{tool.name}</p>
-          {tool.alias && <p className="font-mono text-xs text-slate-500">{t('tools.originalName', { name: tool.original_name })}</p>}
+          {tool.alias && (
+            <p className="font-mono text-xs text-slate-500 dark:text-slate-400">{t('tools.originalName', { name: tool.original_name })}</p>
+          )}
         </div>
         <Switch
           checked={tool.enabled}
@@ -156,12 +158,12 @@ function ToolRow({
       )}
       {tool.enabled && (
         <details className="mt-2">
-          <summary className="cursor-pointer text-xs text-slate-500">{t('try.open')}</summary>
+          <summary className="cursor-pointer text-xs text-slate-500 dark:text-slate-400">{t('try.open')}</summary>
           <TryTool serviceId={serviceId} tool={tool} />
         </details>
       )}
       <details className="mt-2">
-        <summary className="cursor-pointer text-xs text-slate-500">{t('tools.inputSchema')}</summary>
+        <summary className="cursor-pointer text-xs text-slate-500 dark:text-slate-400">{t('tools.inputSchema')}</summary>
         <pre className="mt-1 overflow-x-auto rounded bg-slate-50 p-2 text-xs dark:bg-slate-900">
           {JSON.stringify(tool.input_schema, null, 2)}
         </pre>

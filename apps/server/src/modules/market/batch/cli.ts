@@ -13,6 +13,7 @@ import { setAddressPolicy } from '../../../infra/outbound.js';
 import { resolveMasterSecret, Secrets } from '../../../infra/secrets.js';
 import { ServiceLog } from '../../../infra/service-log.js';
 import { openRuntime } from '../../../runtime.js';
+import { bodyFieldsOf, createCommandAudit } from '../../audit/index.js';
 import { createRefreshTokens } from '../../auth/index.js';
 import { createHubPorts, createHubTransfer } from '../../groups/index.js';
 import { createOptionsModule } from '../../options/index.js';
@@ -56,7 +57,16 @@ export async function runImportCommand(args: string[], io: MarketCommandIo = {})
 
   const rt = await openRuntime(io.env ?? process.env);
   try {
-    return await importEntries(rt, file, entries, print);
+    const summary = await importEntries(rt, file, entries, print);
+    // The document as the file has it, its secrets masked by the trail (decision 0049).
+    await createCommandAudit(rt.database.db).command({
+      command: 'toolport import',
+      action: 'import',
+      object: 'import',
+      id: file,
+      changes: { file, document: bodyFieldsOf(text), summary },
+    });
+    return summary;
   } finally {
     await rt.database.db.destroy();
   }

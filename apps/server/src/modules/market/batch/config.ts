@@ -1,6 +1,6 @@
 import { MASKED_SECRET } from '@toolport/contract';
+import { unmaskedUrl } from '../../../infra/credentials.js';
 import { SERVICE_NAME, slugFrom } from '../../services/index.js';
-import { unmaskedUrl } from '../export/url-credentials.js';
 
 /**
  * The configuration files MCP clients write, read into one shape (see

@@ -4,6 +4,7 @@ import { migrateToLatest } from '../../../db/db.js';
 import { ConfigEvents } from '../../../infra/events.js';
 import { resolveMasterSecret, Secrets } from '../../../infra/secrets.js';
 import { openRuntime } from '../../../runtime.js';
+import { createCommandAudit } from '../../audit/index.js';
 import { createHubPorts, createHubTransfer } from '../../groups/index.js';
 import { allServiceRows } from '../../services/index.js';
 import type { MarketCommandIo } from '../batch/cli.js';
@@ -34,6 +35,17 @@ export async function runExportCommand(args: string[], io: MarketCommandIo = {})
       transfer,
     );
     const text = JSON.stringify(doc, null, 2);
+    await createCommandAudit(rt.database.db).command({
+      command: 'toolport export',
+      action: 'export_services',
+      object: 'export',
+      id: file ?? '',
+      changes: {
+        file: file ?? '(stdout)',
+        include_secrets: values['include-secrets'] === true,
+        services: Object.keys(doc.mcpServers).length,
+      },
+    });
     if (!file) {
       print(text);
       return;

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { MASKED_SECRET, type McpServerEntry, type McpServersDocument, splitCommandLine } from '@toolport/contract';
+import { type McpServerEntry, type McpServersDocument, splitCommandLine } from '@toolport/contract';
 import type { ServiceRow } from '../../../db/schema.js';
+import { maskUrlCredentials, maskValues } from '../../../infra/credentials.js';
 import { resolveInstallDir } from '../../../infra/install-dir.js';
 import type { Secrets } from '../../../infra/secrets.js';
 import { pinTypedCommand } from '../installers/runner-args.js';
 import { MANIFEST_FILE, type PackageManifest } from '../installers/types.js';
-import { maskUrlCredentials } from './url-credentials.js';
 
 const parseArgs = (json: string): string[] => {
   try {
@@ -54,13 +54,9 @@ export function portableCommand(m: PackageManifest): { command: string; args: st
   return { command: 'uvx', args: [m.version ? `${m.identifier}@${m.version}` : m.identifier, ...m.args] };
 }
 
-/** Every value replaced by the mask, keys kept: the reader sees what must be filled in. */
-const masked = (values: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.keys(values).map((key) => [key, MASKED_SECRET]));
-
 /**
  * The installed services as an `mcpServers` document (only admins may export): importing it on a fresh
- * instance recreates them. Variable and header values, and the credentials in remote URLs (url-credentials.ts),
+ * instance recreates them. Variable and header values, and the credentials in remote URLs (infra/credentials.ts),
  * are masked unless `includeSecrets` is set, so a document shown or shared by mistake leaks no key. Users' personal values are never part of it.
  * Remotes are typed `http` / `sse`: Claude Code and VS Code do not read `streamableHttp`, and the
  * importer reads all three. A service with a process per client session says so in `isolation`.
@@ -71,7 +67,7 @@ export function exportServices(
   dataDir: string,
   { includeSecrets = false }: { includeSecrets?: boolean } = {},
 ): McpServersDocument {
-  const reveal = (values: Record<string, string>) => (includeSecrets ? values : masked(values));
+  const reveal = (values: Record<string, string>) => (includeSecrets ? values : maskValues(values));
   const mcpServers: Record<string, McpServerEntry> = {};
   for (const row of rows) {
     // Written only when it differs from the default, so the document stays what other clients expect.

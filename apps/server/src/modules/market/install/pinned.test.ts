@@ -97,12 +97,12 @@ describe.each(engines)('pinned npx services on %s', (engine) => {
     expect(below.map((p) => p.pid)).toEqual(expect.arrayContaining(running));
     expect(below.filter((p) => isPackageManager(p.cmdline))).toEqual([]);
 
-    // Export names the package as typed.
+    // Export names the package as typed, with the version it is pinned to: an import elsewhere runs the same release.
     const exported = await t.app.inject({ method: 'GET', url: '/api/mcp_market/export', headers: bearer(token) });
     expect(exported.statusCode, exported.body).toBe(200);
     expect(exported.json().data.mcpServers['pinned-mcp']).toMatchObject({
       command: 'npx',
-      args: ['-y', '@acme/pinned-mcp', '--flag', 'value'],
+      args: ['-y', '@acme/pinned-mcp@1.0.0', '--flag', 'value'],
     });
   }, 240_000);
 

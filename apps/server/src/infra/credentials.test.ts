@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isCredentialParam, maskUrlCredentials, unmaskedUrl } from './url-credentials.js';
+import { isCredentialParam, maskUrlCredentials, unmaskedUrl } from './credentials.js';
 
 describe('credentials in remote URLs, in a masked export and back', () => {
   it('knows credential parameters by name, whatever their case or separators', () => {

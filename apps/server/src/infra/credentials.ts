@@ -1,6 +1,15 @@
 import { MASKED_SECRET } from '@toolport/contract';
 
 /**
+ * What masked exports (modules/market/export) and the audit trail (modules/audit) hide of a secret: the
+ * value, replaced by `********`, with the name kept so the reader sees what was there.
+ */
+
+/** Every value replaced by the mask, keys kept: the reader sees what must be filled in. */
+export const maskValues = (values: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.keys(values).map((key) => [key, MASKED_SECRET]));
+
+/**
  * Whether a URL query parameter carries a credential, by its name with case, `-` and `_` ignored: `auth`,
  * `pwd`, or a name ending in `key`, `token`, `secret`, `password`, `passwd`, `sig` or `signature`, which covers
  * `key`, `api_key`, `apikey`, `x-api-key`, `token`, `access_token`, `accessToken`, `client_secret` and `sig`

@@ -1,0 +1,229 @@
+import { exchangeAuthorization, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { AuthorizationServerMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  isAdminRole,
+  type OAuthMode,
+  type OAuthStatus,
+  UPSTREAM_OAUTH_RESULT_PAGE,
+  type UpdateUpstreamOAuthRequest,
+  type UpstreamOAuthResult,
+  type UpstreamOAuthState,
+} from '@toolport/contract';
+import type { ServiceSpec } from '../../gateway/catalog.js';
+import { badRequest, forbidden, notFound } from '../../http/errors.js';
+import type { Principal } from '../../http/principals.js';
+import { randomToken, sha256 } from '../../infra/secrets.js';
+import { baseOf, CALLBACK_PATH, oauthCode, text, type UpstreamOAuthDeps } from './common.js';
+import type { ProviderClient } from './provider-client.js';
+import type { OAuthServiceRow, TokenRow } from './repo.js';
+import type { TokenKeeper } from './token-keeper.js';
+
+/** How long an authorization started from the console may take. */
+const STATE_TTL_MS = 10 * 60_000;
+
+/**
+ * The console's connect flow (docs/decisions/0030-upstream-oauth.md): a connection's state and settings,
+ * the authorization code flow with PKCE and a resource indicator (start, the provider's return with
+ * its single-use state), and disconnect. Implements the services module's ServiceOAuthPort.
+ */
+export class ConnectFlow {
+  constructor(
+    private readonly deps: UpstreamOAuthDeps,
+    private readonly provider: ProviderClient,
+    private readonly keeper: TokenKeeper,
+  ) {}
+
+  async state(serviceId: number, caller: Principal): Promise<UpstreamOAuthState> {
+    const service = await this.mustUse(serviceId, caller);
+    const row = await this.deps.repo.settings(service.id);
+    const mode = row ? (row.mode as OAuthMode) : null;
+    const owner = mode === 'per_user' ? caller.id : 0;
+    const token = row ? await this.deps.repo.token(service.id, owner) : undefined;
+    const admin = isAdminRole(caller.role);
+    return {
+      service_id: service.id,
+      oauth_mode: mode,
+      oauth_status: statusOf(row, token),
+      issuer: row?.issuer ?? '',
+      registration: (row?.registration ?? '') as UpstreamOAuthState['registration'],
+      client_id: admin ? (row?.client_id ?? '') : '',
+      has_client_secret: Boolean(row?.client_secret_enc),
+      connected_as: token?.subject ?? '',
+      expires_at: token?.expires_at ?? null,
+      connected_at: token ? token.updated_at : null,
+    };
+  }
+
+  /** `oauth_status` and `oauth_mode` of every service, for the list as this caller sees it. */
+  async viewsFor(caller: Principal): Promise<Map<number, { mode: OAuthMode; status: OAuthStatus }>> {
+    const [settings, tokens] = await Promise.all([this.deps.repo.allSettings(), this.deps.repo.tokensVisibleTo(caller.id)]);
+    const have = new Set(tokens.map((t) => `${t.service_id}:${t.owner_id}`));
+    const views = new Map<number, { mode: OAuthMode; status: OAuthStatus }>();
+    for (const row of settings) {
+      const owner = row.mode === 'per_user' ? caller.id : 0;
+      views.set(row.service_id, {
+        mode: row.mode as OAuthMode,
+        status: have.has(`${row.service_id}:${owner}`) ? 'connected' : 'needs_authorization',
+      });
+    }
+    return views;
+  }
+
+  async setMode(serviceId: number, mode: OAuthMode): Promise<void> {
+    const service = await this.mustGet(serviceId);
+    if (service.type === 'stdio') throw badRequest('upstream_oauth.not_remote');
+    await this.deps.repo.saveSettings(service.id, { mode });
+    this.keeper.changed(service.id);
+  }
+
+  async update(serviceId: number, req: UpdateUpstreamOAuthRequest, caller: Principal): Promise<UpstreamOAuthState> {
+    const service = await this.mustGet(serviceId);
+    if (service.type === 'stdio') throw badRequest('upstream_oauth.not_remote');
+    const patch: Partial<OAuthServiceRow> = {};
+    if (req.oauth_mode) patch.mode = req.oauth_mode;
+    if (req.client_id !== undefined) {
+      const clientId = req.client_id.trim();
+      // A hand-entered client replaces whatever was registered; an empty one lets registration run again.
+      Object.assign(patch, {
+        client_id: clientId,
+        registration: clientId ? 'manual' : '',
+        client_secret_enc: clientId && req.client_secret ? this.deps.secrets.encrypt(req.client_secret) : null,
+        redirect_uri: '',
+      });
+    }
+    await this.deps.repo.saveSettings(service.id, patch);
+    this.keeper.changed(service.id);
+    return this.state(service.id, caller);
+  }
+
+  /**
+   * Starts a connection: the shared one (admins) or, in per-user mode, the caller's own. Discovers and
+   * registers when needed, and answers the provider's authorize URL.
+   */
+  async connect(serviceId: number, caller: Principal, origin: string): Promise<{ authorize_url: string }> {
+    const service = await this.mustUse(serviceId, caller);
+    if (service.type === 'stdio') throw badRequest('upstream_oauth.not_remote');
+    let row = await this.deps.repo.settings(service.id);
+    // Shared until an admin says otherwise: only admins start the first connection of a service.
+    const owner = row?.mode === 'per_user' ? caller.id : 0;
+    if (owner === 0 && !isAdminRole(caller.role)) throw forbidden('upstream_oauth.shared_admin_only');
+    if (!row?.issuer) row = await this.provider.discover(service, undefined);
+    const redirectUri = `${baseOf(this.deps, origin)}${CALLBACK_PATH}`;
+    const client = await this.provider.client(service, row, redirectUri);
+    const state = randomToken();
+    const metadata = JSON.parse(row.metadata_json) as AuthorizationServerMetadata;
+    const { authorizationUrl, codeVerifier } = await startAuthorization(row.issuer, {
+      metadata,
+      clientInformation: client,
+      redirectUrl: redirectUri,
+      state,
+      resource: new URL(row.resource),
+      ...(row.scope ? { scope: row.scope } : {}),
+    });
+    const now = Date.now();
+    await this.deps.repo.purgeStates(now);
+    await this.deps.repo.addState({
+      state_hash: sha256(state),
+      service_id: service.id,
+      user_id: caller.id,
+      owner_id: owner,
+      code_verifier_enc: this.deps.secrets.encrypt(codeVerifier),
+      redirect_uri: redirectUri,
+      created_at: now,
+      expires_at: now + STATE_TTL_MS,
+    });
+    return { authorize_url: authorizationUrl.toString() };
+  }
+
+  /**
+   * The provider's return: the state is taken (single use) before anything else, so a replayed or
+   * forged return changes nothing. Answers where the browser goes next: the console's result page.
+   */
+  async callback(query: { state?: string; code?: string; error?: string; error_description?: string }, origin: string): Promise<string> {
+    const page = (result: UpstreamOAuthResult, extra: Record<string, string> = {}) =>
+      `${baseOf(this.deps, origin)}${UPSTREAM_OAUTH_RESULT_PAGE}?${new URLSearchParams({ result, ...extra }).toString()}`;
+    const state = query.state ? await this.deps.repo.takeState(sha256(query.state)) : undefined;
+    if (!state || state.expires_at < Date.now()) return page('invalid_state');
+    const service = await this.deps.catalog.byId(state.service_id);
+    const row = await this.deps.repo.settings(state.service_id);
+    if (!service || !row) return page('invalid_state');
+    const named = { service: service.displayName || service.name, service_id: String(service.id) };
+    if (query.error || !query.code) {
+      return page('denied', { ...named, reason: (query.error_description || query.error || 'no code').slice(0, 200) });
+    }
+    try {
+      const client = await this.provider.client(service, row, state.redirect_uri);
+      const tokens = await exchangeAuthorization(row.issuer, {
+        metadata: JSON.parse(row.metadata_json) as AuthorizationServerMetadata,
+        clientInformation: client,
+        authorizationCode: query.code,
+        codeVerifier: this.deps.secrets.decrypt(state.code_verifier_enc),
+        redirectUri: state.redirect_uri,
+        resource: new URL(row.resource),
+        fetchFn: this.deps.fetch,
+      });
+      await this.deps.repo.saveToken({
+        service_id: service.id,
+        owner_id: state.owner_id,
+        ...this.keeper.sealed(tokens, null),
+        subject: subjectOf(tokens),
+        connected_by: state.user_id,
+      });
+      this.keeper.changed(service.id);
+      return page('connected', named);
+    } catch (err) {
+      this.deps.logger.warn({ err: text(err), serviceId: service.id }, 'upstream OAuth code exchange failed');
+      return page('failed', { ...named, reason: oauthCode(err) ?? text(err) });
+    }
+  }
+
+  async disconnect(serviceId: number, caller: Principal): Promise<UpstreamOAuthState> {
+    const service = await this.mustUse(serviceId, caller);
+    const row = await this.deps.repo.settings(service.id);
+    if (!row) throw badRequest('upstream_oauth.not_configured');
+    const owner = row.mode === 'per_user' ? caller.id : 0;
+    if (owner === 0 && !isAdminRole(caller.role)) throw forbidden('upstream_oauth.shared_admin_only');
+    const token = await this.deps.repo.token(service.id, owner);
+    if (token) {
+      await this.deps.repo.deleteToken(service.id, owner);
+      this.keeper.changed(service.id);
+      await this.keeper.revoke(service, row, token);
+    }
+    return this.state(service.id, caller);
+  }
+
+  private async mustGet(serviceId: number): Promise<ServiceSpec> {
+    const service = await this.deps.catalog.byId(serviceId);
+    if (!service) throw notFound('service.not_found');
+    return service;
+  }
+
+  /** The service, when the caller may use it (decision 0040): a connection's state tells its provider, by id only. */
+  private async mustUse(serviceId: number, caller: Principal): Promise<ServiceSpec> {
+    const service = await this.mustGet(serviceId);
+    if (this.deps.access && !(await this.deps.access.mayUse(caller, 'service', serviceId)))
+      throw forbidden('access.no_access_service_id', { id: serviceId });
+    return service;
+  }
+}
+
+function statusOf(row: OAuthServiceRow | undefined, token: TokenRow | undefined): OAuthStatus {
+  if (!row) return 'none';
+  return token ? 'connected' : 'needs_authorization';
+}
+
+/** Who the connection acts as, from an id token's claims (shown only, never trusted for access). */
+function subjectOf(tokens: OAuthTokens): string {
+  const idToken = (tokens as { id_token?: unknown }).id_token;
+  if (typeof idToken !== 'string') return '';
+  try {
+    const payload = JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+    for (const claim of ['email', 'preferred_username', 'name', 'sub']) {
+      const value = payload[claim];
+      if (typeof value === 'string' && value) return value.slice(0, 200);
+    }
+  } catch {
+    // Not a JWT: nothing to show.
+  }
+  return '';
+}
