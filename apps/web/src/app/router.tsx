@@ -3,6 +3,7 @@ import { analyticsRoutes } from '../features/analytics';
 import { auditRoutes } from '../features/audit';
 import { authRoutes, RequireSession } from '../features/auth';
 import { dashboardRoutes } from '../features/dashboard';
+import { docsRoutes } from '../features/docs';
 import { groupsRoutes } from '../features/groups';
 import { logsRoutes } from '../features/logs';
 import { marketRoutes } from '../features/market';
@@ -36,6 +37,8 @@ export const routes: RouteObject[] = [
         children: [
           ...authRoutes,
           ...oauthErrorRoutes,
+          // The user documentation is public, like the sign-in page it explains.
+          ...docsRoutes,
           {
             element: <RequireSession />,
             children: [

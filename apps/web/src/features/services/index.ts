@@ -1,6 +1,6 @@
 // The services room's door (decision 0047): what other rooms use of it.
 export { ClientSnippets } from './client-snippets';
-export { DEFAULT_ENDPOINT_TYPE, type EndpointType, gatewayHost } from './endpoint-config';
+export { clientIds, clientSnippet, DEFAULT_ENDPOINT_TYPE, type EndpointType, gatewayHost } from './endpoint-config';
 export { EndpointSection, EndpointTypeChoice } from './endpoint-section';
 export { servicesRoutes } from './routes';
 export { gridClass } from './service-grid';
