@@ -2,6 +2,7 @@
 export { ClientSnippets } from './client-snippets';
 export { clientIds, clientSnippet, DEFAULT_ENDPOINT_TYPE, type EndpointType, gatewayHost } from './endpoint-config';
 export { EndpointSection, EndpointTypeChoice } from './endpoint-section';
+export { OpenApiSection } from './openapi-section';
 export { servicesRoutes } from './routes';
 export { gridClass } from './service-grid';
 export { serviceTitle } from './service-view-props';
