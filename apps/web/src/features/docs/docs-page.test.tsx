@@ -5,7 +5,7 @@ import { navItems } from '../../app/nav-items';
 import type { Language } from '../../lib/i18n';
 import { fakeApi } from '../../test/fake-api';
 import { renderApp } from '../../test/render';
-import { clientIds, clientSnippet } from '../services/endpoint-config';
+import { clientIds, clientSnippet } from '../services';
 import { type DocPageId, docPageIds, docPageMeta, isDocPageId } from './pages';
 
 /** The page texts as files, read directly: what the route loads lazily. */

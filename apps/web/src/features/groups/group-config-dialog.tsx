@@ -4,12 +4,16 @@ import { useTranslation } from 'react-i18next';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { useSelf } from '../../lib/self';
 import { useServerStatus } from '../../lib/server-status';
-import { ClientSnippets } from '../services/client-snippets';
-import { EndpointTypeChoice } from '../services/config-dialog';
-import { DEFAULT_ENDPOINT_TYPE, type EndpointType, gatewayHost } from '../services/endpoint-config';
-import { EndpointSection } from '../services/endpoint-section';
-import { OpenApiSection } from '../services/openapi-section';
-import { useCopy } from '../services/use-copy';
+import {
+  ClientSnippets,
+  DEFAULT_ENDPOINT_TYPE,
+  EndpointSection,
+  type EndpointType,
+  EndpointTypeChoice,
+  gatewayHost,
+  OpenApiSection,
+  useCopy,
+} from '../services';
 import { groupEndpointUrl } from './group-endpoint';
 
 /**

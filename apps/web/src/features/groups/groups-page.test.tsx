@@ -3,8 +3,8 @@ import userEvent from '@testing-library/user-event';
 import type { Group } from '@toolport/contract';
 import { describe, expect, it } from 'vitest';
 import { fail, fakeApi, ok, selfUser, storeSession } from '../../test/fake-api';
+import { installedService } from '../../test/installed-service';
 import { renderWithProviders } from '../../test/render';
-import { installedService } from '../services/test-fixtures';
 import { GroupsPage } from './groups-page';
 
 const KEY = 'tp_0123456789abcdefghijklmnopqrstuv';

@@ -2,10 +2,10 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fail, fakeApi, ok, selfUser, storeSession } from '../../test/fake-api';
+import { installedService } from '../../test/installed-service';
 import { renderWithProviders } from '../../test/render';
 import { CopyButton } from './copy-button';
 import { ServicesPage } from './services-page';
-import { installedService } from './test-fixtures';
 import { COPY_FEEDBACK_MS, useCopy } from './use-copy';
 
 const KEY = 'tp_0123456789abcdefghijklmnopqrstuv';
