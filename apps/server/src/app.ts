@@ -167,7 +167,6 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const leader = redis ? await Leader.start(redis, { logger, report }) : Leader.solo({ logger, report });
   const history = createHistoryModule({ db, options: options.service, logger, leader });
   const auth = createAuthModule({ refreshTokens, usersRepo: users.repo, secrets, redis, metrics });
-  const status = createStatusModule({ db, gate, options: options.service, version: VERSION, startedAt });
   // Groups, tool overrides and access (issue 17): the gateway asks their answers through its ToolPolicy and
   // GroupDirectory ports, built first; the module lists live tools through the gateway, built after it.
   const hub = createHubPorts({ db, events, gate });
@@ -184,6 +183,15 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     events,
     redis,
     principals,
+    logger,
+  });
+  const status = createStatusModule({
+    db,
+    gate,
+    options: options.service,
+    version: VERSION,
+    startedAt,
+    oidcProviders: (origin) => oauth.service.publicOidcProviders(origin),
   });
   // Toolport as the OAuth server of its MCP endpoints; the proxy accepts its access tokens through a gateway port.
   const oauthServer = createOAuthServerModule({

@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { OidcProviderList, type OidcProviderSettings } from '@toolport/contract';
 import { z } from 'zod';
 
 /** Reverse proxies on this host or a private network (a compose network, a Kubernetes pod network). */
@@ -85,6 +86,30 @@ const EnvSchema = z.object({
   GOOGLE_AUTH_URL: httpUrl.default('https://accounts.google.com/o/oauth2/v2/auth'),
   GOOGLE_TOKEN_URL: httpUrl.default('https://oauth2.googleapis.com/token'),
   GOOGLE_USERINFO_URL: httpUrl.default('https://openidconnect.googleapis.com/v1/userinfo'),
+  /** OpenID Connect sign-in providers as a JSON array (decision 0048), beside those set in Preferences. */
+  OIDC_PROVIDERS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      if (v.trim() === '') return [];
+      let json: unknown;
+      try {
+        json = JSON.parse(v);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of providers' });
+        return z.NEVER;
+      }
+      const parsed = OidcProviderList.safeParse(json);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        ctx.addIssue({
+          code: 'custom',
+          message: `${issue?.path.length ? `[${issue.path.join('.')}] ` : ''}${issue?.message ?? 'invalid'}`,
+        });
+        return z.NEVER;
+      }
+      return parsed.data;
+    }),
   METRICS_TOKEN: z.string().optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
   OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).default('toolport'),
@@ -162,6 +187,8 @@ export type Config = {
     googleTokenUrl: string;
     googleUserinfoUrl: string;
   };
+  /** OIDC_PROVIDERS: providers the environment configures; the console shows them but cannot change them. */
+  oidcProviders: OidcProviderSettings[];
   metricsToken: string | undefined;
   /** OpenTelemetry tracing: off unless an OTLP endpoint is given (infra/tracing.ts). */
   tracing: { otlpEndpoint: string | undefined; serviceName: string };
@@ -288,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       googleTokenUrl: e.GOOGLE_TOKEN_URL,
       googleUserinfoUrl: e.GOOGLE_USERINFO_URL,
     },
+    oidcProviders: e.OIDC_PROVIDERS,
     metricsToken: e.METRICS_TOKEN,
     tracing: { otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
     webDistDir: e.WEB_DIST_DIR,

@@ -312,6 +312,9 @@ describe.each(engines)('access matrix on %s', (engine) => {
     // A state this server never issued: refused before any provider is asked.
     'GET /api/oauth/github': { expect: anyone(400), call: () => get('/api/oauth/github?code=c&state=forged-state') },
     'GET /api/oauth/google': { expect: anyone(400), call: () => get('/api/oauth/google?code=c&state=forged-state&code_verifier=v') },
+    // No OpenID Connect provider is configured here: a slug names none, for anyone (oidc.test.ts signs in through one).
+    'GET /api/oauth/oidc/:slug/authorize': { expect: anyone(404), call: () => get('/api/oauth/oidc/nobody/authorize') },
+    'GET /api/oauth/oidc/:slug': { expect: anyone(404), call: () => get('/api/oauth/oidc/nobody?code=c&state=forged-state') },
 
     // Users
     'GET /api/user/self': { expect: signedIn(200), call: () => get('/api/user/self') },

@@ -34,6 +34,9 @@ export const publicApiRoutes = new Set([
   'GET /api/oauth/github',
   'GET /api/oauth/google/authorize',
   'GET /api/oauth/google',
+  // Any OpenID Connect provider an admin configured, by slug (decision 0048): the same flow.
+  'GET /api/oauth/oidc/:slug/authorize',
+  'GET /api/oauth/oidc/:slug',
   // EventSource cannot send headers: the route checks a token in the query itself.
   'GET /api/mcp_market/batch-import/progress/:task_id',
   // Upstream OAuth (issue 19): the provider sends the browser back here, proven by a single-use state;

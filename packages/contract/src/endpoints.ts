@@ -49,6 +49,7 @@ import {
   UserGrantParams,
   UserGrantsParams,
 } from './oauth-server.js';
+import { OidcSlugParams } from './oidc.js';
 import { EmbeddingsStatus, OptionEntry, ProbeResult, StatusData, UpdateOptionRequest } from './options.js';
 import { type Route, routes } from './routes.js';
 import {
@@ -562,6 +563,25 @@ const oauth = {
     data: PublicUser,
     tags: ['oauth'],
     summary: 'Unlink GitHub or Google from the caller’s account (not the last way to sign in)',
+  }),
+  oidcAuthorize: endpoint(routes.oauth.oidcAuthorize, {
+    params: OidcSlugParams,
+    query: OAuthAuthorizeQuery,
+    data: OAuthAuthorizeResult,
+    tags: ['oauth'],
+    summary: 'Start signing in with an OpenID Connect provider (with bind=1 and a bearer token: link it to the caller)',
+    description:
+      'Authorization code flow with PKCE (S256), state and nonce; the provider sends the browser back to the console page ' +
+      '/oauth/oidc/{slug}, the redirect_uri that GET /status lists.',
+    security: [],
+  }),
+  oidcCallback: endpoint(routes.oauth.oidcCallback, {
+    params: OidcSlugParams,
+    query: OAuthCallbackQuery,
+    data: OAuthCallbackResult,
+    tags: ['oauth'],
+    summary: 'Finish signing in with an OpenID Connect provider: exchanges the code, validates the ID token, answers like sign-in',
+    security: [],
   }),
 };
 

@@ -11,6 +11,7 @@ export * from './logs.js';
 export * from './market.js';
 export * from './oauth.js';
 export * from './oauth-server.js';
+export * from './oidc.js';
 export * from './options.js';
 export * from './roles.js';
 export * from './routes.js';

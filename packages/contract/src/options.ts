@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OidcPublicProvider } from './oidc.js';
 
 /** Every preference key the server accepts; any other key is refused. */
 export const optionKeys = [
@@ -26,6 +27,7 @@ export const optionKeys = [
   'EmbeddingsAPIKey',
   'EmbeddingsDimensions',
   'EmbeddingsTimeoutMs',
+  'OIDCProviders',
   'AuditLogForwarding',
 ] as const;
 export const OptionKey = z.enum(optionKeys);
@@ -50,6 +52,8 @@ export const StatusData = z.object({
   google_oauth: z.boolean(),
   google_client_id: z.string(),
   registration_enabled: z.boolean(),
+  /** The OpenID Connect providers one may sign in with (decision 0048), in the order configured. */
+  oidc_providers: z.array(OidcPublicProvider),
 });
 export type StatusData = z.infer<typeof StatusData>;
 

@@ -113,6 +113,9 @@ export const routes = {
       google: { method: 'GET', path: '/oauth/google', auth: 'public' },
     },
     unbind: { method: 'DELETE', path: '/user/bindings/:provider', auth: 'user' },
+    // Any OpenID Connect provider an admin configured, by its slug (decision 0048).
+    oidcAuthorize: { method: 'GET', path: '/oauth/oidc/:slug/authorize', auth: 'public' },
+    oidcCallback: { method: 'GET', path: '/oauth/oidc/:slug', auth: 'public' },
   },
   // Toolport as the OAuth server of its MCP endpoints: the console's side of it (consent, connected apps).
   oauthServer: {

@@ -265,6 +265,23 @@ export const en = {
     '{provider} is the only way to sign in to this account, so it cannot be unlinked; link another provider first',
   'oauth.bound': '{provider} account linked',
   'oauth.unbound': '{provider} account unlinked',
+  'oidc.unknown_provider': 'There is no enabled sign-in provider named "{slug}"',
+  'oidc.discovery_failed':
+    'Could not sign in with {provider}: its OpenID configuration could not be read ({detail}). An administrator should check the issuer URL',
+  'oidc.id_token_invalid': 'Sign-in refused: the identity token from {provider} is not valid ({detail})',
+  'oidc.nonce_mismatch':
+    'Sign-in refused: the identity token from {provider} was issued for another sign-in request (nonce mismatch), please start again',
+  'oidc.claims_missing':
+    'Could not sign in with {provider}: it did not send the claim "{claim}". An administrator should release it to Toolport at the provider',
+  'oidc.email_unverified':
+    '{provider} has not verified the email address {email}, which belongs to an existing account, so it is not linked: verify the address at {provider}, or ask an administrator to link the accounts',
+  'oidc.email_ambiguous':
+    'Several accounts use the email address {email}: ask an administrator to link your {provider} account to one of them',
+  'oidc.super_admin_link': 'The super administrator account is linked to {provider} only from its own profile, never by email',
+  'oidc.signup_closed':
+    'No Toolport account is linked to this {provider} account, and {provider} sign-ins may not create accounts: ask an administrator',
+  'oidc.no_role': 'Your {provider} account is not in any group (claim "{claim}") that may use Toolport: ask an administrator',
+  'option.invalid_oidc_providers': 'Invalid value for preference {key}: {detail}',
   'upstream_oauth.not_remote': 'Only remote services (SSE, streamable HTTP) can be connected with OAuth',
   'upstream_oauth.not_configured': 'This service does not use an OAuth connection',
   'upstream_oauth.needs_authorization':

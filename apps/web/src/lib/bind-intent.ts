@@ -1,5 +1,3 @@
-import type { OAuthProvider } from '@toolport/contract';
-
 /** Session-storage key of the bind the profile sent the browser off to finish at a provider. */
 export const BIND_INTENT_KEY = 'oauth_bind';
 
@@ -7,7 +5,7 @@ export const BIND_INTENT_KEY = 'oauth_bind';
 const BIND_INTENT_TTL_MS = 10 * 60 * 1000;
 
 interface BindIntent {
-  provider: OAuthProvider;
+  provider: string;
   /** The `state` of the provider's authorize address: the return carries it back, so it names this bind only. */
   state: string;
   savedAt: number;
@@ -18,7 +16,7 @@ interface BindIntent {
  * signed-in account. The return screen reads it before the server answers, so a refusal at the provider
  * (`?error=`) or a failed exchange leads back to the profile rather than to the sign-in page.
  */
-export function rememberBindIntent(provider: OAuthProvider, authorizeUrl: string): void {
+export function rememberBindIntent(provider: string, authorizeUrl: string): void {
   let state: string | null = null;
   try {
     state = new URL(authorizeUrl, window.location.origin).searchParams.get('state');
@@ -35,7 +33,7 @@ export function rememberBindIntent(provider: OAuthProvider, authorizeUrl: string
  * the return screen forgets the bind with `forgetBindIntent` once it has used it). Without a state (some
  * provider errors), a recent bind of the same provider counts.
  */
-export function isBindReturn(provider: OAuthProvider, state: string | null): boolean {
+export function isBindReturn(provider: string, state: string | null): boolean {
   try {
     const intent = JSON.parse(sessionStorage.getItem(BIND_INTENT_KEY) ?? 'null') as Partial<BindIntent> | null;
     if (!intent || intent.provider !== provider || typeof intent.savedAt !== 'number') return false;

@@ -28,6 +28,7 @@ export const statusData = (overrides: Partial<StatusData> = {}): StatusData => (
   github_client_id: '',
   google_oauth: false,
   google_client_id: '',
+  oidc_providers: [],
   registration_enabled: false,
   ...overrides,
 });

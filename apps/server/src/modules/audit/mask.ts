@@ -104,6 +104,9 @@ function maskAny(value: unknown, depth: number): unknown {
     else if (COMMAND_LINES.has(key)) out[cut(key)] = maskCommand(v);
     else if ((isCredentialParam(key) && !NAMES_NOT_SECRETS.has(key)) || (secretOption && key === 'value'))
       out[cut(key)] = v === '' || v == null ? v : MASKED_SECRET;
+    else if (key === 'value' && typeof source.key === 'string' && typeof v === 'string' && /^\s*[[{]/.test(v))
+      // A preference that is a JSON document (OIDCProviders): read, so the secrets inside are masked by name.
+      out[cut(key)] = maskAny(bodyFields(v), depth + 1);
     else out[cut(key)] = maskAny(v, depth + 1);
   }
   return out;

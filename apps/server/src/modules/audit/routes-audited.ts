@@ -18,7 +18,7 @@ export interface AuditedRoute {
   /** The object's id: a path parameter, a field of the body or of the answer. */
   id?: (r: AuditedRequest) => unknown;
   /** A sign-in: refused attempts are recorded too, and the actor is the account signed in (or tried). */
-  signIn?: 'password' | 'github' | 'google';
+  signIn?: 'password' | 'github' | 'google' | 'oidc';
   /** What to record of the request instead of its params, query and body. */
   fields?: (r: AuditedRequest) => Record<string, unknown>;
   /** A route users call for themselves too: of an administrator's successful calls, only those this says are administrative. */
@@ -75,6 +75,10 @@ const table: [Route, AuditedRoute][] = [
   [routes.auth.login, { object: 'session', action: 'sign_in', signIn: 'password', fields: (r) => ({ body: r.body }) }],
   [routes.oauth.callback.github, { object: 'session', action: 'sign_in', signIn: 'github', fields: () => ({ provider: 'github' }) }],
   [routes.oauth.callback.google, { object: 'session', action: 'sign_in', signIn: 'google', fields: () => ({ provider: 'google' }) }],
+  [
+    routes.oauth.oidcCallback,
+    { object: 'session', action: 'sign_in', signIn: 'oidc', fields: (r) => ({ provider: `oidc:${String(r.params.slug ?? '')}` }) },
+  ],
 ];
 
 /** By `METHOD /api/path`, as Fastify names the route. */

@@ -1,4 +1,3 @@
-import type { OAuthProvider } from '@toolport/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -6,10 +5,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * return is accepted only with the cookie set when the flow started. Scoped to the OAuth API
  * paths, invisible to scripts, and sent on the console's same-origin calls and top-level returns.
  */
-const cookieName = (provider: OAuthProvider) => `toolport_oauth_${provider}`;
+/** `provider` is `github`, `google` or `oidc_{slug}`. */
+const cookieName = (provider: string) => `toolport_oauth_${provider}`;
 const COOKIE_PATH = '/api/oauth';
 
-export function readBrowserNonce(req: FastifyRequest, provider: OAuthProvider): string | undefined {
+export function readBrowserNonce(req: FastifyRequest, provider: string): string | undefined {
   const name = cookieName(provider);
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
@@ -18,21 +18,15 @@ export function readBrowserNonce(req: FastifyRequest, provider: OAuthProvider): 
   return undefined;
 }
 
-export function setBrowserNonce(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  provider: OAuthProvider,
-  nonce: string,
-  maxAgeSeconds: number,
-): void {
+export function setBrowserNonce(req: FastifyRequest, reply: FastifyReply, provider: string, nonce: string, maxAgeSeconds: number): void {
   reply.header('set-cookie', cookie(req, provider, nonce, maxAgeSeconds));
 }
 
-export function clearBrowserNonce(req: FastifyRequest, reply: FastifyReply, provider: OAuthProvider): void {
+export function clearBrowserNonce(req: FastifyRequest, reply: FastifyReply, provider: string): void {
   reply.header('set-cookie', cookie(req, provider, '', 0));
 }
 
-function cookie(req: FastifyRequest, provider: OAuthProvider, value: string, maxAgeSeconds: number): string {
+function cookie(req: FastifyRequest, provider: string, value: string, maxAgeSeconds: number): string {
   const secure = req.protocol === 'https' ? '; Secure' : '';
   return `${cookieName(provider)}=${value}; Path=${COOKIE_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
 }

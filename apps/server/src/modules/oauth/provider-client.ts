@@ -5,6 +5,10 @@ export interface ProviderProfile {
   login: string;
   displayName: string;
   email: string;
+  /** An address the provider gave without vouching for it (OpenID Connect only): never used to link. */
+  unverifiedEmail?: string;
+  /** The values of the provider's roles claim (OpenID Connect only). */
+  groups?: string[];
 }
 
 export interface AuthorizeRequest {

@@ -34,6 +34,24 @@ export async function oauthRoutes(api: ZodApi, oauth: OAuthService, guard: Guard
     });
   }
 
+  // Any OpenID Connect provider an admin configured (decision 0048): the same flow, by slug.
+  route(api, endpoints.oauth.oidcAuthorize, async (req, reply) => {
+    const bindUserId = isOn(req.query.bind) ? (await authenticate(guard, req)).id : undefined;
+    const slug = req.params.slug;
+    const started = await oauth.startOidc(slug, { origin: originOf(req), ip: req.ip, bindUserId });
+    setBrowserNonce(req, reply, `oidc_${slug}`, started.browserNonce, STATE_TTL_SECONDS);
+    if (isOn(req.query.redirect)) return reply.redirect(started.url, 302);
+    return ok(reply, { url: started.url });
+  });
+
+  route(api, endpoints.oauth.oidcCallback, async (req, reply) => {
+    const slug = req.params.slug;
+    clearBrowserNonce(req, reply, `oidc_${slug}`);
+    const result = await oauth.finishOidc(slug, req.query, readBrowserNonce(req, `oidc_${slug}`), req.ip);
+    const label = oauth.oidcSettings().find((p) => p.slug === slug)?.label ?? slug;
+    return ok(reply, result, result.mode === 'bind' ? req.t('oauth.bound', { provider: label }) : req.t('auth.login_success'));
+  });
+
   route(api, endpoints.oauth.unbind, async (req, reply) =>
     ok(
       reply,

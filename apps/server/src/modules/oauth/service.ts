@@ -2,11 +2,16 @@ import {
   type OAuthCallbackQuery,
   type OAuthCallbackResult,
   type OAuthProvider,
+  type OidcGrant,
+  OidcProviderList,
+  type OidcProviderSettings,
+  type OidcPublicProvider,
   oauthProviderLabels,
   type PublicUser,
   Role,
   UserStatus,
 } from '@toolport/contract';
+import type { Logger } from 'pino';
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../../config.js';
 import type { UserRow } from '../../db/schema.js';
@@ -18,6 +23,7 @@ import { randomToken, type Secrets, sha256 } from '../../infra/secrets.js';
 import type { AuthService } from '../auth/index.js';
 import type { OptionsService } from '../options/index.js';
 import { issueApiKey, toPublicUser, type UsersRepo } from '../users/index.js';
+import { OidcClient } from './oidc.js';
 import { codeChallengeOf, createCodeVerifier } from './pkce.js';
 import type { ProviderClient, ProviderProfile } from './provider-client.js';
 import { providerClients } from './providers.js';
@@ -39,9 +45,36 @@ export interface StartedSignIn {
   browserNonce: string;
 }
 
+/**
+ * A provider sign-in or link: where to send the browser and how to learn who came back. GitHub and
+ * Google wrap their ProviderClient; an OpenID Connect provider is an OidcClient.
+ */
+interface SignInSource {
+  /** What `oauth_states.provider` and `provider_identities.provider` say: `github`, `google`, `oidc:{slug}`. */
+  key: string;
+  label: string;
+  clientId: string;
+  clientSecret: string;
+  /** The console page the provider sends the browser back to. */
+  returnPath: string;
+  authorizeUrl(req: { clientId: string; redirectUri: string; state: string; codeChallenge: string; nonce: string }): Promise<string>;
+  complete(req: {
+    clientId: string;
+    clientSecret: string;
+    code: string;
+    redirectUri: string;
+    codeVerifier: string;
+    nonce: string;
+  }): Promise<ProviderProfile>;
+  oidc?: OidcProviderSettings;
+}
+
+/** Role numbers of the names a role map uses. */
+const roleNumber = { user: Role.User, admin: Role.Admin } as const;
+
 /** What provider sign-in reads and writes besides its own table. */
 export interface OAuthDeps {
-  config: Pick<Config, 'oauth'>;
+  config: Pick<Config, 'oauth'> & { oidcProviders?: OidcProviderSettings[] };
   options: Pick<OptionsService, 'get' | 'bool' | 'providerUsable'>;
   secrets: Secrets;
   usersRepo: UsersRepo;
@@ -50,6 +83,8 @@ export interface OAuthDeps {
   events: ConfigEvents;
   /** Shares the start limit between replicas when REDIS_URL is set. */
   redis?: RedisHub;
+  /** Refused OpenID Connect sign-ins are logged with their reason. */
+  logger?: Pick<Logger, 'warn' | 'info'>;
 }
 
 /**
@@ -70,18 +105,71 @@ export class OAuthService {
   }
 
   async start(provider: OAuthProvider, opts: { origin: string; ip: string; bindUserId?: number }): Promise<StartedSignIn> {
-    const { clientId } = this.credentials(provider);
+    return this.startWith(this.builtIn(provider), opts);
+  }
+
+  /** The provider sent the browser back: check it, swap the code, and sign in (or link). */
+  async finish(provider: OAuthProvider, query: OAuthCallbackQuery, browserNonce: string | undefined): Promise<OAuthCallbackResult> {
+    return this.finishWith(this.builtIn(provider), query, browserNonce);
+  }
+
+  async startOidc(slug: string, opts: { origin: string; ip: string; bindUserId?: number }): Promise<StartedSignIn> {
+    return this.startWith(this.oidcSource(slug), opts);
+  }
+
+  /** Every refusal of an OpenID Connect sign-in is logged with its reason, and never gives a session. */
+  async finishOidc(slug: string, query: OAuthCallbackQuery, browserNonce: string | undefined, ip: string): Promise<OAuthCallbackResult> {
+    try {
+      return await this.finishWith(this.oidcSource(slug), query, browserNonce);
+    } catch (err) {
+      if (err instanceof AppError) {
+        this.deps.logger?.warn({ provider: `oidc:${slug}`, reason: err.key, detail: err.params, ip }, 'OpenID Connect sign-in refused');
+      }
+      throw err;
+    }
+  }
+
+  /** The enabled OpenID Connect providers as anyone may see them, with the return address to register. */
+  publicOidcProviders(origin: string): OidcPublicProvider[] {
+    const base = this.deps.options.get('ServerAddress') || origin;
+    return this.oidcSettings()
+      .filter((p) => p.enabled)
+      .map((p) => ({ slug: p.slug, label: p.label, icon: p.icon, redirect_uri: `${base}/oauth/oidc/${p.slug}` }));
+  }
+
+  /** Providers from OIDC_PROVIDERS and from Preferences; a slug in both is the environment's. */
+  oidcSettings(): OidcProviderSettings[] {
+    const fromEnv = this.deps.config.oidcProviders ?? [];
+    const stored = this.deps.options.get('OIDCProviders');
+    let fromPreferences: OidcProviderSettings[] = [];
+    if (stored) {
+      const parsed = OidcProviderList.safeParse(JSON.parse(stored));
+      if (parsed.success) fromPreferences = parsed.data;
+    }
+    const envSlugs = new Set(fromEnv.map((p) => p.slug));
+    return [...fromEnv, ...fromPreferences.filter((p) => !envSlugs.has(p.slug))];
+  }
+
+  private async startWith(source: SignInSource, opts: { origin: string; ip: string; bindUserId?: number }): Promise<StartedSignIn> {
     await this.limitStarts(opts.ip);
     const state = randomToken(32);
     const verifier = createCodeVerifier();
     const browserNonce = randomToken(32);
     // The return address is the console route, which calls the API's callback with code and state.
-    const redirectUri = `${this.deps.options.get('ServerAddress') || opts.origin}/oauth/${provider}`;
+    const redirectUri = `${this.deps.options.get('ServerAddress') || opts.origin}${source.returnPath}`;
+    // Discovery first: a provider that cannot be discovered leaves no pending row behind.
+    const url = await source.authorizeUrl({
+      clientId: source.clientId,
+      redirectUri,
+      state,
+      codeChallenge: codeChallengeOf(verifier),
+      nonce: this.nonceOf(state),
+    });
     const now = Date.now();
     await this.repo.purgeExpiredStates(now);
     await this.repo.insertState({
       state_hash: sha256(state),
-      provider,
+      provider: source.key,
       code_verifier_enc: this.deps.secrets.encrypt(verifier),
       browser_hash: sha256(browserNonce),
       redirect_uri: redirectUri,
@@ -89,35 +177,85 @@ export class OAuthService {
       created_at: now,
       expires_at: now + STATE_TTL_SECONDS * 1000,
     });
-    const url = this.clients[provider].authorizeUrl({ clientId, redirectUri, state, codeChallenge: codeChallengeOf(verifier) });
     return { url, browserNonce };
   }
 
-  /** The provider sent the browser back: check it, swap the code, and sign in (or link). */
-  async finish(provider: OAuthProvider, query: OAuthCallbackQuery, browserNonce: string | undefined): Promise<OAuthCallbackResult> {
-    const credentials = this.credentials(provider);
-    const label = oauthProviderLabels[provider];
+  private async finishWith(
+    source: SignInSource,
+    query: OAuthCallbackQuery,
+    browserNonce: string | undefined,
+  ): Promise<OAuthCallbackResult> {
     if (query.error) {
       // The user said no, or the provider refused the request: that sign-in is over.
       if (query.state) await this.repo.takeState(sha256(query.state));
-      throw badRequest('oauth.authorization_failed', { provider: label }, 'oauth_authorization_failed');
+      throw badRequest('oauth.authorization_failed', { provider: source.label }, 'oauth_authorization_failed');
     }
     if (!query.code) throw badRequest('oauth.code_missing', undefined, 'oauth_code_missing');
-    const pending = await this.takeState(provider, query.state, browserNonce);
-    const client = this.clients[provider];
-    const accessToken = await client.exchangeCode({
-      ...credentials,
+    const pending = await this.takeState(source, query.state, browserNonce);
+    const profile = await source.complete({
+      clientId: source.clientId,
+      clientSecret: source.clientSecret,
       code: query.code,
       redirectUri: pending.redirect_uri,
       codeVerifier: this.deps.secrets.decrypt(pending.code_verifier_enc),
+      // The nonce is derived from the state (which is single-use), so nothing more is stored.
+      nonce: this.nonceOf(query.state ?? ''),
     });
-    const profile = await client.fetchProfile(accessToken);
     if (pending.bind_user_id !== null) {
-      const user = await this.bind(pending.bind_user_id, provider, profile);
+      const user = await this.bind(pending.bind_user_id, source, profile);
       return { ...(await this.deps.auth.issue(user)), mode: 'bind' };
     }
-    const user = await this.signInOrRegister(provider, profile);
+    const user = await this.signInOrRegister(source, profile);
     return { ...(await this.deps.auth.issue(user)), mode: 'login' };
+  }
+
+  /** The nonce sent with a state: an HMAC under the server's key, so only this server can tell it. */
+  private nonceOf(state: string): string {
+    return this.deps.secrets.signSession(`oidc-nonce:${state}`);
+  }
+
+  private builtIn(provider: OAuthProvider): SignInSource {
+    const { clientId, clientSecret } = this.credentials(provider);
+    const client = this.clients[provider];
+    return {
+      key: provider,
+      label: oauthProviderLabels[provider],
+      clientId,
+      clientSecret,
+      returnPath: `/oauth/${provider}`,
+      authorizeUrl: async (req) => client.authorizeUrl(req),
+      complete: async (req) => client.fetchProfile(await client.exchangeCode(req)),
+    };
+  }
+
+  private readonly oidcClients = new Map<string, { json: string; client: OidcClient }>();
+
+  /** An enabled provider by slug; its client (with its cached discovery and keys) lives as long as its settings. */
+  private oidcSource(slug: string): SignInSource {
+    const settings = this.oidcSettings().find((p) => p.slug === slug && p.enabled);
+    if (!settings) throw notFound('oidc.unknown_provider', { slug: slug.slice(0, 40) });
+    const json = JSON.stringify(settings);
+    let entry = this.oidcClients.get(slug);
+    if (!entry || entry.json !== json) {
+      entry = { json, client: new OidcClient(settings) };
+      this.oidcClients.set(slug, entry);
+    }
+    const client = entry.client;
+    return {
+      key: `oidc:${slug}`,
+      label: settings.label,
+      clientId: settings.client_id,
+      clientSecret: settings.client_secret,
+      returnPath: `/oauth/oidc/${slug}`,
+      authorizeUrl: (req) => client.authorizeUrl(req),
+      complete: (req) => client.complete(req),
+      oidc: settings,
+    };
+  }
+
+  /** The client of an OpenID Connect provider, for tests that look at its key cache. */
+  oidcClient(slug: string): OidcClient | undefined {
+    return this.oidcClients.get(slug)?.client;
   }
 
   /** Unlinks a provider, unless it is the only way left to sign in. */
@@ -147,10 +285,10 @@ export class OAuthService {
   }
 
   /** The pending sign-in named by `state`, used up whatever happens next. */
-  private async takeState(provider: OAuthProvider, state: string | undefined, browserNonce: string | undefined): Promise<OAuthStateRow> {
-    const label = oauthProviderLabels[provider];
+  private async takeState(source: SignInSource, state: string | undefined, browserNonce: string | undefined): Promise<OAuthStateRow> {
+    const label = source.label;
     const row = state ? await this.repo.takeState(sha256(state)) : undefined;
-    if (!row || row.provider !== provider) throw badRequest('oauth.state_invalid', { provider: label }, 'oauth_state_invalid');
+    if (!row || row.provider !== source.key) throw badRequest('oauth.state_invalid', { provider: label }, 'oauth_state_invalid');
     if (row.expires_at <= Date.now()) throw badRequest('oauth.state_expired', { provider: label }, 'oauth_state_expired');
     if (!browserNonce || sha256(browserNonce) !== row.browser_hash) {
       throw badRequest('oauth.state_other_browser', { provider: label }, 'oauth_state_other_browser');
@@ -159,27 +297,147 @@ export class OAuthService {
   }
 
   /**
-   * The account linked to this provider identity, or a new one when registration is open. An
-   * existing password account with the same email is never linked implicitly: the address may be
-   * someone else's, and its owner links the provider from the profile instead.
+   * The account linked to this provider identity, or a new one when registration is open. For GitHub and
+   * Google an existing account with the same email is never linked implicitly: the address may be
+   * someone else's, and its owner links the provider from the profile instead. An OpenID Connect
+   * provider is the company's directory: an address it says it verified links (decision 0048).
    */
-  private async signInOrRegister(provider: OAuthProvider, profile: ProviderProfile): Promise<UserRow> {
-    const identity = await this.repo.identity(provider, profile.id);
+  private async signInOrRegister(source: SignInSource, profile: ProviderProfile): Promise<UserRow> {
+    const identity = await this.repo.identity(source.key, profile.id);
     if (identity) {
       const user = await this.deps.usersRepo.byId(identity.user_id);
       if (!user) throw notFound('user.not_found');
       assertEnabled(user);
       if (profile.email && profile.email !== identity.email) await this.repo.setIdentityEmail(identity.id, profile.email);
-      return user;
+      return this.applyGrants(source, user, profile);
     }
-    if (!this.deps.options.bool('RegistrationEnabled')) {
-      throw new AppError(403, 'oauth.registration_closed', { provider: oauthProviderLabels[provider] }, { code: 'registration_closed' });
+    if (source.oidc) {
+      const linked = await this.linkByEmail(source, profile);
+      if (linked) return this.applyGrants(source, linked, profile);
+      if (!source.oidc.allow_signup) {
+        throw new AppError(403, 'oidc.signup_closed', { provider: source.label }, { code: 'oidc_signup_closed' });
+      }
+      // Refused before the account exists: nobody is created only to be disabled.
+      this.grantsOf(source.oidc, profile);
+    } else if (!this.deps.options.bool('RegistrationEnabled')) {
+      throw new AppError(403, 'oauth.registration_closed', { provider: source.label }, { code: 'registration_closed' });
     }
-    return this.register(provider, profile);
+    return this.applyGrants(source, await this.register(source, profile), profile);
   }
 
-  private async register(provider: OAuthProvider, profile: ProviderProfile): Promise<UserRow> {
-    for (const username of usernameCandidates(usernameBase(profile.login, provider))) {
+  /**
+   * An existing account with the provider's verified address gets the identity; an unverified address
+   * that belongs to an account is refused, never linked and never shadowed by a second account.
+   */
+  private async linkByEmail(source: SignInSource, profile: ProviderProfile): Promise<UserRow | undefined> {
+    const label = source.label;
+    if (!profile.email) {
+      if (profile.unverifiedEmail && (await this.repo.usersByEmail(profile.unverifiedEmail)).length > 0) {
+        throw new AppError(
+          403,
+          'oidc.email_unverified',
+          { provider: label, email: profile.unverifiedEmail },
+          { code: 'oidc_email_unverified' },
+        );
+      }
+      return undefined;
+    }
+    const matches = await this.repo.usersByEmail(profile.email);
+    if (matches.length === 0) return undefined;
+    const user = matches[0];
+    if (matches.length > 1 || !user) {
+      throw new AppError(409, 'oidc.email_ambiguous', { provider: label, email: profile.email }, { code: 'oidc_email_ambiguous' });
+    }
+    // The super admin is linked only by themselves, from the profile: a directory must not hand out root.
+    if (user.role >= Role.SuperAdmin) {
+      throw new AppError(403, 'oidc.super_admin_link', { provider: label }, { code: 'oidc_super_admin_link' });
+    }
+    assertEnabled(user);
+    if (await this.repo.identityOf(user.id, source.key)) {
+      throw new AppError(409, 'oauth.already_bound', { provider: label }, { code: 'oauth_already_bound' });
+    }
+    await this.repo.addIdentity(user.id, {
+      provider: source.key,
+      provider_user_id: profile.id,
+      email: profile.email,
+      created_at: Date.now(),
+    });
+    this.changed(user.id);
+    return user;
+  }
+
+  /**
+   * What the provider's roles claim gives, by the role map: the highest role and the services and groups
+   * whose access lists the user is on. Nothing to apply without a claim and a map. No matching value
+   * (and no `*` entry) refuses the sign-in.
+   */
+  private grantsOf(settings: OidcProviderSettings, profile: ProviderProfile) {
+    const map = settings.role_map;
+    if (!settings.roles_claim || Object.keys(map).length === 0) return undefined;
+    const entries: OidcGrant[] = [];
+    for (const value of profile.groups ?? []) {
+      const grant = Object.hasOwn(map, value) ? map[value] : undefined;
+      if (grant !== undefined) entries.push(grant);
+    }
+    const everyone = Object.hasOwn(map, '*') ? map['*'] : undefined;
+    if (entries.length === 0 && everyone === undefined) {
+      throw new AppError(403, 'oidc.no_role', { provider: settings.label, claim: settings.roles_claim }, { code: 'oidc_no_role' });
+    }
+    if (everyone !== undefined) entries.push(everyone);
+    const asObject = (g: OidcGrant) => (typeof g === 'string' ? { role: g } : g);
+    let role: number = Role.User;
+    const services = new Set<string>();
+    const groups = new Set<string>();
+    for (const g of entries.map(asObject)) {
+      if (g.role) role = Math.max(role, roleNumber[g.role]);
+      for (const name of g.services ?? []) services.add(name);
+      for (const name of g.groups ?? []) groups.add(name);
+    }
+    const managedServices = new Set<string>();
+    const managedGroups = new Set<string>();
+    for (const g of Object.values(map).map(asObject)) {
+      for (const name of g.services ?? []) managedServices.add(name);
+      for (const name of g.groups ?? []) managedGroups.add(name);
+    }
+    return { role, services, groups, managedServices, managedGroups };
+  }
+
+  /**
+   * Applies the role map at each sign-in: the role (the super admin's is never touched) and the access
+   * lists the map names. A user the provider no longer grants anything is refused; when the account can
+   * sign in only through this provider it is disabled as well.
+   */
+  private async applyGrants(source: SignInSource, user: UserRow, profile: ProviderProfile): Promise<UserRow> {
+    if (!source.oidc) return user;
+    let grants: ReturnType<OAuthService['grantsOf']>;
+    try {
+      grants = this.grantsOf(source.oidc, profile);
+    } catch (err) {
+      if (err instanceof AppError && err.key === 'oidc.no_role' && (await this.repo.onlyThrough(user.id, source.key))) {
+        await this.deps.usersRepo.update(user.id, { status: UserStatus.Disabled, updated_at: Date.now() });
+        this.changed(user.id);
+        this.deps.logger?.info({ provider: source.key, userId: user.id }, 'account disabled: the provider no longer grants it a role');
+      }
+      throw err;
+    }
+    if (!grants) return user;
+    let current = user;
+    if (user.role < Role.SuperAdmin && user.role !== grants.role) {
+      await this.deps.usersRepo.update(user.id, { role: grants.role, updated_at: Date.now() });
+      current = { ...user, role: grants.role };
+      this.changed(user.id);
+    }
+    const managed = await this.repo.subjectIds([...grants.managedServices], [...grants.managedGroups]);
+    const granted = new Set(
+      managed.filter((m) => (m.subject === 'service' ? grants.services : grants.groups).has(m.name)).map((m) => `${m.subject}:${m.id}`),
+    );
+    if (await this.repo.syncAccess(user.id, managed, granted)) this.deps.events.emit({ type: 'access.changed' });
+    return current;
+  }
+
+  private async register(source: SignInSource, profile: ProviderProfile): Promise<UserRow> {
+    const base = usernameBase(profile.login, source.key.replace(/^oidc:/, ''));
+    for (const username of usernameCandidates(base)) {
       if (await this.deps.usersRepo.byUsername(username)) continue;
       const key = issueApiKey(this.deps.secrets);
       const now = Date.now();
@@ -197,20 +455,25 @@ export class OAuthService {
             created_at: now,
             updated_at: now,
           },
-          { provider, provider_user_id: profile.id, email: profile.email, created_at: now },
+          { provider: source.key, provider_user_id: profile.id, email: profile.email, created_at: now },
         );
       } catch (err) {
         // A unique index refused: the same person signing in twice at once, or the name just taken.
-        const raced = await this.repo.identity(provider, profile.id);
-        if (raced) return this.signInOrRegister(provider, profile);
+        const raced = await this.repo.identity(source.key, profile.id);
+        if (raced) {
+          const user = await this.deps.usersRepo.byId(raced.user_id);
+          if (!user) throw notFound('user.not_found');
+          return user;
+        }
         if (!(await this.deps.usersRepo.byUsername(username))) throw err;
       }
     }
-    throw conflict('user.username_taken', { username: usernameBase(profile.login, provider) });
+    throw conflict('user.username_taken', { username: base });
   }
 
-  private async bind(userId: number, provider: OAuthProvider, profile: ProviderProfile): Promise<UserRow> {
-    const label = oauthProviderLabels[provider];
+  private async bind(userId: number, source: SignInSource, profile: ProviderProfile): Promise<UserRow> {
+    const label = source.label;
+    const provider = source.key;
     const user = await this.deps.usersRepo.byId(userId);
     if (!user) throw notFound('user.not_found');
     assertEnabled(user);

@@ -1,6 +1,7 @@
 import {
   MAX_OAUTH_CLIENT_ID_LENGTH,
   MAX_OAUTH_CLIENT_SECRET_LENGTH,
+  OidcProviderList,
   type OptionKey,
   optionKeys,
   secretOptionKeys,
@@ -94,6 +95,25 @@ const timeZone: Definition['normalise'] = (raw) => {
   }
 };
 
+/** OpenID Connect providers (modules/oauth, decision 0048): a JSON array checked against the contract's schema. */
+const oidcProviders: Definition['normalise'] = (raw) => {
+  const v = raw.trim();
+  if (v === '' || v === '[]') return { value: '' };
+  let json: unknown;
+  try {
+    json = JSON.parse(v);
+  } catch {
+    return { reason: 'option.invalid_oidc_providers', params: { detail: 'not JSON' } };
+  }
+  const parsed = OidcProviderList.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+    return { reason: 'option.invalid_oidc_providers', params: { detail: `${where}${issue?.message ?? 'invalid'}`.slice(0, 300) } };
+  }
+  return { value: parsed.data.length ? JSON.stringify(parsed.data) : '' };
+};
+
 export const definitions: Record<OptionKey, Definition> = {
   ServerAddress: { default: '', normalise: serverAddress },
   GitHubClientId: { default: '', normalise: text(MAX_OAUTH_CLIENT_ID_LENGTH) },
@@ -129,6 +149,7 @@ export const definitions: Record<OptionKey, Definition> = {
   EmbeddingsAPIKey: { default: '', normalise: text(1000) },
   EmbeddingsDimensions: { default: '0', normalise: integer(0, 16384) },
   EmbeddingsTimeoutMs: { default: '1500', normalise: integer(100, 30000) },
+  OIDCProviders: { default: '', normalise: oidcProviders },
   // Each audit entry also written to the server log, for a SIEM that reads it (modules/audit, decision 0049).
   AuditLogForwarding: { default: 'false', normalise: bool },
 };

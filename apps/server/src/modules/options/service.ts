@@ -5,6 +5,10 @@ import type { ConfigEvents } from '../../infra/events.js';
 import type { Secrets } from '../../infra/secrets.js';
 import { definitions, isOptionKey, isSecretOption, maskSecret, SECRET_MASK } from './definitions.js';
 import type { OptionsRepo } from './repo.js';
+import { oidcProviderSecrets, type StructuredSecrets } from './structured-secrets.js';
+
+/** Preferences that are documents with secrets inside. */
+const structured: Partial<Record<OptionKey, StructuredSecrets>> = { OIDCProviders: oidcProviderSecrets };
 
 /**
  * Server preferences: a whitelist of keys, each validated; secrets encrypted at rest and masked
@@ -23,7 +27,9 @@ export class OptionsService {
     const next = new Map<OptionKey, string>();
     for (const row of await this.repo.all()) {
       if (!isOptionKey(row.key)) continue;
-      next.set(row.key, isSecretOption(row.key) && row.value ? this.secrets.decrypt(row.value) : row.value);
+      const inside = structured[row.key];
+      if (inside) next.set(row.key, inside.open(row.value, this.secrets));
+      else next.set(row.key, isSecretOption(row.key) && row.value ? this.secrets.decrypt(row.value) : row.value);
     }
     this.values = next;
   }
@@ -42,7 +48,10 @@ export class OptionsService {
 
   /** Every preference for the admin console, secrets masked. */
   list(): OptionEntry[] {
-    return optionKeys.map((key) => ({ key, value: isSecretOption(key) ? maskSecret(this.get(key)) : this.get(key) }));
+    return optionKeys.map((key) => {
+      const value = this.get(key);
+      return { key, value: isSecretOption(key) ? maskSecret(value) : (structured[key]?.mask(value) ?? value) };
+    });
   }
 
   async set(rawKey: string, rawValue: string | number | boolean): Promise<void> {
@@ -53,9 +62,11 @@ export class OptionsService {
     if (isSecretOption(key) && submitted === SECRET_MASK) return;
     const result = definitions[key].normalise(submitted);
     if ('reason' in result) throw badRequest(result.reason, { ...result.params, key }, 'invalid_option');
-    const value = result.value;
+    const inside = structured[key];
+    const value = inside ? inside.keep(result.value, this.get(key)) : result.value;
     this.checkProviderSwitch(key, value);
-    await this.repo.upsert(key, isSecretOption(key) && value ? this.secrets.encrypt(value) : value);
+    const stored = inside ? inside.seal(value, this.secrets) : isSecretOption(key) && value ? this.secrets.encrypt(value) : value;
+    await this.repo.upsert(key, stored);
     this.values.set(key, value);
     this.events.emit({ type: 'option.changed', key });
   }

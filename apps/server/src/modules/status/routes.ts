@@ -1,4 +1,4 @@
-import { endpoints } from '@toolport/contract';
+import { endpoints, type OidcPublicProvider } from '@toolport/contract';
 import { sql } from 'kysely';
 import { bounded, CALL_PATH_BOUND_MS, type DatabaseGate } from '../../db/availability.js';
 import { type Db, migrationsApplied } from '../../db/db.js';
@@ -14,12 +14,14 @@ export interface StatusDeps {
   gate?: DatabaseGate;
   options: Pick<OptionsService, 'get' | 'bool' | 'providerUsable'>;
   version: string;
+  /** The enabled OpenID Connect providers and their return addresses (modules/oauth). */
+  oidcProviders?: (origin: string) => OidcPublicProvider[];
   /** When this process started (epoch milliseconds). */
   startedAt: number;
 }
 
 export async function statusRoutes(api: ZodApi, deps: StatusDeps): Promise<void> {
-  route(api, endpoints.status.status, async (_req, reply) =>
+  route(api, endpoints.status.status, async (req, reply) =>
     ok(reply, {
       system_name: 'Toolport',
       version: deps.version,
@@ -30,6 +32,7 @@ export async function statusRoutes(api: ZodApi, deps: StatusDeps): Promise<void>
       google_oauth: deps.options.providerUsable('google'),
       google_client_id: deps.options.get('GoogleClientId'),
       registration_enabled: deps.options.bool('RegistrationEnabled'),
+      oidc_providers: deps.oidcProviders?.(`${req.protocol}://${req.host}`) ?? [],
     }),
   );
 

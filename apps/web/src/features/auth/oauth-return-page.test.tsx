@@ -61,6 +61,45 @@ describe('OAuth return screens', () => {
   });
 });
 
+describe('OpenID Connect return screen', () => {
+  const corp = { slug: 'corp', label: 'Corp SSO', icon: '', redirect_uri: 'http://localhost:3000/oauth/oidc/corp' };
+
+  it('exchanges the code at the provider’s own callback and opens the dashboard', async () => {
+    const server = fakeApi({
+      'GET /api/status': () => ok(statusData({ oidc_providers: [corp] })),
+      'GET /api/oauth/oidc/corp': () => ok(grant()),
+      'GET /api/analytics/system/overview': () => new Promise(() => {}),
+    });
+    const { router } = await renderApp('/oauth/oidc/corp?code=the-code&state=the-state');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/'));
+    const exchanges = server.callsTo('GET', '/api/oauth/oidc/corp');
+    expect(exchanges).toHaveLength(1);
+    expect(Object.fromEntries(exchanges[0]?.url.searchParams ?? [])).toEqual({ code: 'the-code', state: 'the-state' });
+    expect(localStorage.getItem('token')).toBe('oauth-access');
+  });
+
+  it.each([
+    ['en', 'Sign-in refused: the identity token from Corp SSO is not valid (the signature does not verify)', 'Back to sign in'],
+    ['zh-CN', '登录被拒绝：Corp SSO 返回的身份令牌无效（the signature does not verify）', '返回登录'],
+  ])('shows the server’s refusal in %s and no session', async (language, message, back) => {
+    fakeApi({
+      'GET /api/status': () => ok(statusData({ oidc_providers: [corp] })),
+      'GET /api/oauth/oidc/corp': () => fail(400, message, 'oidc_id_token_invalid'),
+    });
+    localStorage.setItem('i18nextLng', language);
+    await renderApp('/oauth/oidc/corp?code=c&state=s');
+    expect(await screen.findByRole('alert')).toHaveTextContent(message);
+    expect(screen.getByRole('link', { name: back })).toBeInTheDocument();
+    expect(localStorage.getItem('token')).toBeNull();
+  });
+
+  it('names the provider by its label when it sends an error back', async () => {
+    fakeApi({ 'GET /api/status': () => ok(statusData({ oidc_providers: [corp] })) });
+    await renderApp('/oauth/oidc/corp?error=access_denied&state=s');
+    expect(await screen.findByRole('alert')).toHaveTextContent('OAuth Corp SSO authorization failed');
+  });
+});
+
 describe('OAuth return after a bind from the profile', () => {
   const bindGrant = (overrides: Partial<SelfUser> = {}) => ({
     ...grant(),

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type OAuthProvider, routes, type SelfUser } from '@toolport/contract';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { takeProviderReturn } from '../../app/return-to';
 import { ErrorAlert } from '../../components/ui/alert';
 import { Button } from '../../components/ui/button';
@@ -14,8 +14,29 @@ import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { providerNames } from '../../lib/oauth-providers';
 import { selfQueryKey } from '../../lib/self';
+import { useServerStatus } from '../../lib/server-status';
 import { readSession, saveSession, saveUser } from '../../lib/session';
 import { signInFailure } from './sign-in-failure';
+
+/** GitHub, Google, or an OpenID Connect provider by slug (`oidc:{slug}`, decision 0048). */
+export type ReturnProvider = OAuthProvider | `oidc:${string}`;
+
+const oidcSlugOf = (provider: ReturnProvider): string | undefined => (provider.startsWith('oidc:') ? provider.slice(5) : undefined);
+
+/** The provider's name as people write it: an OpenID Connect provider's label from the server's status. */
+function useProviderName(provider: ReturnProvider): string {
+  const { data: status } = useServerStatus();
+  const slug = oidcSlugOf(provider);
+  if (slug === undefined) return providerNames[provider as OAuthProvider];
+  return status?.oidc_providers.find((p) => p.slug === slug)?.label ?? slug;
+}
+
+/** The server's half of the return: the provider's own callback route. */
+function finishAtServer(provider: ReturnProvider, query: { code: string; state?: string }) {
+  const slug = oidcSlugOf(provider);
+  if (slug !== undefined) return call(routes.oauth.oidcCallback, { params: { slug }, query, auth: false, notify: false });
+  return call(routes.oauth.callback[provider as OAuthProvider], { query, auth: false, notify: false });
+}
 
 /** Refusals that only a bind gets: the return is a bind even when this browser did not remember starting one. */
 const bindRefusals = new Set(['oauth_identity_taken', 'oauth_already_bound']);
@@ -24,9 +45,10 @@ const isBindRefusal = (error: unknown) => error instanceof ApiError && !!error.c
 /** Why the exchange failed; kept as data, not text, so a language switch re-translates it. */
 type Failure = { reason: 'providerError' } | { reason: 'missingCode' } | { reason: 'exchange'; error: unknown };
 
-function FailureMessage({ failure, provider, binding }: { failure: Failure; provider: OAuthProvider; binding: boolean }) {
+function FailureMessage({ failure, provider, binding }: { failure: Failure; provider: ReturnProvider; binding: boolean }) {
   const { t } = useTranslation('auth');
-  if (failure.reason === 'providerError') return <>{t('oauth.providerError', { provider: providerNames[provider] })}</>;
+  const name = useProviderName(provider);
+  if (failure.reason === 'providerError') return <>{t('oauth.providerError', { provider: name })}</>;
   if (failure.reason === 'missingCode') return <>{t('oauth.missingCode')}</>;
   // A bind has no password to blame: its fallback is the general one, not the sign-in form's.
   return <>{binding ? failureText(failure.error, t) : signInFailure(failure.error, t).description}</>;
@@ -38,11 +60,12 @@ function FailureMessage({ failure, provider, binding }: { failure: Failure; prov
  * A bind started from the profile comes back here too: the answer's `mode` is then 'bind', and the
  * profile opens again with the provider bound; its failures lead back to the profile, not to sign-in.
  */
-export function OAuthReturnPage({ provider }: { provider: OAuthProvider }) {
+export function OAuthReturnPage({ provider }: { provider: ReturnProvider }) {
   const { t } = useTranslation('auth');
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  const providerName = useProviderName(provider);
   const [failure, setFailure] = useState<Failure | null>(null);
   // Read before the server answers, so the spinner and a failure already speak of binding.
   const [binding, setBinding] = useState(() => isBindReturn(provider, params.get('state')));
@@ -56,11 +79,7 @@ export function OAuthReturnPage({ provider }: { provider: OAuthProvider }) {
     const code = params.get('code');
     if (params.get('error')) return setFailure({ reason: 'providerError' });
     if (!code) return setFailure({ reason: 'missingCode' });
-    call(routes.oauth.callback[provider], {
-      query: { code, state: params.get('state') ?? undefined },
-      auth: false,
-      notify: false,
-    }).then(
+    finishAtServer(provider, { code, state: params.get('state') ?? undefined }).then(
       (grant) => {
         if (grant.mode === 'bind') {
           // The browser that started the bind holds that user's session: keep it, with the bound provider.
@@ -71,7 +90,7 @@ export function OAuthReturnPage({ provider }: { provider: OAuthProvider }) {
           // would undo the line above until the refetch lands.
           queryClient.setQueryData<SelfUser>(selfQueryKey, (old) => (old && old.id === grant.user.id ? { ...old, ...grant.user } : old));
           void queryClient.invalidateQueries({ queryKey: selfQueryKey });
-          const name = providerNames[provider];
+          const name = providerName;
           notify.success(t('oauth.boundTitle', { provider: name }), t('oauth.boundDescription', { provider: name }));
           navigate('/profile', { replace: true });
           return;
@@ -85,7 +104,7 @@ export function OAuthReturnPage({ provider }: { provider: OAuthProvider }) {
         setFailure({ reason: 'exchange', error });
       },
     );
-  }, [params, provider, navigate, queryClient, t]);
+  }, [params, provider, providerName, navigate, queryClient, t]);
 
   return (
     <div className="flex justify-center py-10">
@@ -103,7 +122,7 @@ export function OAuthReturnPage({ provider }: { provider: OAuthProvider }) {
           ) : (
             <p role="status" className="flex items-center justify-center gap-2 py-6 text-slate-600 dark:text-slate-400">
               <Spinner className="size-5" />
-              {binding ? t('oauth.binding', { provider: providerNames[provider] }) : t('oauth.processing')}
+              {binding ? t('oauth.binding', { provider: providerName }) : t('oauth.processing')}
             </p>
           )}
         </CardContent>
@@ -114,3 +133,9 @@ export function OAuthReturnPage({ provider }: { provider: OAuthProvider }) {
 
 export const GitHubReturnPage = () => <OAuthReturnPage provider="github" />;
 export const GoogleReturnPage = () => <OAuthReturnPage provider="google" />;
+
+/** /oauth/oidc/:slug, the redirect_uri of an OpenID Connect provider. */
+export function OidcReturnPage() {
+  const { slug = '' } = useParams();
+  return <OAuthReturnPage provider={`oidc:${slug}`} />;
+}

@@ -5,4 +5,5 @@ export const authRoutes: RouteObject[] = [
   { path: 'login', lazy: async () => ({ Component: (await import('./login-page')).LoginPage }) },
   { path: 'oauth/github', lazy: async () => ({ Component: (await import('./oauth-return-page')).GitHubReturnPage }) },
   { path: 'oauth/google', lazy: async () => ({ Component: (await import('./oauth-return-page')).GoogleReturnPage }) },
+  { path: 'oauth/oidc/:slug', lazy: async () => ({ Component: (await import('./oauth-return-page')).OidcReturnPage }) },
 ];

@@ -178,6 +178,35 @@ describe('provider buttons', () => {
   });
 });
 
+describe('OpenID Connect provider buttons', () => {
+  const corp = { slug: 'corp', label: 'Corp SSO', icon: '', redirect_uri: 'http://localhost:3000/oauth/oidc/corp' };
+  const team = { slug: 'team', label: 'Team Directory', icon: 'data:image/svg+xml,%3Csvg/%3E', redirect_uri: 'http://x/oauth/oidc/team' };
+
+  it.each([
+    ['en', 'Continue with Corp SSO', 'Continue with Team Directory'],
+    ['zh-CN', '使用 Corp SSO 登录', '使用 Team Directory 登录'],
+  ] as const)(
+    'shows one button per enabled provider in %s, with its icon, and goes to its authorize address',
+    async (language, first, second) => {
+      fakeApi({ 'GET /api/status': () => ok(statusData({ oidc_providers: [corp, team] })) });
+      const { user } = await openLoginPage(language);
+      const corpButton = await screen.findByRole('button', { name: first });
+      const teamButton = screen.getByRole('button', { name: second });
+      expect(teamButton.querySelector('img')).toHaveAttribute('src', team.icon);
+      expect(corpButton.querySelector('img')).toBeNull();
+      await user.click(teamButton);
+      expect(leaveTo).toHaveBeenLastCalledWith('/api/oauth/oidc/team/authorize?redirect=1');
+    },
+  );
+
+  it('shows none when the server lists none', async () => {
+    fakeApi({ 'GET /api/status': () => ok(statusData()) });
+    await openLoginPage();
+    expect(screen.getByRole('button', { name: 'Continue with GitHub' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Corp SSO/ })).toBeNull();
+  });
+});
+
 describe('sign-in dialog', () => {
   it('opens from the top bar with the username focused, closes on Escape returning focus, and signs in to /', async () => {
     fakeApi({ 'POST /api/auth/login': () => ok(grant()), 'GET /api/analytics/system/overview': () => fail(503) });

@@ -299,6 +299,55 @@ describe('preferences', () => {
     });
   });
 
+  describe('OpenID Connect providers', () => {
+    const title = 'Company sign-in (OpenID Connect)';
+    const stored = [
+      { slug: 'corp', label: 'Corp SSO', issuer: 'https://sso.example.com/realms/corp', client_id: 'toolport', client_secret: '********' },
+    ];
+
+    it('shows the stored providers indented, secrets masked, and saves an edited list', async () => {
+      const { server, user } = await openPreferences({ OIDCProviders: JSON.stringify(stored) });
+      const field = await screen.findByRole('textbox', { name: 'Providers' });
+      expect(field).toHaveValue(JSON.stringify(stored, null, 2));
+      const next = [{ ...stored[0], label: 'Company SSO' }];
+      await user.clear(field);
+      await user.click(field);
+      await user.paste(JSON.stringify(next, null, 2));
+      await user.click(within(card(title)).getByRole('button', { name: 'Save' }));
+      expect(await within(card(title)).findByRole('status')).toHaveTextContent('Sign-in providers saved');
+      expect(puts(server)).toEqual([{ key: 'OIDCProviders', value: JSON.stringify(next) }]);
+    });
+
+    it('refuses text that is not a JSON list inline, without calling the server', async () => {
+      const { server, user } = await openPreferences();
+      const field = await screen.findByRole('textbox', { name: 'Providers' });
+      await user.click(field);
+      await user.paste('{"slug": "corp"');
+      await user.click(within(card(title)).getByRole('button', { name: 'Save' }));
+      expect(await within(card(title)).findByRole('alert')).toHaveTextContent(
+        'Could not save the sign-in providers: This is not valid JSON',
+      );
+      await user.clear(field);
+      await user.paste('{"slug": "corp"}');
+      await user.click(within(card(title)).getByRole('button', { name: 'Save' }));
+      expect(await within(card(title)).findByRole('alert')).toHaveTextContent('Write a JSON list');
+      expect(puts(server)).toEqual([]);
+    });
+
+    it('shows the server’s refusal inline in Chinese', async () => {
+      const { user } = await openPreferences({}, {}, 'zh-CN');
+      const zhTitle = '企业登录（OpenID Connect）';
+      const field = await screen.findByRole('textbox', { name: '身份提供方' });
+      await user.click(field);
+      await user.paste('[{"slug": "Bad Slug"}]');
+      // The fake server refuses like the real one does for a document that does not fit.
+      const saves = optionRoutes({}, () => fail(400, '设置项 OIDCProviders 的值无效：0.slug: lower-case letters'));
+      fakeApi({ 'GET /api/user/self': () => ok(selfUser(root)), ...saves });
+      await user.click(within(card(zhTitle)).getByRole('button', { name: '保存' }));
+      expect(await within(card(zhTitle)).findByRole('alert')).toHaveTextContent('无法保存登录提供方：设置项 OIDCProviders 的值无效');
+    });
+  });
+
   describe('remote services on private networks', () => {
     const name = 'Allow remote services on private networks';
 

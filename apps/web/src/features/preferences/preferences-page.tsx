@@ -10,6 +10,7 @@ import { AllowedOriginsCard } from './allowed-origins-card';
 import { AuditForwardingCard } from './audit-forwarding-card';
 import { EmbeddingsCard } from './embeddings-card';
 import { McpClientSignInCard } from './mcp-client-sign-in-card';
+import { OidcProvidersCard } from './oidc-providers-card';
 import { isStartupStrategy } from './preference-rules';
 import { ProviderCard } from './provider-card';
 import { RemoteServicesCard } from './remote-services-card';
@@ -34,8 +35,8 @@ function CardSkeleton({ rows }: { rows: number }) {
 }
 
 /**
- * Preferences (docs/console.md §2.13, admin): the server address, the stdio startup strategy, the two sign-in
- * providers, whether remote services may use private networks and discovery search's embeddings provider, each saved on its
+ * Preferences (docs/console.md §2.13, admin): the server address, the stdio startup strategy, the sign-in
+ * providers (GitHub, Google, OpenID Connect), whether remote services may use private networks and discovery search's embeddings provider, each saved on its
  * own through PUT /api/option/.
  */
 export function PreferencesPage() {
@@ -67,6 +68,7 @@ export function PreferencesPage() {
           />
           <ProviderCard provider="github" prefs={prefs} />
           <ProviderCard provider="google" prefs={prefs} />
+          <OidcProvidersCard saved={prefs.OIDCProviders ?? ''} />
           <RemoteServicesCard saved={prefs.AllowPrivateNetworkUpstreams !== 'false'} />
           <AllowedOriginsCard saved={prefs.AllowedOrigins ?? ''} />
           <McpClientSignInCard saved={prefs.OAuthClientRegistrationEnabled !== 'false'} />

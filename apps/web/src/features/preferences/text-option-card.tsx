@@ -32,7 +32,7 @@ export interface TextOptionCardProps {
   option: OptionKey;
   saved: string;
   /** The section of the preferences namespace with title, description, label, hint, saved and saveFailed. */
-  section: 'serverAddress' | 'origins';
+  section: 'serverAddress' | 'origins' | 'oidc';
   plan(text: string): TextOptionPlan;
   field(props: TextOptionFieldProps): ReactNode;
   /** The field and Save on one line (from the sm width up) rather than Save below the hint. */

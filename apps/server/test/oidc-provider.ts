@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair } from 'jose';
+import Provider, { type Configuration } from 'oidc-provider';
+
+/**
+ * A real OpenID Connect provider on loopback: the certified `oidc-provider` package, configured the
+ * way a company directory is (one confidential client, PKCE S256 required, the `groups` claim when
+ * asked for). What the real thing would show a person (the login and consent pages) is answered
+ * for the account `signInAs` names, so a test can follow the redirects like a browser.
+ *
+ * `plain`: the claims are in the ID token. `groups`: the ID token carries only `sub` (the provider's
+ * default for the code flow), so Toolport must ask userinfo for the email, name and `groups`.
+ */
+export interface AccountClaims {
+  email?: string;
+  email_verified?: boolean;
+  name?: string;
+  preferred_username?: string;
+  groups?: string[];
+}
+
+export interface LoopbackOidc {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  accounts: Map<string, AccountClaims>;
+  /** The account that "logs in" at the provider's login page. */
+  signInAs(sub: string): void;
+  /** Replaces the signing key by a new one (new kid); the old one is gone from the JWKS. */
+  rotateKeys(): Promise<void>;
+  /** Rewrites the ID token of the next token answers (undefined: leave them alone). */
+  tamper: ((idToken: string) => string) | undefined;
+  /** How many times the JWKS was fetched. */
+  jwksFetches: number;
+  close(): Promise<void>;
+}
+
+export async function startLoopbackOidc(opts: { mode: 'plain' | 'groups'; redirectUris: string[] }): Promise<LoopbackOidc> {
+  const accounts = new Map<string, AccountClaims>();
+  let current = '';
+  const clientId = `toolport-${randomUUID().slice(0, 8)}`;
+  const clientSecret = `secret-${randomUUID()}`;
+
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const build = async (): Promise<Provider> => {
+    const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+    const jwk = { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: 'RS256', use: 'sig' };
+    const configuration: Configuration = {
+      clients: [
+        {
+          client_id: clientId,
+          client_secret: clientSecret,
+          redirect_uris: opts.redirectUris,
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'client_secret_basic',
+        },
+      ],
+      jwks: { keys: [jwk] },
+      cookies: { keys: ['loopback-cookie-key'] },
+      pkce: { required: () => true, methods: ['S256'] },
+      claims: {
+        openid: ['sub'],
+        email: ['email', 'email_verified'],
+        profile: ['name', 'preferred_username'],
+        groups: ['groups'],
+      },
+      conformIdTokenClaims: opts.mode === 'groups',
+      ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
+      features: { devInteractions: { enabled: false } },
+      interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+      findAccount: (_ctx, sub) => {
+        const claims = accounts.get(sub);
+        if (!claims) return undefined;
+        return { accountId: sub, claims: () => ({ sub, ...claims }) };
+      },
+      // A first-party client: consent is given at once, as a company directory does for its own apps.
+      loadExistingGrant: async (ctx) => {
+        const session = ctx.oidc.session;
+        const client = ctx.oidc.client;
+        if (!session?.accountId || !client) return undefined;
+        const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
+        grant.addOIDCScope('openid email profile groups');
+        await grant.save();
+        return grant;
+      },
+    };
+    const provider = new Provider(issuer, configuration);
+    return provider;
+  };
+
+  let provider = await build();
+  const state: LoopbackOidc = {
+    issuer,
+    clientId,
+    clientSecret,
+    accounts,
+    tamper: undefined,
+    jwksFetches: 0,
+    signInAs: (sub) => {
+      current = sub;
+    },
+    rotateKeys: async () => {
+      provider = await build();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+
+  server.on('request', async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', issuer);
+    if (url.pathname === '/jwks') state.jwksFetches++;
+    if (url.pathname.startsWith('/interaction/')) {
+      // The login page, answered for `current` at once.
+      try {
+        await provider.interactionFinished(req, res, { login: { accountId: current } }, { mergeWithLastSubmission: false });
+      } catch (err) {
+        res.statusCode = 400;
+        res.end(String(err));
+      }
+      return;
+    }
+    const tamper = state.tamper;
+    if (url.pathname === '/token' && tamper) {
+      const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+      res.end = ((chunk?: unknown) => {
+        const text = chunk === undefined ? '' : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk);
+        try {
+          const body = JSON.parse(text) as Record<string, unknown>;
+          if (typeof body.id_token === 'string') body.id_token = tamper(body.id_token);
+          const out = JSON.stringify(body);
+          if (!res.headersSent) res.setHeader('content-length', Buffer.byteLength(out));
+          return end(out);
+        } catch {
+          return end(chunk);
+        }
+      }) as typeof res.end;
+    }
+    provider.callback()(req, res);
+  });
+
+  return state;
+}
+
+/** A browser at the provider: follows its redirects with a cookie jar until it is sent to `returnTo`. */
+export async function visitOidcProvider(authorizeUrl: string, returnTo: string): Promise<Record<string, string>> {
+  const jar = new Map<string, string>();
+  let url = authorizeUrl;
+  for (let hop = 0; hop < 10; hop++) {
+    const res = await fetch(url, {
+      redirect: 'manual',
+      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = '', ...attrs] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      const gone = attrs.some((a) => /^\s*expires=Thu, 01 Jan 1970/i.test(a) || /^\s*max-age=0$/i.test(a));
+      if (gone || value === '') jar.delete(name);
+      else jar.set(name, value);
+    }
+    const location = res.headers.get('location');
+    if (!location) throw new Error(`the provider answered ${res.status} without a redirect: ${(await res.text()).slice(0, 500)}`);
+    const next = new URL(location, url);
+    if (next.href.startsWith(returnTo)) return Object.fromEntries(next.searchParams);
+    url = next.href;
+  }
+  throw new Error('too many redirects at the provider');
+}
