@@ -3,6 +3,7 @@ import type { ZodApi } from '../../../http/api.js';
 import { route } from '../../../http/endpoints.js';
 import { notFound } from '../../../http/errors.js';
 import { ok } from '../../../http/locale.js';
+import { readStoredText } from '../../../i18n/localised-error.js';
 import { serviceIdOf } from '../../services/index.js';
 import type { InstallLifecycle } from './lifecycle.js';
 
@@ -23,7 +24,7 @@ export async function installRoutes(api: ZodApi, installs: InstallLifecycle): Pr
     const message = result.task_id
       ? req.t('service.install_started', { name })
       : result.health_status && result.health_status !== 'healthy'
-        ? req.t('service.created_unreachable', { name, reason: result.health_details || result.health_status })
+        ? req.t('service.created_unreachable', { name, reason: readStoredText(result.health_details ?? '', req.t) || result.health_status })
         : req.t('service.created', { name });
     return ok(reply, result, message, 201);
   });

@@ -1,6 +1,6 @@
 import type { InstallStatus } from '@toolport/contract';
 import type { Db } from '../../../db/db.js';
-import { type MessageData, messageDataFrom, sayMessage, type Translator } from '../../../i18n/localised-error.js';
+import { type MessageData, messageDataFrom, readStoredText, sayMessage, type Translator } from '../../../i18n/localised-error.js';
 import { randomToken } from '../../../infra/secrets.js';
 
 export type InstallTaskStatus = InstallStatus['status'];
@@ -210,7 +210,11 @@ export class InstallTasks {
       .orderBy('seq', 'asc')
       .execute();
     const result = parseResult(task.result_json);
-    const error = result.reason && translate ? sayMessage(result.reason, translate) : task.error_message;
+    const error = !translate
+      ? task.error_message
+      : result.reason
+        ? sayMessage(result.reason, translate)
+        : readStoredText(task.error_message, translate);
     return {
       task_id: task.id,
       kind: task.kind,
