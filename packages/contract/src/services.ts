@@ -174,6 +174,10 @@ export const InstallStatus = z.object({
   finished_at: z.number().int().nullable(),
   /** A completed install or Update: the version now installed. */
   version: z.string().optional(),
+  /** A completed Update that found the newest release already running: nothing was reinstalled or restarted. */
+  already_latest: z.boolean().optional(),
+  /** The outcome in the caller's language, when there is more to say than the status (already the latest). */
+  message: z.string().optional(),
 });
 export type InstallStatus = z.infer<typeof InstallStatus>;
 

@@ -1,5 +1,6 @@
 import type { InstallStatus } from '@toolport/contract';
 import type { Db } from '../../../db/db.js';
+import { translate } from '../../../i18n/index.js';
 import { type MessageData, messageDataFrom, readStoredText, sayMessage, type Translator } from '../../../i18n/localised-error.js';
 import { randomToken } from '../../../infra/secrets.js';
 
@@ -226,16 +227,29 @@ export class InstallTasks {
       created_at: task.created_at,
       finished_at: task.finished_at,
       ...(task.status === 'completed' && typeof result.version === 'string' && result.version ? { version: result.version } : {}),
+      // An Update that found the newest release already running changed nothing (decision 0054).
+      ...(task.status === 'completed' && result.alreadyLatest && typeof result.version === 'string'
+        ? {
+            already_latest: true,
+            message: (translate ?? inEnglish)('service.already_latest', { name: result.name ?? '', version: result.version }),
+          }
+        : {}),
     };
   }
 }
 
 /** What a finished task recorded: the version installed, or the cause of its failure. */
-function parseResult(json: string): { version?: unknown; reason?: MessageData } {
+const inEnglish: Translator = (key, params) => translate('en', key, params);
+
+function parseResult(json: string): { version?: unknown; reason?: MessageData; alreadyLatest?: boolean; name?: string } {
   try {
-    const parsed = JSON.parse(json || '{}') as { version?: unknown; reason?: unknown };
+    const parsed = JSON.parse(json || '{}') as { version?: unknown; reason?: unknown; already_latest?: unknown; name?: unknown };
     const reason = messageDataFrom(parsed.reason);
-    return { version: parsed.version, ...(reason ? { reason } : {}) };
+    return {
+      version: parsed.version,
+      ...(reason ? { reason } : {}),
+      ...(parsed.already_latest === true ? { alreadyLatest: true, name: typeof parsed.name === 'string' ? parsed.name : '' } : {}),
+    };
   } catch {
     return {};
   }
