@@ -45,6 +45,11 @@ export const CustomServiceResult = z.object({
    */
   health_status: z.string().optional(),
   health_details: z.string().optional(),
+  /**
+   * The name given cannot be an address (all Chinese, spaces): it is the display name, and `name` — the endpoint's
+   * name, /proxy/{name}/mcp — was derived from the package, command or URL host. The message says so.
+   */
+  endpoint_name_derived: z.boolean().optional(),
 });
 export type CustomServiceResult = z.infer<typeof CustomServiceResult>;
 

@@ -353,8 +353,9 @@ export const en = {
   'health.needs_authorization':
     'The service needs authorization: an administrator must connect its account (Connect on its card in Services)',
   'service.already_latest': '{name} already runs the latest version ({version}): nothing was reinstalled',
-  'service.endpoint_name_required':
-    'The name "{name}" has no letters or digits usable in an endpoint address: give an endpoint name (letters, digits, - and _)',
+  'service.endpoint_derived':
+    'Its endpoint name is {endpoint} (/proxy/{endpoint}/mcp), because "{name}" cannot be used in an address as it is.',
+  'message.sentence_gap': ' ',
 } as const;
 
 export type MessageKey = keyof typeof en;

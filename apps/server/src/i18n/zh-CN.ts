@@ -328,5 +328,6 @@ export const zhCN: Record<MessageKey, string> = {
   'health.stopped_idle': '检查期间工具服务器因空闲而停止',
   'health.needs_authorization': '该服务需要授权：请管理员连接其账号（在“服务”页面的服务卡片上点击“连接”）',
   'service.already_latest': '{name} 已是最新版本（{version}），未重新安装',
-  'service.endpoint_name_required': '名称“{name}”中没有可用于端点地址的字母或数字：请填写端点名称（字母、数字、- 和 _）',
+  'service.endpoint_derived': '其端点名称为 {endpoint}（/proxy/{endpoint}/mcp），因为“{name}”不能直接用于地址。',
+  'message.sentence_gap': '',
 };
