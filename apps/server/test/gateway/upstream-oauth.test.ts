@@ -156,6 +156,18 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
     expect(String(refused)).toMatch(/needs authorization: an administrator must connect it in the console at .*\/services/);
   });
 
+  it('a client that meets the 401 before any check leaves needs_authorization, not the upstream’s 401 body', async () => {
+    const fresh = await addService(gw.ctx, { name: 'guarded-fresh', type: 'streamableHttp', command: upstream.mcpUrl, args: [] });
+    const refused = await connect(gw.url, 'guarded-fresh', alice.key, { sdk: 'v1', wire: 'http' }).catch((err: Error) => err);
+    expect(refused).toBeInstanceOf(Error);
+    const healthOf = async (locale: string) =>
+      (await api(gw, admin.token, 'GET', '/mcp_market/installed', undefined, locale)).json.data.find((s: { id: number }) => s.id === fresh);
+    await until(async () => (await healthOf('en'))?.health_status === 'needs_authorization', 'the shared link’s 401 recorded');
+    const zh = await healthOf('zh-CN');
+    expect(zh.health_details).toBe('该服务需要授权：请管理员连接其账号（在“服务”页面的服务卡片上点击“连接”）');
+    expect(JSON.stringify(zh)).not.toContain('invalid_token');
+  });
+
   it('lets only an admin connect the shared account; every user then calls with it', async () => {
     const denied = await api(gw, alice.token, 'POST', `/mcp_services/${serviceId}/oauth/connect`, undefined, 'zh-CN');
     expect(denied.status).toBe(403);
