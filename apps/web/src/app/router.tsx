@@ -4,6 +4,7 @@ import { auditRoutes } from '../features/audit/routes';
 import { RequireSession } from '../features/auth/require-session';
 import { authRoutes } from '../features/auth/routes';
 import { dashboardRoutes } from '../features/dashboard/routes';
+import { docsRoutes } from '../features/docs';
 import { groupsRoutes } from '../features/groups/routes';
 import { logsRoutes } from '../features/logs/routes';
 import { marketRoutes } from '../features/market/routes';
@@ -37,6 +38,8 @@ export const routes: RouteObject[] = [
         children: [
           ...authRoutes,
           ...oauthErrorRoutes,
+          // The user documentation is public, like the sign-in page it explains.
+          ...docsRoutes,
           {
             element: <RequireSession />,
             children: [

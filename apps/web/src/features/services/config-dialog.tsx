@@ -13,6 +13,7 @@ import { DailyLimitSection } from './daily-limit-section';
 import { DEFAULT_ENDPOINT_TYPE, type EndpointType, endpointUrl, gatewayHost } from './endpoint-config';
 import { EndpointSection } from './endpoint-section';
 import { OAuthSection } from './oauth-section';
+import { OpenApiSection } from './openapi-section';
 import { useCopy } from './use-copy';
 
 interface ConfigDialogProps {
@@ -45,7 +46,7 @@ export function EndpointTypeChoice({ value, onChange }: { value: EndpointType; o
 
 /**
  * How to connect to a service (docs/console.md §2.6): endpoint type, URL, header and JSON to copy, ready
- * client snippets, and the requests-per-day limit. The user's API key comes from GET /api/user/self.
+ * client snippets, the OpenAPI face with an Open WebUI connection, and the requests-per-day limit. The user's API key comes from GET /api/user/self.
  */
 export default function ConfigDialog({ service, admin, open, onOpenChange }: ConfigDialogProps) {
   const { t } = useTranslation('services');
@@ -75,6 +76,7 @@ export default function ConfigDialog({ service, admin, open, onOpenChange }: Con
         <EndpointSection name={service.name} url={url} type={type} token={token} copy={copy} copiedId={copiedId} />
         {!token && !self.isPending && <p className="text-sm text-slate-600 dark:text-slate-400">{t('config.noToken')}</p>}
         <ClientSnippets name={service.name} url={url} type={type} token={token} copy={copy} copiedId={copiedId} />
+        <OpenApiSection host={host} kind="proxy" name={service.name} token={token} copy={copy} copiedId={copiedId} />
         <OAuthSection service={service} admin={admin} />
         <DailyLimitSection service={service} admin={admin} />
       </DialogContent>
