@@ -245,6 +245,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     access: hub.access,
     logger,
     leader,
+    // Bound late: the services module is built after the gateway, which needs this module's token keeper.
+    recheck: (serviceId) => services.health.check(serviceId),
   });
   // The optional embeddings provider of discovery search: its URL is the admin's, so trusted as to address.
   const embeddings = createEmbeddingsModule({ db, options: options.service, events, fetch: configuredFetch, logger });

@@ -39,7 +39,10 @@ export type ConsentDecision = z.infer<typeof ConsentDecision>;
 export const ConsentOutcome = z.object({ redirect_to: z.string() });
 export type ConsentOutcome = z.infer<typeof ConsentOutcome>;
 
-/** One approval of a client: revoking it ends every token the client holds from it. */
+/**
+ * One client as its user knows it (same name, same redirect URIs, same endpoint): the approvals of each of its
+ * registrations as one row. Revoking it ends every token of every one of them.
+ */
 export const ConnectedApp = z.object({
   id: z.number().int(),
   client_id: z.string(),
@@ -48,6 +51,8 @@ export const ConnectedApp = z.object({
   /** Milliseconds since the epoch. */
   approved_at: z.number(),
   last_used_at: z.number().nullable(),
+  /** How many approvals (registrations of the same client) the row stands for. */
+  grant_count: z.number().int(),
 });
 export type ConnectedApp = z.infer<typeof ConnectedApp>;
 

@@ -45,6 +45,11 @@ export const CustomServiceResult = z.object({
    */
   health_status: z.string().optional(),
   health_details: z.string().optional(),
+  /**
+   * The name given cannot be an address (all Chinese, spaces): it is the display name, and `name` — the endpoint's
+   * name, /proxy/{name}/mcp — was derived from the package, command or URL host. The message says so.
+   */
+  endpoint_name_derived: z.boolean().optional(),
 });
 export type CustomServiceResult = z.infer<typeof CustomServiceResult>;
 
@@ -174,6 +179,10 @@ export const InstallStatus = z.object({
   finished_at: z.number().int().nullable(),
   /** A completed install or Update: the version now installed. */
   version: z.string().optional(),
+  /** A completed Update that found the newest release already running: nothing was reinstalled or restarted. */
+  already_latest: z.boolean().optional(),
+  /** The outcome in the caller's language, when there is more to say than the status (already the latest). */
+  message: z.string().optional(),
 });
 export type InstallStatus = z.infer<typeof InstallStatus>;
 

@@ -47,6 +47,12 @@ export interface GatewayUser {
   switchedOff: ReadonlySet<number>;
 }
 
+/**
+ * `needs_authorization`: a remote service that answered 401 (or whose OAuth connection is missing) — not a
+ * fault of the service; the console offers Connect (decision 0054).
+ */
+export type HealthStatus = 'healthy' | 'unhealthy' | 'unknown' | 'stopped' | 'needs_authorization';
+
 export interface ServiceCatalog {
   byName(name: string): Promise<ServiceSpec | undefined>;
   byId(id: number): Promise<ServiceSpec | undefined>;
@@ -63,7 +69,7 @@ export interface ServiceCatalog {
    */
   recordHealth(
     serviceId: number,
-    health: { status: 'healthy' | 'unhealthy' | 'unknown' | 'stopped'; details: string; toolCount?: number; about?: string },
+    health: { status: HealthStatus; details: string; toolCount?: number; about?: string },
     whileEnabled?: boolean,
   ): Promise<void>;
 }

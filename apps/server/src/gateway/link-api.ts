@@ -6,7 +6,7 @@ import type {
   JSONRPCRequest,
   JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ServiceSpec } from './catalog.js';
+import type { HealthStatus, ServiceSpec } from './catalog.js';
 
 /**
  * The contract between the downstream transports (gateway/downstream: streamable HTTP, legacy SSE,
@@ -88,7 +88,7 @@ export interface UpstreamLink {
   detach(session: SessionPeer): void;
 }
 
-export type HealthStatus = 'healthy' | 'unhealthy' | 'unknown' | 'stopped';
+export type { HealthStatus } from './catalog.js';
 export interface HealthResult {
   status: HealthStatus;
   details: string;

@@ -377,6 +377,25 @@ export const en = {
   'tools.updated': 'Tool {name} updated',
   'service.enabled_for_me': 'Service switched on for you',
   'service.disabled_for_me': 'Service switched off for you; other users are not affected',
+  // Health reasons in the gateway's own words (decision 0054): said in the reader's language, in English as the
+  // gateway logs them; what the tool server printed (its stderr) follows after the colon, quoted as it is.
+  'health.could_not_start': 'could not start',
+  'health.request_failed': 'upstream request failed',
+  'health.unavailable': 'upstream unavailable',
+  'health.unreachable': 'fetch failed',
+  'health.exited': 'tool server exited with code {code}',
+  'health.killed': 'tool server killed by {signal}',
+  'health.disabled': 'service is disabled',
+  'health.round_trip': '{tools} tools, {ms} ms',
+  'health.round_trip_ms': '{ms} ms',
+  'health.per_user_reachable': 'reachable; it answers 401 until each user connects their own account',
+  'health.stopped_idle': 'the tool server stopped (idle) during the check',
+  'health.needs_authorization':
+    'The service needs authorization: an administrator must connect its account (Connect on its card in Services)',
+  'service.already_latest': '{name} already runs the latest version ({version}): nothing was reinstalled',
+  'service.endpoint_derived':
+    'Its endpoint name is {endpoint} (/proxy/{endpoint}/mcp), because "{name}" cannot be used in an address as it is.',
+  'message.sentence_gap': ' ',
 } as const;
 
 export type MessageKey = keyof typeof en;

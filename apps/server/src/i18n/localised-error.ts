@@ -95,7 +95,10 @@ export function storedText(data: MessageData): string {
  * older rows in English, a tool server's or the gateway's own diagnostic — is shown as it is.
  */
 export function readStoredText(text: string, t: Translator): string {
-  if (!text.startsWith('{"key":')) return text;
+  if (!text.startsWith('{"key":')) {
+    const ours = gatewayReason(text);
+    return ours ? sayMessage(ours, t) : text;
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -126,4 +129,39 @@ export function messageDataFrom(value: unknown, depth = 0): MessageData | undefi
   if (typeof v.detail === 'string') return { key: v.key, params, detail: v.detail };
   const detail = messageDataFrom(v.detail, depth + 1);
   return detail ? { key: v.key, params, detail } : undefined;
+}
+
+/**
+ * The gateway's own words in a health reason (decision 0054). The gateway composes its reasons in English (its
+ * logs read them); these phrases are ours and are said in the reader's language, while what follows them from
+ * the tool server (its stderr) or the system (a connect error such as `connect ECONNREFUSED 127.0.0.1:9`) stays
+ * as it was written. A text none of them starts is not ours and is shown as it is.
+ */
+const GATEWAY_PHRASES: { pattern: RegExp; key: MessageKey; params?: string[]; nested?: boolean }[] = [
+  { pattern: /^could not start: ([\s\S]+)$/, key: 'health.could_not_start', nested: true },
+  { pattern: /^upstream request failed: ([\s\S]+)$/, key: 'health.request_failed', nested: true },
+  { pattern: /^upstream unavailable: ([\s\S]+)$/, key: 'health.unavailable', nested: true },
+  { pattern: /^fetch failed(?: \(([\s\S]+)\))?$/, key: 'health.unreachable' },
+  { pattern: /^tool server exited with code (-?\d+|null)(?:: ([\s\S]*))?$/, key: 'health.exited', params: ['code'] },
+  { pattern: /^tool server killed by (\w+)(?:: ([\s\S]*))?$/, key: 'health.killed', params: ['signal'] },
+  { pattern: /^service is disabled$/, key: 'health.disabled' },
+  { pattern: /^(\d+) tools, (\d+) ms$/, key: 'health.round_trip', params: ['tools', 'ms'] },
+  { pattern: /^(\d+) ms$/, key: 'health.round_trip_ms', params: ['ms'] },
+  { pattern: /^reachable; it answers 401 until each user connects their own account$/, key: 'health.per_user_reachable' },
+  { pattern: /^the tool server stopped \(idle\) during the check$/, key: 'health.stopped_idle' },
+];
+
+/** A reason in the gateway's own words as a message (its quoted part as the detail), or undefined. */
+export function gatewayReason(text: string, depth = 0): MessageData | undefined {
+  if (depth > 4) return undefined;
+  for (const { pattern, key, params = [], nested } of GATEWAY_PHRASES) {
+    const m = pattern.exec(text);
+    if (!m) continue;
+    const values = Object.fromEntries(params.map((name, i) => [name, m[i + 1] ?? '']));
+    const rest = m[params.length + 1] ?? '';
+    if (!rest) return { key, params: values };
+    const inner = nested ? gatewayReason(rest, depth + 1) : undefined;
+    return { key, params: values, detail: inner ?? rest };
+  }
+  return undefined;
 }

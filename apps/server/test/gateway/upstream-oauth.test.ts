@@ -130,11 +130,42 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
   it('marks a service that answers 401 as needing authorization when it is checked, and says so to MCP clients', async () => {
     const check = await api(gw, admin.token, 'POST', `/mcp_services/${serviceId}/health/check`);
     expect(check.status).toBeLessThan(500);
+    // The health says so in words of ours (decision 0054), not with the upstream's raw 401 body.
+    expect(check.json.data).toMatchObject({
+      health_status: 'needs_authorization',
+      health_details: 'The service needs authorization: an administrator must connect its account (Connect on its card in Services)',
+    });
     await until(async () => (await statusOf(gw, alice, serviceId)) === 'needs_authorization', 'discovery after the 401');
+    for (const [locale, words] of [
+      ['en', /^The service guarded needs authorization: an administrator must connect it in the console at .*\/services$/],
+      ['zh-CN', /^服务 guarded 需要授权：请管理员在控制台 .*\/services 中连接$/],
+    ] as const) {
+      // Checked again now that discovery has set the service up as shared: the connection is missing.
+      const again = await api(gw, admin.token, 'POST', `/mcp_services/${serviceId}/health/check`, undefined, locale);
+      expect(again.json.data.health_status).toBe('needs_authorization');
+      expect(again.json.data.health_details).toMatch(words);
+      const listed = (await api(gw, alice.token, 'GET', '/mcp_market/installed', undefined, locale)).json.data.find(
+        (s: { id: number }) => s.id === serviceId,
+      );
+      expect(listed).toMatchObject({ health_status: 'needs_authorization', health_details: expect.stringMatching(words) });
+      expect(listed.health_details).not.toContain('invalid_token');
+    }
     const state = await api(gw, admin.token, 'GET', `/mcp_services/${serviceId}/oauth`);
     expect(state.json.data).toMatchObject({ oauth_mode: 'shared', oauth_status: 'needs_authorization', issuer: upstream.url });
     const refused = await connect(gw.url, 'guarded', alice.key, { sdk: 'v1', wire: 'http' }).catch((err: Error) => err);
     expect(String(refused)).toMatch(/needs authorization: an administrator must connect it in the console at .*\/services/);
+  });
+
+  it('a client that meets the 401 before any check leaves needs_authorization, not the upstream’s 401 body', async () => {
+    const fresh = await addService(gw.ctx, { name: 'guarded-fresh', type: 'streamableHttp', command: upstream.mcpUrl, args: [] });
+    const refused = await connect(gw.url, 'guarded-fresh', alice.key, { sdk: 'v1', wire: 'http' }).catch((err: Error) => err);
+    expect(refused).toBeInstanceOf(Error);
+    const healthOf = async (locale: string) =>
+      (await api(gw, admin.token, 'GET', '/mcp_market/installed', undefined, locale)).json.data.find((s: { id: number }) => s.id === fresh);
+    await until(async () => (await healthOf('en'))?.health_status === 'needs_authorization', 'the shared link’s 401 recorded');
+    const zh = await healthOf('zh-CN');
+    expect(zh.health_details).toBe('该服务需要授权：请管理员连接其账号（在“服务”页面的服务卡片上点击“连接”）');
+    expect(JSON.stringify(zh)).not.toContain('invalid_token');
   });
 
   it('lets only an admin connect the shared account; every user then calls with it', async () => {
@@ -142,8 +173,17 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
     expect(denied.status).toBe(403);
     expect(denied.json.message).toBe('只有管理员可以连接服务的共享账号');
 
+    const before = (await api(gw, admin.token, 'GET', '/mcp_market/installed')).json.data.find((s: { id: number }) => s.id === serviceId);
+    expect(before).toMatchObject({ health_status: 'needs_authorization', tool_count: 0 });
     const done = await connectAs(gw, admin, serviceId, { 'x-test-user': 'team-bot' });
     expect(done.searchParams.get('result')).toBe('connected');
+    // Checked at once after Connect (decision 0054): the list shows the new health and the real tool count
+    // without anyone pressing the health check.
+    const after = (await api(gw, bob.token, 'GET', '/mcp_market/installed', undefined, 'zh-CN')).json.data.find(
+      (s: { id: number }) => s.id === serviceId,
+    );
+    expect(after).toMatchObject({ health_status: 'healthy', tool_count: 1 });
+    expect(after.health_details).toMatch(/^1 个工具，\d+ 毫秒$/);
     expect(upstream.seen.registrations).toBe(1);
     // The resource indicator names the protected MCP server (RFC 8707).
     expect(upstream.seen.resources.at(-1)).toBe(upstream.mcpUrl);

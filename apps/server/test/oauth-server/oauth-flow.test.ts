@@ -43,13 +43,13 @@ describe.each(engines)('MCP client sign-in through OAuth (%s)', (engine) => {
   };
 
   /** The whole first connection: 401, discovery, registration (unless a metadata URL), consent, code exchange. */
-  const signIn = async (provider: MemoryProvider, service = 'echo') => {
+  const signIn = async (provider: MemoryProvider, service = 'echo', token = user.token) => {
     const serverUrl = new URL(`${base}/proxy/${service}/mcp`);
     const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider });
     const client = new Client({ name: 'oauth-test', version: '1.0.0' });
     await expect(client.connect(transport)).rejects.toThrow(/Unauthorized/);
     expect(provider.authorizationUrl?.href.startsWith(`${base}/oauth2/authorize?`)).toBe(true);
-    const back = await consent(provider.authorizationUrl as URL, user.token);
+    const back = await consent(provider.authorizationUrl as URL, token);
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
     expect(back.searchParams.get('state')).toBe('state-123');
     expect(back.searchParams.get('iss')).toBe(base);
@@ -131,6 +131,61 @@ describe.each(engines)('MCP client sign-in through OAuth (%s)', (engine) => {
     expect(after.status).toBe(401);
     expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
   }, 60_000);
+
+  it('a client that registers anew on every start is one Connected app per user; revoking it ends every registration', async () => {
+    const [ann, ben] = [await t.createUser(), await t.createUser()];
+    const appsOf = async (who: { token: string }) => {
+      const res = await t.app.inject({ method: 'GET', url: '/api/oauth-server/grants', headers: { authorization: `Bearer ${who.token}` } });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().data as { id: number; client_id: string; client_name: string; resource: string; grant_count: number }[];
+    };
+    // Three starts of the same client for ann (a new registration each time, as mcp-remote does), one for ben,
+    // and one start for ann at another endpoint.
+    const anns = [];
+    for (let start = 0; start < 3; start++) anns.push(await signIn(new MemoryProvider(), 'echo', ann.token));
+    const bens = await signIn(new MemoryProvider(), 'echo', ben.token);
+    await signIn(new MemoryProvider(), 'other', ann.token);
+    expect(new Set(anns.map((p) => p.info?.client_id)).size).toBe(3);
+
+    const listed = await appsOf(ann);
+    expect(listed.map((a) => [a.client_name, a.resource, a.grant_count])).toEqual([
+      ['Test MCP Client', `${base}/proxy/other/mcp`, 1],
+      ['Test MCP Client', `${base}/proxy/echo/mcp`, 3],
+    ]);
+    // The newest registration names the row. Two users' identical clients never merge.
+    const echoRow = listed[1] as (typeof listed)[number];
+    expect(echoRow.client_id).toBe(anns[2]?.info?.client_id);
+    expect((await appsOf(ben)).map((a) => a.grant_count)).toEqual([1]);
+
+    // Ben cannot revoke ann's app by its id; an admin's view of ann lists the same rows.
+    const foreign = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/oauth-server/grants/${echoRow.id}`,
+      headers: { authorization: `Bearer ${ben.token}`, 'accept-language': 'zh-CN' },
+    });
+    expect(foreign.statusCode).toBe(404);
+    const admin = await t.rootToken();
+    const viewed = await t.app.inject({
+      method: 'GET',
+      url: `/api/oauth-server/users/${ann.id}/grants`,
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(viewed.json().data.map((a: { grant_count: number }) => a.grant_count)).toEqual([1, 3]);
+
+    const revoked = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/oauth-server/grants/${echoRow.id}`,
+      headers: { authorization: `Bearer ${ann.token}` },
+    });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    expect((await appsOf(ann)).map((a) => a.resource)).toEqual([`${base}/proxy/other/mcp`]);
+    // Every registration's token is refused now; ben's and ann's other endpoint still work.
+    for (const provider of anns) await expect(connect(provider)).rejects.toThrow();
+    const still = await connect(bens);
+    expect(text((await still.callTool({ name: 'echo', arguments: { text: 'ben' } })) as CallToolResult)).toBe('echo: ben');
+    await still.close();
+    expect((await appsOf(ben)).map((a) => a.grant_count)).toEqual([1]);
+  }, 120_000);
 
   it('signs in with a Client ID Metadata Document served on loopback, for all endpoints', async () => {
     docs.documents.set('/client.json', {

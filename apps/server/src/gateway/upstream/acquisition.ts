@@ -1,8 +1,10 @@
+import { storedText } from '../../i18n/localised-error.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { SessionPeer } from '../link-api.js';
 import type { Channel } from './channel.js';
 import { errorText } from './channel.js';
 import { adoptToken, LinkCredentials, type LinkNeeds } from './credentials.js';
+import { NeedsAuthorization } from './health.js';
 import { Link, type LinkHealth } from './link.js';
 import { ModernLink } from './modern-link.js';
 import { openUpstream } from './open-upstream.js';
@@ -141,6 +143,25 @@ export class Acquisition {
       return existing;
     }
     if (placement.scope === 'session') this.makeRoom(placement, service);
+    // The shared link of a service without a connection whose start met a 401: it needs authorization (decision
+    // 0054), and its health says so rather than the transport's text with the upstream's 401 body.
+    let refused = false;
+    const flagged = (auth: RemoteAuth): RemoteAuth => {
+      const report = auth.unauthorized;
+      return report && placement.scope === 'shared'
+        ? {
+            ...auth,
+            unauthorized: (www) => {
+              refused = true;
+              report(www);
+            },
+          }
+        : auth;
+    };
+    const shared = (health: LinkHealth): LinkHealth =>
+      refused && health.status === 'unhealthy'
+        ? { status: 'needs_authorization', details: storedText(new NeedsAuthorization().data()) }
+        : health;
     const entry: SessionEraEntry = this.host.registry.add({
       place: placement,
       runtime: runtimeKey(service, placement.userEnv),
@@ -152,8 +173,11 @@ export class Acquisition {
         oneUser: placement.scope === 'user',
         deps: this.host.linkDeps,
         // Read at each start: personal values may change while the link lives.
-        open: (current) => this.channel(current, entry.userEnv, entry.auth, '2025-11-25'),
-        ...(placement.scope === 'shared' ? { onHealth: (health: LinkHealth) => this.host.sharedHealth(service.id, health) } : {}),
+        open: (current) => {
+          refused = false;
+          return this.channel(current, entry.userEnv, flagged(entry.auth), '2025-11-25');
+        },
+        ...(placement.scope === 'shared' ? { onHealth: (health: LinkHealth) => this.host.sharedHealth(service.id, shared(health)) } : {}),
       }),
     });
     return entry;

@@ -28,4 +28,20 @@ export class SessionLostError extends Error {
   }
 }
 
-export const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+/**
+ * An error's message, with its cause when the message alone hides it: fetch's "fetch failed" carries the
+ * connect error (`connect ECONNREFUSED 127.0.0.1:9`) only in `cause`.
+ */
+export const errorText = (err: unknown): string => {
+  if (!(err instanceof Error)) return String(err);
+  const cause = causeText(err.cause);
+  return cause && !err.message.includes(cause) ? `${err.message} (${cause})` : err.message;
+};
+
+function causeText(cause: unknown): string {
+  if (!(cause instanceof Error)) return '';
+  if (cause.message) return cause.message;
+  // Several addresses tried (localhost as ::1 and 127.0.0.1): an AggregateError without a message of its own.
+  const inner = cause instanceof AggregateError ? cause.errors.map(causeText).filter(Boolean) : [];
+  return inner.length ? inner.join('; ') : ((cause as { code?: string }).code ?? '');
+}

@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
+import { LocalisedError, storedText } from '../../i18n/localised-error.js';
 import type { Leadership } from '../../infra/leader.js';
 import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { HealthResult } from '../link-api.js';
+import { UpstreamConnectionMissing } from '../upstream-auth.js';
 import { errorText } from './channel.js';
 import { describeRoundTrip } from './handshake.js';
 import { type Link, STOPPED_WHILE_CHECKED } from './link.js';
@@ -47,6 +49,17 @@ export class AuthorizedPerUser extends Error {
 }
 
 /**
+ * A service without an OAuth connection answered the check's connection with 401: it needs authorization,
+ * which an administrator gives with Connect (the discovery that followed the 401 set it up as shared).
+ */
+export class NeedsAuthorization extends LocalisedError {
+  constructor() {
+    super('health.needs_authorization');
+    this.name = 'NeedsAuthorization';
+  }
+}
+
+/**
  * A real MCP round trip, recorded through the catalog: through the running shared link (ping +
  * tools/list) when there is one, else through a short-lived connection of its own (a stopped
  * `demand` service, a remote upstream).
@@ -70,6 +83,10 @@ export async function checkServiceHealth(host: HealthHost, serviceId: number): P
       if (about) result.about = about;
     } catch (err) {
       if (err instanceof AuthorizedPerUser) result = { status: 'healthy', details: err.message, checkedAt: Date.now() };
+      // A 401 with no connection, or a shared connection missing: the console offers Connect (decision 0054).
+      else if (err instanceof NeedsAuthorization || (err instanceof UpstreamConnectionMissing && !err.perUser)) {
+        result = { status: 'needs_authorization', details: storedText(err.data()), checkedAt: Date.now() };
+      }
       // A demand-started process that reached its idle time during the check stopped as it should: not a fault.
       else if (link && link.state === 'stopped') result = { status: 'stopped', details: STOPPED_WHILE_CHECKED, checkedAt: Date.now() };
       else result = { status: 'unhealthy', details: host.serviceLog.redact(errorText(err)), checkedAt: Date.now() };

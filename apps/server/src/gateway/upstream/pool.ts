@@ -2,7 +2,7 @@ import type { ServiceSpec } from '../catalog.js';
 import type { HealthResult, SessionPeer, UpstreamLink, UpstreamPool } from '../link-api.js';
 import { Acquisition } from './acquisition.js';
 import { BootAndIdle } from './boot-and-idle.js';
-import { AuthorizedPerUser, checkServiceHealth, type HealthHost, PeriodicHealth, type ProbeResult } from './health.js';
+import { AuthorizedPerUser, checkServiceHealth, type HealthHost, NeedsAuthorization, PeriodicHealth, type ProbeResult } from './health.js';
 import { Link, type LinkHealth } from './link.js';
 import { MODERN_REVISION, ModernLink } from './modern-link.js';
 import type { PoolDeps } from './pool-deps.js';
@@ -127,15 +127,14 @@ export class LinkPool implements UpstreamPool {
     // then means "up, asks each user" (docs/decisions/0030-upstream-oauth.md), not a fault.
     let refused = false;
     const report = base.unauthorized;
-    const auth: RemoteAuth =
-      mode === 'per_user' && report
-        ? {
-            unauthorized: (www) => {
-              refused = true;
-              report(www);
-            },
-          }
-        : base;
+    const auth: RemoteAuth = report
+      ? {
+          unauthorized: (www) => {
+            refused = true;
+            report(www);
+          },
+        }
+      : base;
     const link = new Link({
       spec,
       mode: 'shared',
@@ -147,7 +146,8 @@ export class LinkPool implements UpstreamPool {
       await link.ensureReady();
       return { toolCount: link.toolCount, about: link.about };
     } catch (err) {
-      if (refused) throw new AuthorizedPerUser();
+      // No connection and a 401: a per-user service is up and asks each user; any other needs an administrator's Connect.
+      if (refused) throw mode === 'per_user' ? new AuthorizedPerUser() : new NeedsAuthorization();
       if (!link.onlyModern) throw err;
     } finally {
       this.probes.delete(link);

@@ -84,6 +84,20 @@ export class OAuthServerRepo {
       .execute();
   }
 
+  /** The user's active grants with their client's redirect URIs (null for a client no longer stored), newest first. */
+  grantsWithRedirects(userId: number): Promise<(GrantRow & { redirect_uris: string | null })[]> {
+    return this.db
+      .selectFrom('oauth_server_grants as g')
+      .leftJoin('oauth_server_clients as c', 'c.client_id', 'g.client_id')
+      .selectAll('g')
+      .select('c.redirect_uris')
+      .where('g.user_id', '=', userId)
+      .where('g.revoked_at', 'is', null)
+      .orderBy('g.created_at', 'desc')
+      .orderBy('g.id', 'desc')
+      .execute();
+  }
+
   /** Revokes a grant (and so every token of it); with `userId`, only that user's. True when it was active. */
   async revokeGrant(id: number, now: number, userId?: number): Promise<boolean> {
     let q = this.db.updateTable('oauth_server_grants').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null);

@@ -5,8 +5,7 @@ import { forbidden, notFound } from '../../http/errors.js';
 import { ok } from '../../http/locale.js';
 import type { Principal } from '../../http/principals.js';
 import { publicBase } from '../../http/public-base.js';
-import type { GrantRow } from './repo.js';
-import type { OAuthServerService } from './service.js';
+import type { ConnectedAppEntry, OAuthServerService } from './service.js';
 
 export interface ApiRouteDeps {
   service: OAuthServerService;
@@ -14,14 +13,19 @@ export interface ApiRouteDeps {
   principals: { byId(id: number): Promise<Principal | null> };
 }
 
-const present = (g: GrantRow): ConnectedApp => ({
-  id: g.id,
-  client_id: g.client_id,
-  client_name: g.client_name,
-  resource: g.resource,
-  approved_at: g.created_at,
-  last_used_at: g.last_used_at,
-});
+/** One client identity's grants as one row (decision 0054): the newest approval names it, the latest use counts. */
+const present = ({ newest, grants }: ConnectedAppEntry): ConnectedApp => {
+  const used = grants.map((g) => g.last_used_at).filter((t): t is number => t !== null);
+  return {
+    id: newest.id,
+    client_id: newest.client_id,
+    client_name: newest.client_name,
+    resource: newest.resource,
+    approved_at: newest.created_at,
+    last_used_at: used.length ? Math.max(...used) : null,
+    grant_count: grants.length,
+  };
+};
 
 /**
  * The console's side: the consent page's request and decision, the caller's Connected apps, and an
@@ -56,10 +60,10 @@ export async function oauthServerRoutes(api: ZodApi, deps: ApiRouteDeps): Promis
     return ok(reply, { redirect_to: target });
   });
 
-  route(api, e.myApps, async (req, reply) => ok(reply, (await deps.service.grantsOf(req.principal.id)).map(present)));
+  route(api, e.myApps, async (req, reply) => ok(reply, (await deps.service.appsOf(req.principal.id)).map(present)));
 
   route(api, e.revokeMyApp, async (req, reply) => {
-    if (!(await deps.service.revokeGrant(req.params.id, req.principal.id))) throw notFound('oauth_server.grant_gone');
+    if (!(await deps.service.revokeApp(req.params.id, req.principal.id))) throw notFound('oauth_server.grant_gone');
     return ok(reply, undefined, req.t('oauth_server.app_revoked'));
   });
 
@@ -71,12 +75,12 @@ export async function oauthServerRoutes(api: ZodApi, deps: ApiRouteDeps): Promis
 
   route(api, e.userApps, async (req, reply) => {
     await manageable(req.principal, req.params.userId);
-    return ok(reply, (await deps.service.grantsOf(req.params.userId)).map(present));
+    return ok(reply, (await deps.service.appsOf(req.params.userId)).map(present));
   });
 
   route(api, e.revokeUserApp, async (req, reply) => {
     await manageable(req.principal, req.params.userId);
-    if (!(await deps.service.revokeGrant(req.params.id, req.params.userId))) throw notFound('oauth_server.grant_gone');
+    if (!(await deps.service.revokeApp(req.params.id, req.params.userId))) throw notFound('oauth_server.grant_gone');
     return ok(reply, undefined, req.t('oauth_server.app_revoked'));
   });
 }

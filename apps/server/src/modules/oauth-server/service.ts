@@ -431,6 +431,29 @@ export class OAuthServerService implements AccessTokenPort {
     return this.deps.repo.grantsOf(userId);
   }
 
+  /**
+   * The user's Connected apps (decision 0054): one entry per client identity — the same client name, the same
+   * redirect URIs and the same endpoint — however often the client registered anew (mcp-remote does on every
+   * start). Grants are never merged across users: the list is one user's. Newest approval first.
+   */
+  async appsOf(userId: number): Promise<ConnectedAppEntry[]> {
+    const apps = new Map<string, GrantRow[]>();
+    for (const grant of await this.deps.repo.grantsWithRedirects(userId)) {
+      const key = appIdentity(grant);
+      apps.set(key, [...(apps.get(key) ?? []), grant]);
+    }
+    return [...apps.values()].map((grants) => ({ newest: grants[0] as GrantRow, grants }));
+  }
+
+  /** Revokes the app a grant of the user belongs to: every grant of that identity. False when the grant is not theirs or gone. */
+  async revokeApp(grantId: number, userId: number): Promise<boolean> {
+    const app = (await this.appsOf(userId)).find((a) => a.grants.some((g) => g.id === grantId));
+    if (!app) return false;
+    let any = false;
+    for (const grant of app.grants) any = (await this.revokeGrant(grant.id, userId)) || any;
+    return any;
+  }
+
   // --- the proxy's port ------------------------------------------------------------------------
 
   async verify(token: string, endpoint: ProxyEndpoint, issuer: string): Promise<VerifiedToken | undefined> {
@@ -511,3 +534,23 @@ function errorRedirect(redirectUri: string, base: string, state: string, code: s
 }
 
 export type { OAuthClient };
+
+/** One Connected app as the console lists it: the grants of one client identity, the newest first. */
+export interface ConnectedAppEntry {
+  newest: GrantRow;
+  grants: GrantRow[];
+}
+
+/** Who a client is to its user: its name, its redirect URIs (in any order) and the endpoint it was approved for. */
+function appIdentity(grant: GrantRow & { redirect_uris: string | null }): string {
+  let uris: string[] = [];
+  try {
+    const parsed: unknown = JSON.parse(grant.redirect_uris ?? '[]');
+    if (Array.isArray(parsed)) uris = parsed.filter((u): u is string => typeof u === 'string').sort();
+  } catch {
+    uris = [];
+  }
+  // A client whose registration is gone is known by its id alone: it merges with nothing.
+  const who = grant.redirect_uris === null ? ['id', grant.client_id] : ['name', grant.client_name, ...uris];
+  return JSON.stringify([grant.resource, ...who]);
+}

@@ -1,6 +1,6 @@
 import { type DatabaseGate, LastKnown } from '../../db/availability.js';
 import type { ServiceRow } from '../../db/schema.js';
-import type { GatewayUser, ServiceCatalog, ServiceKind, ServiceSpec } from '../../gateway/catalog.js';
+import type { GatewayUser, HealthStatus, ServiceCatalog, ServiceKind, ServiceSpec } from '../../gateway/catalog.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { Secrets } from '../../infra/secrets.js';
 import { hashApiKey, type UsersRepo } from '../users/index.js';
@@ -140,7 +140,7 @@ export class ServicesCatalog implements ServiceCatalog {
 
   async recordHealth(
     serviceId: number,
-    health: { status: 'healthy' | 'unhealthy' | 'unknown' | 'stopped'; details: string; toolCount?: number; about?: string },
+    health: { status: HealthStatus; details: string; toolCount?: number; about?: string },
     whileEnabled?: boolean,
   ): Promise<void> {
     // A service created without a description takes the server's own at its first healthy check; a typed one stays.

@@ -173,6 +173,25 @@ describe.each(engines)('custom service install on %s', (engine) => {
     expect(await t.ctx.db.selectFrom('services').select('id').execute()).toHaveLength(before.length);
   });
 
+  it('an all-Chinese name is the display name; the derived endpoint name is said in the answer, in the reader’s language', async () => {
+    const zh = await create({ name: '天气查询', url: 'https://weather.example.com/mcp' }, admin, 'zh-CN');
+    expect(zh.statusCode, zh.body).toBe(201);
+    expect(zh.json().data).toMatchObject({ name: 'weather-example-com', display_name: '天气查询', endpoint_name_derived: true });
+    expect(zh.json().message).toMatch(
+      /其端点名称为 weather-example-com（\/proxy\/weather-example-com\/mcp），因为“天气查询”不能直接用于地址。$/,
+    );
+    const en = await create({ name: '天气查询', type: 'stdio', command: 'npx -y @acme/weather-mcp@1.0.0' }, admin, 'en');
+    expect(en.statusCode, en.body).toBe(201);
+    expect(en.json().data).toMatchObject({ name: 'weather-mcp', display_name: '天气查询', endpoint_name_derived: true });
+    expect(en.json().message).toMatch(
+      / Its endpoint name is weather-mcp \(\/proxy\/weather-mcp\/mcp\), because "天气查询" cannot be used in an address as it is\.$/,
+    );
+    // A URL-safe name is the endpoint's name as given, and nothing more is said.
+    const plain = await create({ name: 'weather-plain', url: 'https://weather.example.com/mcp' });
+    expect(plain.json().data).toMatchObject({ name: 'weather-plain', endpoint_name_derived: false });
+    expect(plain.json().message).not.toContain('endpoint name');
+  });
+
   it('localises the URL messages', async () => {
     expect((await create({ name: 's1', type: 'sse', url: '' }, admin, 'zh-CN')).json().message).toBe('URL 不能为空');
     expect((await create({ name: 's1', type: 'sse', url: 'x' }, admin, 'zh-CN')).json().message).toBe('请输入有效的 URL');

@@ -1,7 +1,8 @@
-import { endpoints } from '@toolport/contract';
+import { endpoints, type HealthCheckResult } from '@toolport/contract';
 import type { ZodApi } from '../../http/api.js';
 import { route } from '../../http/endpoints.js';
 import { ok } from '../../http/locale.js';
+import { readStoredText, type Translator } from '../../i18n/localised-error.js';
 import type { HealthChecks } from './health.js';
 import type { PersonalEnvs } from './personal-env.js';
 import { type ServicesService, serviceIdOf } from './service.js';
@@ -38,11 +39,11 @@ export async function serviceRoutes(
   route(api, endpoints.services.healthCheck, async (req, reply) => {
     const id = serviceIdOf(req.params.id);
     await services.mustUse(id, req.principal);
-    return ok(reply, await health.check(id), req.t('service.health_checked'));
+    return ok(reply, inWords(await health.check(id), req.t), req.t('service.health_checked'));
   });
 
   route(api, endpoints.services.reconnect, async (req, reply) => {
-    const result = await health.reconnect(serviceIdOf(req.params.id));
+    const result = inWords(await health.reconnect(serviceIdOf(req.params.id)), req.t);
     return ok(reply, result, req.t(result.health_status === 'healthy' ? 'service.reconnected' : 'service.reconnect_failed'));
   });
 
@@ -55,3 +56,9 @@ export async function serviceRoutes(
     return ok(reply, await personal.set(row, req.principal.id, req.body.env), req.t('service.my_env_saved'));
   });
 }
+
+/** A check's reason in the caller's language: the gateway's own words translated, a tool's output as it is. */
+const inWords = (result: HealthCheckResult, t: Translator): HealthCheckResult => ({
+  ...result,
+  health_details: readStoredText(result.health_details, t),
+});

@@ -27,6 +27,11 @@ export interface UpstreamOAuthDeps {
   logger: Logger;
   /** Every call to a provider goes through the outbound rules (infra/outbound.ts); tests may wrap it. */
   fetch: FetchLike;
+  /**
+   * A health check of the service (the services module's), run at once after a successful Connect so that its
+   * health, reason and tool count are current when the console shows it again (decision 0054).
+   */
+  recheck?: (serviceId: number) => Promise<unknown>;
 }
 
 /** A call that needs a connection nobody has made: the JSON-RPC error names the console page. */

@@ -18,6 +18,9 @@ import type { ProviderClient } from './provider-client.js';
 import type { OAuthServiceRow, TokenRow } from './repo.js';
 import type { TokenKeeper } from './token-keeper.js';
 
+/** How long the provider's return waits for the health check of the new connection. */
+const RECHECK_WAIT_MS = 15_000;
+
 /** How long an authorization started from the console may take. */
 const STATE_TTL_MS = 10 * 60_000;
 
@@ -170,6 +173,7 @@ export class ConnectFlow {
         connected_by: state.user_id,
       });
       this.keeper.changed(service.id);
+      await this.recheck(service.id);
       return page('connected', named);
     } catch (err) {
       this.deps.logger.warn({ err: text(err), serviceId: service.id }, 'upstream OAuth code exchange failed');
@@ -190,6 +194,21 @@ export class ConnectFlow {
       await this.keeper.revoke(service, row, token);
     }
     return this.state(service.id, caller);
+  }
+
+  /**
+   * The new connection is checked before the browser returns to the console, so the card it shows has the new
+   * health, reason and tool count without anyone pressing the health check. A slow service does not hold the
+   * browser longer than RECHECK_WAIT_MS (its check goes on and is stored when it ends); a failed check is logged.
+   */
+  private async recheck(serviceId: number): Promise<void> {
+    if (!this.deps.recheck) return;
+    let timer: NodeJS.Timeout | undefined;
+    const check = this.deps
+      .recheck(serviceId)
+      .catch((err) => this.deps.logger.warn({ err: text(err), serviceId }, 'health check after connecting failed'));
+    await Promise.race([check, new Promise((done) => (timer = setTimeout(done, RECHECK_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   private async mustGet(serviceId: number): Promise<ServiceSpec> {

@@ -36,6 +36,8 @@ export interface UpstreamOAuthModuleDeps {
   leader?: Pick<Leadership, 'runs'>;
   /** Tests may watch the provider calls; production uses infra/outbound.ts's remoteFetch. */
   fetch?: FetchLike;
+  /** Checks a service's health after a successful Connect (the services module's health checks). */
+  recheck?: (serviceId: number) => Promise<unknown>;
   /** Tests shorten the background scan. */
   refreshScanMs?: number;
 }

@@ -111,6 +111,35 @@ describe.each(engines)('marketplace installs of npm packages on %s', (engine) =>
     expect(installed.find((s: { name: string }) => s.name === 'acme-echo-mcp')).toMatchObject({ enabled: true, health_status: 'healthy' });
   });
 
+  it('Update of a service at the newest release answers "already the latest" in the reader’s language and restarts nothing', async () => {
+    const row = await serviceNamed('acme-echo-mcp');
+    if (!row) throw new Error('acme-echo-mcp is not installed');
+    await callToolThroughGateway(t, token, 'acme-echo-mcp', 'echo', { text: 'running' });
+    const running = processesIn(packageDir('acme-echo-mcp'));
+    expect(running.length).toBeGreaterThan(0);
+    const update = await t.app.inject({ method: 'POST', url: `/api/mcp_services/${row.id}/update_package`, headers: bearer(token) });
+    expect(update.statusCode, update.body).toBe(200);
+    const taskId = update.json().data.task_id as string;
+    const done = await waitForTask(t, token, taskId);
+    expect(done).toMatchObject({ status: 'completed', version: '1.0.0', already_latest: true });
+    expect(done.message).toBe('acme-echo-mcp already runs the latest version (1.0.0): nothing was reinstalled');
+    const zh = await t.app.inject({
+      method: 'GET',
+      url: `/api/mcp_market/install_status/${taskId}`,
+      headers: { ...bearer(token), 'accept-language': 'zh-CN' },
+    });
+    expect(zh.json().data.message).toBe('acme-echo-mcp 已是最新版本（1.0.0），未重新安装');
+    // The same process serves, on the same files; the row was not touched and nothing was left beside it.
+    expect(processesIn(packageDir('acme-echo-mcp'))).toEqual(running);
+    expect(await serviceNamed('acme-echo-mcp')).toMatchObject({
+      updated_at: row.updated_at,
+      version: '1.0.0',
+      health_status: row.health_status,
+    });
+    expect(existsSync(`${packageDir('acme-echo-mcp')}.next`)).toBe(false);
+    expect(existsSync(`${packageDir('acme-echo-mcp')}.previous`)).toBe(false);
+  });
+
   it('answers already_installed_instance_added for a package that is installed', async () => {
     const res = await install({ package_name: 'acme-echo-mcp', package_manager: 'npm' });
     expect(res.statusCode, res.body).toBe(200);

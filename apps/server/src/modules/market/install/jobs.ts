@@ -229,6 +229,18 @@ export class InstallJobs {
       await this.tasks.setStatus(job.taskId, 'installing');
       const installed = await this.installPackage(job.plan, next, (line) => void log('info', line).catch(() => undefined), signal);
       if (signal.aborted) throw new InstallError('install.shutting_down');
+      if (before.version && installed.version === before.version) {
+        // Already the newest release (decision 0054): the running files and process stay as they are.
+        rmSync(next, { recursive: true, force: true });
+        await log('info', `${installed.manifest.identifier}@${installed.version} is already the latest version: nothing changed`);
+        await this.tasks.finish(job.taskId, 'completed', '', {
+          service_id: job.serviceId,
+          version: installed.version,
+          already_latest: true,
+          name: before.display_name || before.name,
+        });
+        return { ok: true, error: '', version: installed.version };
+      }
       await log('info', `Installed ${installed.manifest.identifier}@${installed.version} (was ${before.version || 'unknown'})`);
       rmSync(previous, { recursive: true, force: true });
       if (existsSync(dir)) renameSync(dir, previous);

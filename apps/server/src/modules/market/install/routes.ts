@@ -3,6 +3,7 @@ import type { ZodApi } from '../../../http/api.js';
 import { route } from '../../../http/endpoints.js';
 import { notFound } from '../../../http/errors.js';
 import { ok } from '../../../http/locale.js';
+import { readStoredText } from '../../../i18n/localised-error.js';
 import { serviceIdOf } from '../../services/index.js';
 import type { InstallLifecycle } from './lifecycle.js';
 
@@ -18,14 +19,21 @@ export async function installRoutes(api: ZodApi, installs: InstallLifecycle): Pr
   });
 
   route(api, endpoints.services.createCustom, async (req, reply) => {
-    const result = await installs.custom.create(req.principal, req.body);
+    const created = await installs.custom.create(req.principal, req.body);
+    // The first check's reason in the caller's words (decision 0054), as the list says it.
+    const result =
+      created.health_details === undefined ? created : { ...created, health_details: readStoredText(created.health_details, req.t) };
     const name = result.name;
     const message = result.task_id
       ? req.t('service.install_started', { name })
       : result.health_status && result.health_status !== 'healthy'
         ? req.t('service.created_unreachable', { name, reason: result.health_details || result.health_status })
         : req.t('service.created', { name });
-    return ok(reply, result, message, 201);
+    // A name that cannot be an address is the display name; the endpoint's name was derived, and the answer says so.
+    const given = req.body.name.trim();
+    if (result.name === given) return ok(reply, { ...result, endpoint_name_derived: false }, message, 201);
+    const note = req.t('service.endpoint_derived', { endpoint: result.name, name: given });
+    return ok(reply, { ...result, endpoint_name_derived: true }, `${message}${req.t('message.sentence_gap')}${note}`, 201);
   });
 
   route(api, endpoints.services.installStatus, async (req, reply) => {

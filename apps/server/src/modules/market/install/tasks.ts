@@ -1,6 +1,7 @@
 import type { InstallStatus } from '@toolport/contract';
 import type { Db } from '../../../db/db.js';
-import { type MessageData, messageDataFrom, sayMessage, type Translator } from '../../../i18n/localised-error.js';
+import { translate } from '../../../i18n/index.js';
+import { type MessageData, messageDataFrom, readStoredText, sayMessage, type Translator } from '../../../i18n/localised-error.js';
 import { randomToken } from '../../../infra/secrets.js';
 
 export type InstallTaskStatus = InstallStatus['status'];
@@ -210,7 +211,11 @@ export class InstallTasks {
       .orderBy('seq', 'asc')
       .execute();
     const result = parseResult(task.result_json);
-    const error = result.reason && translate ? sayMessage(result.reason, translate) : task.error_message;
+    const error = !translate
+      ? task.error_message
+      : result.reason
+        ? sayMessage(result.reason, translate)
+        : readStoredText(task.error_message, translate);
     return {
       task_id: task.id,
       kind: task.kind,
@@ -222,16 +227,29 @@ export class InstallTasks {
       created_at: task.created_at,
       finished_at: task.finished_at,
       ...(task.status === 'completed' && typeof result.version === 'string' && result.version ? { version: result.version } : {}),
+      // An Update that found the newest release already running changed nothing (decision 0054).
+      ...(task.status === 'completed' && result.alreadyLatest && typeof result.version === 'string'
+        ? {
+            already_latest: true,
+            message: (translate ?? inEnglish)('service.already_latest', { name: result.name ?? '', version: result.version }),
+          }
+        : {}),
     };
   }
 }
 
 /** What a finished task recorded: the version installed, or the cause of its failure. */
-function parseResult(json: string): { version?: unknown; reason?: MessageData } {
+const inEnglish: Translator = (key, params) => translate('en', key, params);
+
+function parseResult(json: string): { version?: unknown; reason?: MessageData; alreadyLatest?: boolean; name?: string } {
   try {
-    const parsed = JSON.parse(json || '{}') as { version?: unknown; reason?: unknown };
+    const parsed = JSON.parse(json || '{}') as { version?: unknown; reason?: unknown; already_latest?: unknown; name?: unknown };
     const reason = messageDataFrom(parsed.reason);
-    return { version: parsed.version, ...(reason ? { reason } : {}) };
+    return {
+      version: parsed.version,
+      ...(reason ? { reason } : {}),
+      ...(parsed.already_latest === true ? { alreadyLatest: true, name: typeof parsed.name === 'string' ? parsed.name : '' } : {}),
+    };
   } catch {
     return {};
   }
