@@ -69,7 +69,8 @@ export function GroupsPage() {
     );
   } else {
     content = (
-      <Table>
+      // Narrower than its columns (a phone): one card per group, its actions in view (as the Users table).
+      <Table stackBelow="2xl">
         <TableHeader>
           <TableRow>
             <TableHead>{t('columns.name')}</TableHead>
@@ -82,23 +83,25 @@ export function GroupsPage() {
         <TableBody>
           {groups.data.map((group) => (
             <TableRow key={group.id} data-testid="group-row">
-              <TableCell>
-                <div className="font-medium" data-i18n-data="">
-                  {group.display_name || group.name}
-                </div>
-                {group.mode === 'discovery' && (
-                  <Badge tone="info" className="mt-1" data-testid="group-mode">
-                    {t('modeDiscovery')}
-                  </Badge>
-                )}
-                {group.description && (
-                  <div className="text-xs text-slate-600 dark:text-slate-400" data-i18n-data="">
-                    {group.description}
+              <TableCell label={t('columns.name')}>
+                <div className="min-w-0">
+                  <div className="font-medium [overflow-wrap:anywhere]" data-i18n-data="">
+                    {group.display_name || group.name}
                   </div>
-                )}
+                  {group.mode === 'discovery' && (
+                    <Badge tone="info" className="mt-1" data-testid="group-mode">
+                      {t('modeDiscovery')}
+                    </Badge>
+                  )}
+                  {group.description && (
+                    <div className="text-xs text-slate-600 dark:text-slate-400" data-i18n-data="">
+                      {group.description}
+                    </div>
+                  )}
+                </div>
               </TableCell>
-              <TableCell>
-                <ul className="space-y-0.5 text-sm">
+              <TableCell label={t('columns.services')}>
+                <ul className="min-w-0 space-y-0.5 text-sm [overflow-wrap:anywhere]">
                   {group.members.map((m) => (
                     <li key={m.service_id}>
                       <span data-i18n-data="">{serviceName(m.service_id)}</span>{' '}
@@ -109,14 +112,16 @@ export function GroupsPage() {
                   ))}
                 </ul>
               </TableCell>
-              <TableCell className="font-mono text-xs">/group/{group.name}/mcp</TableCell>
+              <TableCell label={t('columns.endpoint')} className="font-mono text-xs [overflow-wrap:anywhere]">
+                /group/{group.name}/mcp
+              </TableCell>
               {admin && (
-                <TableCell className="text-sm">
+                <TableCell label={t('columns.access')} className="text-sm">
                   {group.access.restricted ? t('accessRestricted', { count: group.access.user_ids.length }) : t('accessEveryone')}
                 </TableCell>
               )}
-              <TableCell>
-                <div className="flex flex-wrap gap-2">
+              <TableCell label={t('columns.operations')}>
+                <div className="flex flex-wrap justify-end gap-2">
                   <Button size="sm" variant="outline" onClick={() => setDialog({ kind: 'config', group })}>
                     {t('actions.configure')}
                   </Button>

@@ -14,14 +14,19 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
   const title = serviceTitle(service);
   const controls = serviceControls(service, props);
   return (
-    <Card role="group" aria-labelledby={titleId} data-testid="service-card" className="flex flex-col gap-3 p-4">
+    <Card role="group" aria-labelledby={titleId} data-testid="service-card" className="flex min-w-0 flex-col gap-3 p-4">
       <div className="flex items-start gap-2">
         {controls.health}
         <div className="min-w-0 flex-1">
-          <h2 id={titleId} className="truncate font-semibold leading-7" title={title}>
+          {/* Long names (a scoped package, a long Chinese name) wrap onto a second line rather than widen the card. */}
+          <h2 id={titleId} className="line-clamp-2 font-semibold leading-7 [overflow-wrap:anywhere]" title={title} data-i18n-data>
             {title}
           </h2>
-          {title !== service.name && <p className="truncate font-mono text-xs text-slate-500 dark:text-slate-400">{service.name}</p>}
+          {title !== service.name && (
+            <p className="truncate font-mono text-xs text-slate-500 dark:text-slate-400" title={service.name}>
+              {service.name}
+            </p>
+          )}
         </div>
         {props.admin && (
           <div className="flex shrink-0 items-center">

@@ -4,7 +4,11 @@ import { ServiceCard } from './service-card';
 import type { ServiceViewProps } from './service-view-props';
 
 const PLACEHOLDER_CARDS = 3;
-export const gridClass = 'grid gap-4 sm:grid-cols-2 xl:grid-cols-3';
+/**
+ * One column below `sm` too: without a template the implicit column takes the widest card's content, so one long
+ * title (a scoped package name) made the whole page wider than a phone. `grid-cols-*` tracks are `minmax(0, 1fr)`.
+ */
+export const gridClass = 'grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-3';
 
 /** Cards of the height a loaded card has, so nothing moves when the list arrives. */
 export function ServiceGridSkeleton() {

@@ -8,12 +8,14 @@ import { type ServiceViewProps, serviceTitle } from './service-view-props';
 
 /**
  * The list view (docs/console.md §2.5): status, name, description, version (or 'unknown'), health status
- * (or 'unknown'), enable switch and operations.
+ * (or 'unknown'), enable switch and operations. Narrower than its seven columns (a phone), one card per service of
+ * label and value lines, as the Users table does, so the switch and the actions stay on screen.
  */
 export function ServicesTable({ services, ...props }: ServiceViewProps & { services: InstalledService[] }) {
   const { t } = useTranslation('services');
+  const label = (column: 'status' | 'name' | 'description' | 'version' | 'health' | 'enabled' | 'operations') => t(`columns.${column}`);
   return (
-    <Table>
+    <Table stackBelow="2xl">
       <TableHeader>
         <TableRow>
           <TableHead>{t('columns.status')}</TableHead>
@@ -31,28 +33,36 @@ export function ServicesTable({ services, ...props }: ServiceViewProps & { servi
           const controls = serviceControls(service, props);
           return (
             <TableRow key={service.id} data-testid="service-row">
-              <TableCell>
+              <TableCell label={label('status')}>
                 <Badge tone={service.enabled ? 'success' : 'neutral'}>{service.enabled ? t('status.active') : t('status.inactive')}</Badge>
               </TableCell>
-              <TableCell className="max-w-56">
-                <div className="truncate font-medium">{serviceTitle(service)}</div>
-                <div className="truncate font-mono text-xs text-slate-500 dark:text-slate-400">{service.name}</div>
-                {controls.pkg}
+              <TableCell label={label('name')} className="max-w-56">
+                <div className="min-w-0">
+                  <div className="truncate font-medium" title={serviceTitle(service)} data-i18n-data>
+                    {serviceTitle(service)}
+                  </div>
+                  <div className="truncate font-mono text-xs text-slate-500 dark:text-slate-400">{service.name}</div>
+                  {controls.pkg}
+                </div>
               </TableCell>
-              <TableCell className="max-w-72">
+              <TableCell label={label('description')} className="max-w-72">
                 <span className="line-clamp-2 text-slate-600 dark:text-slate-400">{service.description || t('noDescription')}</span>
               </TableCell>
-              <TableCell className="whitespace-nowrap">{service.version || t('unknown')}</TableCell>
-              <TableCell>
-                <div className="flex items-center gap-1 whitespace-nowrap">
-                  {controls.health}
-                  <span>{health === 'unknown' ? t('unknown') : t(`health.${health}`)}</span>
-                </div>
-                <div className="max-w-64">{controls.reason}</div>
+              <TableCell label={label('version')} className="whitespace-nowrap">
+                {service.version || t('unknown')}
               </TableCell>
-              <TableCell>{controls.toggle}</TableCell>
-              <TableCell>
-                <div className="flex items-center justify-end gap-1">
+              <TableCell label={label('health')}>
+                <div className="min-w-0">
+                  <div className="flex items-center gap-1 whitespace-nowrap">
+                    {controls.health}
+                    <span>{health === 'unknown' ? t('unknown') : t(`health.${health}`)}</span>
+                  </div>
+                  <div className="max-w-64">{controls.reason}</div>
+                </div>
+              </TableCell>
+              <TableCell label={label('enabled')}>{controls.toggle}</TableCell>
+              <TableCell label={label('operations')}>
+                <div className="flex flex-wrap items-center justify-end gap-1">
                   <ServiceActions service={service} show="all" {...props} />
                 </div>
               </TableCell>
