@@ -23,7 +23,6 @@ describe('token guard', () => {
     '/preferences',
     '/api',
     '/models',
-    '/docs',
   ])('without a token, %s redirects to /login and remembers it', async (path) => {
     fakeApi();
     const { router } = await renderApp(path);
@@ -50,6 +49,13 @@ describe('token guard', () => {
     const { router } = await renderApp('/login');
     await waitFor(() => expect(router.state.location.pathname).toBe('/'));
     expect(await screen.findByRole('heading', { name: 'Dashboard' })).toBeInTheDocument();
+  });
+
+  it('the documentation is public: it shows no server data, and Getting started tells how to sign in', async () => {
+    fakeApi();
+    const { router } = await renderApp('/docs');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Documentation' })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/docs');
   });
 
   it('the OAuth return addresses are public', async () => {
