@@ -11,25 +11,16 @@ const grant = () => {
 };
 
 describe('token guard', () => {
-  it.each([
-    '/',
-    '/dashboard',
-    '/services',
-    '/analytics',
-    '/profile',
-    '/market',
-    '/users',
-    '/logs',
-    '/preferences',
-    '/api',
-    '/models',
-  ])('without a token, %s redirects to /login and remembers it', async (path) => {
-    fakeApi();
-    const { router } = await renderApp(path);
-    expect(await screen.findByRole('heading', { name: 'Sign in to Toolport' })).toBeInTheDocument();
-    expect(router.state.location.pathname).toBe('/login');
-    expect(router.state.location.state).toEqual({ from: path });
-  });
+  it.each(['/', '/dashboard', '/services', '/analytics', '/profile', '/market', '/users', '/logs', '/preferences', '/api', '/models'])(
+    'without a token, %s redirects to /login and remembers it',
+    async (path) => {
+      fakeApi();
+      const { router } = await renderApp(path);
+      expect(await screen.findByRole('heading', { name: 'Sign in to Toolport' })).toBeInTheDocument();
+      expect(router.state.location.pathname).toBe('/login');
+      expect(router.state.location.state).toEqual({ from: path });
+    },
+  );
 
   it('after signing in the user is back where they wanted to go, query included', async () => {
     fakeApi({ 'POST /api/auth/login': () => ok(grant()), 'GET /api/analytics/services/utilization': () => ok([]) });
