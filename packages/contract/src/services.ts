@@ -19,7 +19,11 @@ export type Isolation = z.infer<typeof Isolation>;
 export const ISOLATED_SESSIONS_PER_USER = 10;
 
 const FilterList = z.array(z.string().max(512)).max(500);
-export const OperationFilter = z.object({ tags: FilterList.optional(), paths: FilterList.optional(), operation_ids: FilterList.optional() });
+export const OperationFilter = z.object({
+  tags: FilterList.optional(),
+  paths: FilterList.optional(),
+  operation_ids: FilterList.optional(),
+});
 export type OperationFilter = z.infer<typeof OperationFilter>;
 
 /** One tool an OpenAPI service would create (a preview). */
@@ -44,7 +48,10 @@ export const CustomServiceRequest = z.object({
   /** Absent: shared. */
   isolation: Isolation.optional(),
   /** `openapi`: the document's text (JSON or YAML), instead of its `url`. The server caps it (docs/openapi.md). */
-  document: z.string().max(4 * 1024 * 1024).optional(),
+  document: z
+    .string()
+    .max(4 * 1024 * 1024)
+    .optional(),
   /** `openapi`: where requests go, instead of the document's first server. */
   base_url: z.string().max(4096).optional(),
   /** `openapi`: the operations kept (any tag, path or operation id listed); absent or empty: all. */

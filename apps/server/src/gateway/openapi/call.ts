@@ -30,7 +30,11 @@ function scalar(value: unknown): string {
 }
 
 /** The request an operation makes for these arguments, or a message saying which argument is wrong. */
-export function buildRequest(op: OpenApiOperation, args: Record<string, unknown>, setup: CallSetup): { url: URL; init: RequestInit } | string {
+export function buildRequest(
+  op: OpenApiOperation,
+  args: Record<string, unknown>,
+  setup: CallSetup,
+): { url: URL; init: RequestInit } | string {
   let path = op.path;
   const url = new URL(setup.baseUrl);
   const query = new URLSearchParams();
@@ -82,7 +86,12 @@ function errorMessage(body: unknown, text: string): string {
   if (typeof body === 'object' && body !== null) {
     const b = body as Record<string, unknown>;
     const error = b.error;
-    for (const v of [b.message, typeof error === 'object' && error !== null ? (error as Record<string, unknown>).message : error, b.detail, b.title])
+    for (const v of [
+      b.message,
+      typeof error === 'object' && error !== null ? (error as Record<string, unknown>).message : error,
+      b.detail,
+      b.title,
+    ])
       if (typeof v === 'string' && v) return v;
   }
   return text;
@@ -130,7 +139,8 @@ export async function callOperation(
     return failure(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${message ? `: ${message}` : ''}`);
   }
   if (isJson) {
-    const structured = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : { result: json };
+    const structured =
+      typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : { result: json };
     return { content: [{ type: 'text', text: JSON.stringify(json) }], structuredContent: structured };
   }
   if (/^image\//i.test(type)) return { content: [{ type: 'image', data: bytes.toString('base64'), mimeType: type.split(';')[0] ?? type }] };

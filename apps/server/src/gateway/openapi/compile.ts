@@ -144,7 +144,9 @@ function kept(filter: OperationFilter, path: string, op: Json): boolean {
   const ids = filter.operation_ids ?? [];
   if (!tags.length && !paths.length && !ids.length) return true;
   const opTags = Array.isArray(op.tags) ? op.tags.map(String) : [];
-  return opTags.some((t) => tags.includes(t)) || paths.includes(path) || (typeof op.operationId === 'string' && ids.includes(op.operationId));
+  return (
+    opTags.some((t) => tags.includes(t)) || paths.includes(path) || (typeof op.operationId === 'string' && ids.includes(op.operationId))
+  );
 }
 
 function collectOperations(api: Json, filter: OperationFilter): OpenApiOperation[] {
@@ -233,7 +235,8 @@ function toOperation(path: string, method: string, op: Json, shared: unknown[], 
       const media = isObject(content[contentType]) ? (content[contentType] as Json) : {};
       const arg = properties.body === undefined ? 'body' : 'request_body';
       const schema = copySchema(media.schema ?? (/^text\//i.test(contentType) ? { type: 'string' } : {}), budget, label);
-      if (typeof op.requestBody.description === 'string' && !schema.description) schema.description = op.requestBody.description.slice(0, 2000);
+      if (typeof op.requestBody.description === 'string' && !schema.description)
+        schema.description = op.requestBody.description.slice(0, 2000);
       properties[arg] = schema;
       const isRequired = op.requestBody.required === true;
       if (isRequired) required.push(arg);
@@ -242,7 +245,15 @@ function toOperation(path: string, method: string, op: Json, shared: unknown[], 
   }
   const inputSchema: Json = { type: 'object', properties };
   if (required.length) inputSchema.required = required;
-  return { name, description: description || `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, inputSchema, params, ...(body ? { body } : {}) };
+  return {
+    name,
+    description: description || `${method.toUpperCase()} ${path}`,
+    method: method.toUpperCase(),
+    path,
+    inputSchema,
+    params,
+    ...(body ? { body } : {}),
+  };
 }
 
 /**

@@ -19,7 +19,8 @@ export async function fetchDocument(url: URL): Promise<string> {
     });
   } catch (err) {
     if (err instanceof OutboundError) throw err;
-    const reason = err instanceof Error ? (err.name === 'TimeoutError' ? `no answer within ${FETCH_TIMEOUT_MS} ms` : err.message) : String(err);
+    const reason =
+      err instanceof Error ? (err.name === 'TimeoutError' ? `no answer within ${FETCH_TIMEOUT_MS} ms` : err.message) : String(err);
     throw new OpenApiError('openapi.fetch_failed', { url: shown }, reason);
   }
   if (!response.ok) {

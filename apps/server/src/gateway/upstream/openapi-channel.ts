@@ -38,7 +38,12 @@ export class OpenApiChannel implements Channel {
    * Opens once the base URL answers at all (any HTTP status: the API is there), within `timeoutMs`;
    * a refused address or no answer fails the opening, as a remote server that does not answer does.
    */
-  static async open(spec: ServiceSpec, logger: Logger, timeoutMs: number, userEnv: Record<string, string> | undefined): Promise<OpenApiChannel> {
+  static async open(
+    spec: ServiceSpec,
+    logger: Logger,
+    timeoutMs: number,
+    userEnv: Record<string, string> | undefined,
+  ): Promise<OpenApiChannel> {
     const plan = spec.openapi;
     if (!plan) throw new Error('the service has no compiled OpenAPI document; add it again');
     const setup: CallSetup = { baseUrl: plan.baseUrl, headers: spec.headers, variables: { ...spec.env, ...userEnv }, fetch: remoteFetch };

@@ -20,11 +20,14 @@ export async function installRoutes(api: ZodApi, installs: InstallLifecycle): Pr
   route(api, endpoints.services.createCustom, async (req, reply) => {
     const result = await installs.custom.create(req.principal, req.body);
     const name = result.name;
-    const message = result.task_id
-      ? req.t('service.install_started', { name })
-      : result.health_status && result.health_status !== 'healthy'
-        ? req.t('service.created_unreachable', { name, reason: result.health_details || result.health_status })
-        : req.t('service.created', { name });
+    const message =
+      result.tools && result.status === 'preview'
+        ? req.t('openapi.preview', { count: result.tools.length })
+        : result.task_id
+          ? req.t('service.install_started', { name })
+          : result.health_status && result.health_status !== 'healthy'
+            ? req.t('service.created_unreachable', { name, reason: result.health_details || result.health_status })
+            : req.t('service.created', { name });
     return ok(reply, result, message, 201);
   });
 
