@@ -188,6 +188,7 @@ export const en = {
   'market.batch_item_installed': 'Installed {spec} ({tools} tools)',
   'market.batch_item_install_failed': 'Installing {spec} failed: {reason}',
   'market.batch_item_custom': 'Created as a custom stdio service running {command}; its first health check is running',
+  'market.batch_item_openapi': 'Created {name} from an OpenAPI document: {count} tools',
   'market.batch_item_remote': 'Created {name} for the remote server {url}',
   'market.batch_item_remote_unreachable': 'Created {name} for the remote server {url}, but it does not answer yet: {reason}',
   'market.install_package_not_found': 'package not found on the registry: {name}',

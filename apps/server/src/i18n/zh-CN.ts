@@ -176,6 +176,7 @@ export const zhCN: Record<MessageKey, string> = {
   'market.batch_item_installed': '已安装 {spec}（{tools} 个工具）',
   'market.batch_item_install_failed': '安装 {spec} 失败：{reason}',
   'market.batch_item_custom': '已创建为运行 {command} 的自定义 stdio 服务；正在进行首次健康检查',
+  'market.batch_item_openapi': '已根据 OpenAPI 文档创建 {name}：{count} 个工具',
   'market.batch_item_remote': '已为远程服务 {url} 创建 {name}',
   'market.batch_item_remote_unreachable': '已为远程服务 {url} 创建 {name}，但暂时没有响应：{reason}',
   'market.install_package_not_found': '软件包在仓库中不存在：{name}',

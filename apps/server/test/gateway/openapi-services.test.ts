@@ -1,10 +1,10 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_PASSWORD, engines } from '../harness.js';
 import { connect, connectUrl, type McpClient, textOf } from './clients.js';
 import { petsJson31, petsYaml, type PetsRest, startPetsRest } from './fixtures/pets-rest.js';
-import { addUser, type LiveGateway, startGateway } from './gateway-harness.js';
+import { addUser, addUserWithToken, type LiveGateway, startGateway } from './gateway-harness.js';
 
 /**
  * OpenAPI services (issue 30 items 2-4, decision 0056): a REST API on loopback described by a real
@@ -188,6 +188,60 @@ describe.each(engines)('OpenAPI services on %s', (engine) => {
         expect(textOf(called)).toBe('HTTP 404 Not Found: pet 99 not found');
       }
     }
+  });
+
+  it('exports an uploaded document with its filter and masked variables, and imports it back as a working service', async () => {
+    const exported = await gw.app.inject({ method: 'GET', url: '/api/mcp_market/export', headers: admin() });
+    const doc = exported.json().data ?? exported.json();
+    const entry = doc.mcpServers.pets31;
+    expect(entry).toMatchObject({
+      type: 'openapi',
+      document: JSON.stringify(petsJson31(rest.origin)),
+      base_url: `${rest.origin}/api`,
+      operation_filter: { tags: ['read'] },
+      env: { OPENAPI_BEARER_TOKEN: '********', api_key: '********' },
+    });
+    expect(entry.url).toBeUndefined();
+    // Imported under another name, the masked values left out (the report names them).
+    const started = await gw.app.inject({
+      method: 'POST',
+      url: '/api/mcp_market/batch-import',
+      headers: admin(),
+      payload: { mcpServers: { 'pets-again': entry } },
+    });
+    expect(started.statusCode).toBe(200);
+    const taskId = started.json().data.task_id;
+    let status: { status: string; logs: string[] } | undefined;
+    await vi.waitFor(
+      async () => {
+        const r = await gw.app.inject({ method: 'GET', url: `/api/mcp_market/install_status/${taskId}`, headers: admin() });
+        status = r.json().data;
+        expect(status?.status).toBe('completed');
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+    const item = (status?.logs ?? []).map((l) => JSON.parse(l)).find((e) => e.name === 'pets-again');
+    expect(item).toMatchObject({ status: 'success' });
+    expect(item.message).toContain('Created pets-again from an OpenAPI document: 2 tools');
+    expect(item.message).toContain('OPENAPI_BEARER_TOKEN');
+    const c = await client('pets-again');
+    // The masked bearer token was not imported: the request goes without it.
+    expect((await c.callTool('whoami', {})).structuredContent).toEqual({ authorization: null, query: '' });
+  });
+
+  it('refuses a user who is not an admin, before any fetch', async () => {
+    const user = await addUserWithToken(gw.ctx, 'mallory');
+    const before = rest.hits.length;
+    for (const preview of [true, false]) {
+      const res = await gw.app.inject({
+        method: 'POST',
+        url: '/api/mcp_market/custom_service',
+        headers: { authorization: `Bearer ${user.token}` },
+        payload: { type: 'openapi', name: 'sneaky', url: `${rest.origin}/openapi.yaml`, preview },
+      });
+      expect(res.statusCode).toBe(403);
+    }
+    expect(rest.hits.length).toBe(before);
   });
 
   describe('bad input', () => {
