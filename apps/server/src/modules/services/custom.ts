@@ -1,6 +1,6 @@
 import type { CustomServiceRequest, ServiceType } from '@toolport/contract';
-import { AppError, badRequest } from '../../http/errors.js';
 import type { OpenApiPlan } from '../../gateway/openapi/plan.js';
+import { AppError, badRequest } from '../../http/errors.js';
 import type { MessageKey } from '../../i18n/index.js';
 import { checkRemoteUrl } from '../../infra/outbound.js';
 import {

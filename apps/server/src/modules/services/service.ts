@@ -8,6 +8,7 @@ import { dayIn } from '../../infra/day.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { Secrets } from '../../infra/secrets.js';
 import { SECRET_MASK } from '../options/index.js';
+import { slugFrom } from './command-line.js';
 import {
   type CustomDraft,
   checkedDisplayName,
@@ -17,7 +18,6 @@ import {
   checkedUrl,
   draftCustomService,
 } from './custom.js';
-import { slugFrom } from './command-line.js';
 import { compileOpenApi } from './openapi.js';
 import { presentService, type ServiceOAuthView } from './presenter.js';
 import type { ServicesRepo } from './repo.js';
