@@ -107,6 +107,7 @@ export const en = {
   'outbound.bad_scheme': 'Only http and https addresses can be fetched: {url}',
   'openapi.preview_openapi_only': 'A preview is for OpenAPI services only (type "openapi")',
   'openapi.preview': 'OpenAPI document checked: it makes {count} tools (nothing was created)',
+  'openapi.too_expanded': "The OpenAPI document's references expand to more than {max} parts: it cannot be read safely",
   'openapi.source_required': 'Give the OpenAPI document: its URL or its text',
   'openapi.too_large': 'The OpenAPI document is too large (at most {max} bytes)',
   'openapi.too_deep': 'The OpenAPI document is nested too deeply (at most {max} levels)',

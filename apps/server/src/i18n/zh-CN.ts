@@ -101,6 +101,7 @@ export const zhCN: Record<MessageKey, string> = {
   'outbound.bad_scheme': '只能访问 http 和 https 地址：{url}',
   'openapi.preview_openapi_only': '只有 OpenAPI 服务（类型 "openapi"）可以预览',
   'openapi.preview': 'OpenAPI 文档检查完毕：将生成 {count} 个工具（尚未创建任何内容）',
+  'openapi.too_expanded': 'OpenAPI 文档的引用展开后超过 {max} 个部分，无法安全读取',
   'openapi.source_required': '请提供 OpenAPI 文档：文档的 URL 或文档内容',
   'openapi.too_large': 'OpenAPI 文档过大（最多 {max} 字节）',
   'openapi.too_deep': 'OpenAPI 文档嵌套层级过深（最多 {max} 层）',

@@ -336,6 +336,19 @@ describe.each(engines)('OpenAPI services on %s', (engine) => {
         expect(ok.statusCode).toBe(201);
         expect(ok.json().data.status).toBe('preview');
         expect(hits).toBe(1);
+        // A $ref to a URL is never followed: the document cannot make the gateway fetch anything.
+        const far = doc({
+          '/far': {
+            post: {
+              operationId: 'far',
+              requestBody: { content: { 'application/json': { schema: { $ref: `http://127.0.0.1:${port}/schema.json` } } } },
+              responses: { '200': { description: 'ok' } },
+            },
+          },
+        });
+        const previewed = await create({ name: 'far', document: far, preview: true });
+        expect(previewed.statusCode).toBe(201);
+        expect(hits).toBe(1);
       } finally {
         await setPreference(true);
         counting.closeAllConnections();

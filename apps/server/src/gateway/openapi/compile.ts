@@ -14,6 +14,8 @@ export const MAX_OPERATIONS = 500;
 const MAX_SCHEMA_NODES = 20_000;
 /** A resolved schema deeper than this is cut (its deeper parts accept anything). */
 const MAX_SCHEMA_DEPTH = 32;
+/** Nodes of the paths once every internal `$ref` is expanded: past this, the validator is not started. */
+export const MAX_EXPANDED_NODES = 1_000_000;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 /** A document refused: the key names the problem; a `reason` parameter is a library's own diagnostic, untranslated. */
@@ -72,6 +74,48 @@ function depthOf(root: unknown): number {
   return deepest;
 }
 
+/**
+ * How many nodes `paths` has with every internal reference expanded, counted with memory (linear in the
+ * document), stopping past `limit`; a cycle counts once. Too long a chain of references to count is over.
+ */
+export function expandedSize(root: Json, limit: number): number {
+  const memo = new Map<object, number>();
+  const open = new Set<object>();
+  const target = (ref: string): unknown => {
+    if (!ref.startsWith('#/')) return undefined;
+    let node: unknown = root;
+    for (const raw of ref.slice(2).split('/')) {
+      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
+      node = (node as Json)[key];
+    }
+    return node;
+  };
+  const size = (node: unknown): number => {
+    if (typeof node !== 'object' || node === null) return 1;
+    const known = memo.get(node);
+    if (known !== undefined) return known;
+    if (open.has(node)) return 1;
+    open.add(node);
+    let total = 1;
+    const ref = (node as Json).$ref;
+    if (typeof ref === 'string') total += size(target(ref));
+    for (const child of Object.values(node)) {
+      if (total > limit) break;
+      total += size(child);
+    }
+    open.delete(node);
+    memo.set(node, total);
+    return total;
+  };
+  try {
+    return size(root.paths);
+  } catch (err) {
+    if (err instanceof RangeError) return limit + 1;
+    throw err;
+  }
+}
+
 export interface CompileInput {
   data: Json;
   /** The document's own URL: relative server URLs are resolved against it. */
@@ -86,12 +130,16 @@ export interface CompileInput {
 export async function compileDocument(input: CompileInput): Promise<OpenApiPlan> {
   const { data } = input;
   if (typeof data.openapi !== 'string' || !/^3\.[01]\./.test(data.openapi)) throw new OpenApiError('openapi.not_openapi');
+  // A small document whose references expand exponentially would keep the validator busy for minutes.
+  if (expandedSize(data, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES)
+    throw new OpenApiError('openapi.too_expanded', { max: MAX_EXPANDED_NODES });
   let api: Json;
   try {
     // Only references inside the document: nothing is fetched or read from disk on its behalf.
     api = (await SwaggerParser.validate(data as never, {
       resolve: { external: false },
-      dereference: { circular: 'ignore' },
+      // Cycles become cycles of objects; copySchema cuts them where a schema meets itself again.
+      dereference: { circular: true },
     })) as unknown as Json;
   } catch (err) {
     if (err instanceof RangeError) throw new OpenApiError('openapi.too_deep', { max: MAX_DOCUMENT_DEPTH });
@@ -257,27 +305,32 @@ function toOperation(path: string, method: string, op: Json, shared: unknown[], 
 }
 
 /**
- * A plain JSON copy of a resolved schema: a reference left unresolved (a cycle) accepts anything and says
- * what it was, parts deeper than MAX_SCHEMA_DEPTH too; more than MAX_SCHEMA_NODES nodes refuse the operation.
+ * A plain JSON copy of a resolved schema: where it meets itself again (a cycle) or a reference left unresolved
+ * (outside the document), a schema that accepts anything and says so; parts deeper than MAX_SCHEMA_DEPTH too;
+ * more than MAX_SCHEMA_NODES nodes refuse the operation.
  */
-function copySchema(schema: unknown, budget: { nodes: number }, label: string, depth = 0): Json {
-  const copied = copyValue(schema, budget, label, depth);
+function copySchema(schema: unknown, budget: { nodes: number }, label: string): Json {
+  const copied = copyValue(schema, budget, label, 0, new Set());
   return isObject(copied) ? copied : {};
 }
 
-function copyValue(value: unknown, budget: { nodes: number }, label: string, depth: number): unknown {
+function copyValue(value: unknown, budget: { nodes: number }, label: string, depth: number, path: Set<object>): unknown {
   if (--budget.nodes < 0) throw new OpenApiError('openapi.operation_schema_too_large', { operation: label, max: MAX_SCHEMA_NODES });
-  if (Array.isArray(value)) {
-    if (depth > MAX_SCHEMA_DEPTH) return [];
-    return value.map((v) => copyValue(v, budget, label, depth + 1));
+  if (typeof value !== 'object' || value === null) return value;
+  if (path.has(value)) return { description: 'recursive: the same schema as an enclosing one' };
+  if (depth > MAX_SCHEMA_DEPTH) return Array.isArray(value) ? [] : {};
+  path.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((v) => copyValue(v, budget, label, depth + 1, path));
+    const obj = value as Json;
+    if (typeof obj.$ref === 'string') return { description: `unresolved reference outside the document: ${obj.$ref.slice(0, 200)}` };
+    const out: Json = {};
+    for (const [key, v] of Object.entries(obj)) {
+      if (key === 'xml' || key === 'externalDocs') continue;
+      out[key] = copyValue(v, budget, label, depth + 1, path);
+    }
+    return out;
+  } finally {
+    path.delete(value);
   }
-  if (!isObject(value)) return value;
-  if (depth > MAX_SCHEMA_DEPTH) return {};
-  if (typeof value.$ref === 'string') return { description: `recursive: ${value.$ref.slice(0, 200)}` };
-  const out: Json = {};
-  for (const [key, v] of Object.entries(value)) {
-    if (key === 'xml' || key === 'externalDocs') continue;
-    out[key] = copyValue(v, budget, label, depth + 1);
-  }
-  return out;
 }
