@@ -1,5 +1,6 @@
-// `npm run check:boundaries`: the server's module boundaries, checked on its import graph.
+// `npm run check:boundaries`: the server's module boundaries and the console's, checked on their import graphs.
 //
+// The server (apps/server):
 //   gateway       gateway/ never imports modules/ or context.ts: the proxy path stands without the API.
 //   gateway-sides gateway/downstream/ (the clients' side) and gateway/upstream/ (the tool servers' side) never
 //                 import each other: they meet in gateway/link-api.ts and the other files of gateway/ itself
@@ -11,6 +12,13 @@
 //   cycle         no import cycle among the server's source files.
 //   test-code     code that is not a test (*.test.ts) imports neither vitest nor apps/server/test/.
 //
+// The console (apps/web, decision 0047):
+//   feature-door  outside features/<f>/, a file reaches the feature only through features/<f>/index.ts.
+//   shared-code   lib/ and components/ import neither features/ nor app/: shared code stands below the rooms.
+//   cycle         no import cycle among the console's source files.
+//   test-code     code that is not test code imports neither vitest nor src/test/ (test code: *.test.ts(x),
+//                 src/test/, a feature's test-fixtures.ts).
+//
 // Every import counts: `import type`, `export … from`, `import('…')` and `import('…').Type`.
 // Violations in test files are listed apart, but fail the check too.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -18,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
-const RULES = ['gateway', 'gateway-sides', 'module-door', 'module-internals', 'infra', 'cycle', 'test-code'];
+const RULES = ['gateway', 'gateway-sides', 'module-door', 'module-internals', 'infra', 'feature-door', 'shared-code', 'cycle', 'test-code'];
 
 /** Enough to show the shape of a tangled graph without flooding the terminal. */
 const MAX_CYCLES = 200;
@@ -26,13 +34,13 @@ const MAX_CYCLES = 200;
 const toPosix = (p) => p.split(path.sep).join('/');
 const isTestFile = (rel) => rel.endsWith('.test.ts');
 
-function listTsFiles(dir) {
+function listTsFiles(dir, withTsx = false) {
   const out = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules') out.push(...listTsFiles(full));
-    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
+      if (entry.name !== 'node_modules') out.push(...listTsFiles(full, withTsx));
+    } else if ((entry.name.endsWith('.ts') || (withTsx && entry.name.endsWith('.tsx'))) && !entry.name.endsWith('.d.ts')) {
       out.push(full);
     }
   }
@@ -42,7 +50,8 @@ function listTsFiles(dir) {
 /** Every module specifier of a file, with its 1-based line. */
 function importsOf(file) {
   const text = readFileSync(file, 'utf8');
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const kind = file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, kind);
   const found = [];
   const add = (literal) => {
     const line = source.getLineAndCharacterOfPosition(literal.getStart(source)).line + 1;
@@ -77,20 +86,23 @@ function importsOf(file) {
   return found;
 }
 
-/** The file a relative specifier names, as the compiler finds it (`./x.js` is `./x.ts`), or undefined. */
+/**
+ * The file a relative specifier names, as the compiler finds it (`./x.js` is `./x.ts` or `./x.tsx`, `./x` is
+ * `./x.ts`, `./x.tsx` or `./x/index.ts`), or undefined.
+ */
 function resolveRelative(fromFile, specifier) {
   const base = path.resolve(path.dirname(fromFile), specifier);
   const candidates = [];
   const ext = path.extname(base);
   if (ext === '.js' || ext === '.mjs' || ext === '.cjs') {
     const stem = base.slice(0, -ext.length);
-    candidates.push(`${stem}${ext.replace('js', 'ts')}`, base);
-  } else if (ext === '.ts') {
+    candidates.push(`${stem}${ext.replace('js', 'ts')}`, `${stem}.tsx`, base);
+  } else if (ext === '.ts' || ext === '.tsx') {
     candidates.push(base);
   } else {
-    candidates.push(`${base}.ts`, base);
+    candidates.push(`${base}.ts`, `${base}.tsx`, base);
   }
-  candidates.push(path.join(base, 'index.ts'));
+  candidates.push(path.join(base, 'index.ts'), path.join(base, 'index.tsx'));
   return candidates.find((c) => existsSync(c) && statSync(c).isFile());
 }
 
@@ -177,57 +189,38 @@ function countTangles(cycles) {
 }
 
 /**
- * Checks the server app at `serverDir` (the folder holding `src/` and `test/`). Paths in the answer are
- * relative to `serverDir`, with forward slashes. A violation is `{ rule, file, line, test, target }`, or for a
- * cycle `{ rule: 'cycle', file, line: 0, test, cycle }` with the cycle's files in import order.
+ * Reads the imports of every file of `appDir/src` and builds its graph: an import of vitest by code that is not
+ * test code, or of the test harness (`place(to).area === 'test'`), is a test-code violation, `rules` reports the
+ * app's own for each resolved relative import, and every cycle among the files in the graph is one. Paths are
+ * relative to `appDir`, with forward slashes.
  */
-export function checkBoundaries(serverDir) {
-  const files = listTsFiles(path.join(serverDir, 'src')).sort();
-  const rel = (file) => toPosix(path.relative(serverDir, file));
+function checkApp({ appDir, withTsx, isTest, place, inGraph, rules, checked }) {
+  const files = listTsFiles(path.join(appDir, 'src'), withTsx).sort();
+  const rel = (file) => toPosix(path.relative(appDir, file));
   const graph = new Map();
   const violations = [];
   let importCount = 0;
-  const report = (rule, file, line, more) => violations.push({ rule, file, line, test: isTestFile(file), ...more });
+  const report = (rule, file, line, more) => violations.push({ rule, file, line, test: isTest(file), ...more });
 
   for (const file of files) {
     const from = rel(file);
-    const fromPlace = placeOf(from);
+    const fromPlace = place(from);
     const edges = new Set();
     graph.set(from, edges);
     for (const { specifier, line } of importsOf(file)) {
       importCount++;
       if (specifier === 'vitest' || specifier.startsWith('vitest/')) {
-        if (!isTestFile(from)) report('test-code', from, line, { target: specifier });
+        if (!isTest(from)) report('test-code', from, line, { target: specifier });
         continue;
       }
       if (!specifier.startsWith('.')) continue;
       const target = resolveRelative(file, specifier);
       if (!target) continue;
       const to = rel(target);
-      const toPlace = placeOf(to);
-      if (toPlace.area !== 'test' && toPlace.area !== 'other' && to.endsWith('.ts')) edges.add(to);
-
-      const intoModules = toPlace.area === 'modules' || toPlace.area === 'modules-root';
-      if (toPlace.area === 'test' && !isTestFile(from)) report('test-code', from, line, { target: to });
-      if (fromPlace.area === 'gateway' && (intoModules || to === 'src/context.ts')) report('gateway', from, line, { target: to });
-      if (fromPlace.side && toPlace.side && fromPlace.side !== toPlace.side) report('gateway-sides', from, line, { target: to });
-      if (fromPlace.area === 'infra' && (intoModules || toPlace.area === 'gateway')) report('infra', from, line, { target: to });
-      if (
-        fromPlace.area === 'modules' &&
-        toPlace.area === 'modules' &&
-        toPlace.module !== fromPlace.module &&
-        to !== `src/modules/${toPlace.module}/index.ts`
-      ) {
-        report('module-door', from, line, { target: to });
-      }
-      if (
-        (fromPlace.area === 'src' || fromPlace.area === 'modules-root') &&
-        toPlace.area === 'modules' &&
-        to !== `src/modules/${toPlace.module}/index.ts` &&
-        !mayReachInternals(from)
-      ) {
-        report('module-internals', from, line, { target: to });
-      }
+      const toPlace = place(to);
+      if (inGraph(to, toPlace)) edges.add(to);
+      if (toPlace.area === 'test' && !isTest(from)) report('test-code', from, line, { target: to });
+      rules({ from, fromPlace, to, toPlace, report: (rule, more) => report(rule, from, line, { target: to, ...more }) });
     }
   }
 
@@ -235,12 +228,79 @@ export function checkBoundaries(serverDir) {
   for (const cycle of cycles) report('cycle', cycle[0], 0, { cycle });
   return {
     files: files.length,
-    testFiles: files.filter((f) => isTestFile(rel(f))).length,
+    testFiles: files.filter((f) => isTest(rel(f))).length,
     imports: importCount,
     violations,
     tangles: countTangles(cycles),
     cyclesCapped: cycles.length >= MAX_CYCLES,
+    checked,
   };
+}
+
+/**
+ * Checks the server app at `serverDir` (the folder holding `src/` and `test/`). Paths in the answer are
+ * relative to `serverDir`, with forward slashes. A violation is `{ rule, file, line, test, target }`, or for a
+ * cycle `{ rule: 'cycle', file, line: 0, test, cycle }` with the cycle's files in import order.
+ */
+export function checkBoundaries(serverDir) {
+  return checkApp({
+    appDir: serverDir,
+    withTsx: false,
+    isTest: isTestFile,
+    place: placeOf,
+    inGraph: (to, toPlace) => toPlace.area !== 'test' && toPlace.area !== 'other' && to.endsWith('.ts'),
+    rules({ from, fromPlace, to, toPlace, report }) {
+      const intoModules = toPlace.area === 'modules' || toPlace.area === 'modules-root';
+      if (fromPlace.area === 'gateway' && (intoModules || to === 'src/context.ts')) report('gateway');
+      if (fromPlace.side && toPlace.side && fromPlace.side !== toPlace.side) report('gateway-sides');
+      if (fromPlace.area === 'infra' && (intoModules || toPlace.area === 'gateway')) report('infra');
+      const pastDoor = toPlace.area === 'modules' && to !== `src/modules/${toPlace.module}/index.ts`;
+      if (pastDoor && fromPlace.area === 'modules' && toPlace.module !== fromPlace.module) report('module-door');
+      if (pastDoor && (fromPlace.area === 'src' || fromPlace.area === 'modules-root') && !mayReachInternals(from)) {
+        report('module-internals');
+      }
+    },
+    checked: 'gateway, gateway sides, module doors, module internals, infra, import cycles and test code',
+  });
+}
+
+/** The console's test code: its tests, its harness under src/test/ and a feature's test fixtures. */
+const isWebTestCode = (rel) =>
+  /\.test\.tsx?$/.test(rel) || rel.startsWith('src/test/') || /^src\/features\/[^/]+\/test-fixtures\.tsx?$/.test(rel);
+
+/** Where a console file sits: which layer, and which feature for a file under features/<name>/. */
+function webPlaceOf(rel) {
+  const parts = rel.split('/');
+  if (parts[0] !== 'src') return { area: 'other' };
+  if (parts[1] === 'features' && parts.length > 3) return { area: 'features', feature: parts[2] };
+  if (['app', 'components', 'lib', 'test', 'features'].includes(parts[1]) && parts.length > 2) return { area: parts[1] };
+  return { area: 'src' };
+}
+
+/** A feature's door: its index.ts (or index.tsx). */
+const isFeatureDoor = (rel, feature) => rel === `src/features/${feature}/index.ts` || rel === `src/features/${feature}/index.tsx`;
+
+/**
+ * Checks the console at `webDir` (the folder holding `src/`), with the answer shaped as checkBoundaries's. Test
+ * code keeps the doors too (violations there are listed apart): a test of one feature uses another's door, and
+ * test data shared between features lives in src/test/.
+ */
+export function checkWebBoundaries(webDir) {
+  return checkApp({
+    appDir: webDir,
+    withTsx: true,
+    isTest: isWebTestCode,
+    place: webPlaceOf,
+    inGraph: (to, toPlace) => toPlace.area !== 'other' && /\.tsx?$/.test(to),
+    rules({ fromPlace, to, toPlace, report }) {
+      if (toPlace.area === 'features' && fromPlace.feature !== toPlace.feature && !isFeatureDoor(to, toPlace.feature)) {
+        report('feature-door', { feature: toPlace.feature });
+      }
+      const shared = fromPlace.area === 'lib' || fromPlace.area === 'components';
+      if (shared && (toPlace.area === 'features' || toPlace.area === 'app')) report('shared-code');
+    },
+    checked: 'feature doors, shared code, import cycles and test code',
+  });
 }
 
 /** One line for a violation; `prefix` is put before every path (the CLI prints them from the repository root). */
@@ -263,10 +323,16 @@ export function describeViolation(v, prefix = '') {
     }
     case 'infra':
       return `infra: ${at} imports ${target}; infra must not depend on modules/ or gateway/`;
+    case 'feature-door':
+      return `feature-door: ${at} imports ${target}; use ${prefix}src/features/${v.feature}/index.ts`;
+    case 'shared-code':
+      return `shared-code: ${at} imports ${target}; lib/ and components/ must not depend on features/ or app/`;
     case 'cycle':
       return `cycle: ${[...v.cycle, v.cycle[0]].map((f) => `${prefix}${f}`).join(' -> ')}`;
     case 'test-code':
-      return `test-code: ${at} imports ${target}, but is not a test file (*.test.ts)`;
+      return v.file.endsWith('.tsx') || v.file.startsWith('src/features/') || v.file.startsWith('src/lib/')
+        ? `test-code: ${at} imports ${target}, but is not test code (*.test.ts(x), src/test/, test-fixtures.ts)`
+        : `test-code: ${at} imports ${target}, but is not a test file (*.test.ts)`;
     default:
       return `${v.rule}: ${at}`;
   }
@@ -275,10 +341,7 @@ export function describeViolation(v, prefix = '') {
 /** The lines to print for a result: the violations (source files first, then tests), or a one-line summary. */
 export function formatReport(result, prefix = '') {
   if (result.violations.length === 0) {
-    return [
-      `Boundaries ok: ${result.files} files (${result.testFiles} tests), ${result.imports} imports; ` +
-        'gateway, gateway sides, module doors, module internals, infra, import cycles and test code checked.',
-    ];
+    return [`Boundaries ok: ${result.files} files (${result.testFiles} tests), ${result.imports} imports; ${result.checked} checked.`];
   }
   const source = result.violations.filter((v) => !v.test);
   const tests = result.violations.filter((v) => v.test);
@@ -295,8 +358,14 @@ export function formatReport(result, prefix = '') {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const serverDir = fileURLToPath(new URL('../apps/server', import.meta.url));
-  const result = checkBoundaries(serverDir);
-  for (const text of formatReport(result, 'apps/server/')) process.stdout.write(`${text}\n`);
-  process.exit(result.violations.length === 0 ? 0 : 1);
+  const app = (dir) => fileURLToPath(new URL(`../apps/${dir}`, import.meta.url));
+  const results = [
+    ['Server', 'apps/server/', checkBoundaries(app('server'))],
+    ['Console', 'apps/web/', checkWebBoundaries(app('web'))],
+  ];
+  for (const [name, prefix, result] of results) {
+    process.stdout.write(`${name} (${prefix}):\n`);
+    for (const text of formatReport(result, prefix)) process.stdout.write(`${text}\n`);
+  }
+  process.exit(results.every(([, , result]) => result.violations.length === 0) ? 0 : 1);
 }

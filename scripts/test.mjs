@@ -12,7 +12,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** Each stage's steps run side by side; the next stage starts when all of them passed. */
 const stages = [
   [['lint and format', 'npx', ['biome', 'check', '.']]],
-  [['module boundaries and import cycles (server)', 'node', ['scripts/check-boundaries.mjs']]],
+  [['module boundaries and import cycles (server and console)', 'node', ['scripts/check-boundaries.mjs']]],
   [['type check (server, web, e2e)', 'npm', ['run', 'typecheck']]],
   // Before the tests: the e2e setup and the CLI tests (apps/server/test/built-cli.ts) find the build current.
   [['build (console and server bundle)', 'npm', ['run', 'build']]],

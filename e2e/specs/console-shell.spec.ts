@@ -31,15 +31,16 @@ test.describe('the console is served by the server', () => {
     await expect(page.getByRole('heading', { name: 'Dashboard', level: 1 })).toBeVisible();
   });
 
-  test('the Docs link leads on to the API documentation', async ({ page, request, signedIn }) => {
+  test('the Docs link opens the documentation, which leads on to the API documentation', async ({ page, request, signedIn }) => {
     expect(signedIn.token).toBeTruthy();
     await page.goto('/');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Docs' }).click();
     await expect(page).toHaveURL(/\/docs$/);
+    await expect(page.getByRole('heading', { name: 'Documentation', level: 1 })).toBeVisible();
     const docsPage = page.waitForResponse(
       (res) => res.request().isNavigationRequest() && new URL(res.url()).pathname.startsWith('/api/docs'),
     );
-    await page.getByRole('link', { name: 'Open the API reference' }).click();
+    await page.getByRole('navigation', { name: 'Documentation pages' }).getByRole('link', { name: 'API reference' }).click();
     const res = await docsPage;
     expect(res.status()).toBe(200);
     expect(res.headers()['content-type']).toContain('text/html');

@@ -116,18 +116,43 @@ test.describe('services: a user’s journey', () => {
       expect(await echoThrough(config, 'hello over sse')).toEqual(['echo', 'Echo: hello over sse']);
     });
 
+    await test.step('the Open WebUI connection reaches the same tools over OpenAPI', async () => {
+      await expect(dialog.getByLabel('OpenAPI URL')).toHaveValue(new RegExp(`/openapi/proxy/${NAME}$`));
+      await expect(dialog.getByTestId('snippet-openwebui')).toContainText('bearer');
+      await dialog.getByRole('button', { name: 'Open WebUI connection' }).click();
+      await expect(toast(page, 'Configuration copied')).toBeVisible();
+      const [connection] = JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as {
+        url: string;
+        path: string;
+        key: string;
+      }[];
+      if (!connection) throw new Error('no connection in the copied snippet');
+      // What Open WebUI does with it: read {url}/{path} with the key, then POST {url}{operation path}.
+      const headers = { authorization: `Bearer ${connection.key}` };
+      const doc = (await (await fetch(`${connection.url}/${connection.path}`, { headers })).json()) as {
+        paths: Record<string, { post: { operationId: string } }>;
+      };
+      expect(doc.paths['/echo']?.post.operationId).toBe('echo');
+      const answer = await fetch(`${connection.url}/echo`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'hello over openapi' }),
+      });
+      expect(await answer.json()).toBe('Echo: hello over openapi');
+    });
+
     await test.step('after the admin sets a limit, the usage bar shows today’s count', async () => {
       const admin = await accessToken(request);
       await setDailyLimit(request, admin, serviceId, 5);
       const bar = card.getByTestId('usage-bar');
-      await expectUsageAfterReload(page, '2 / 5');
-      await expect(bar).toContainText('3 requests remaining');
+      // Two MCP calls and one over OpenAPI: the same counter.
+      await expectUsageAfterReload(page, '3 / 5');
+      await expect(bar).toContainText('2 requests remaining');
       await expect(bar.getByRole('progressbar').locator('[data-tone]')).toHaveAttribute('data-tone', 'green');
 
       await card.getByRole('button', { name: 'Configure' }).click();
       const config = await copyConfig(page);
-      await echoThrough(config, 'two more');
-      await echoThrough(config, 'and one');
+      await echoThrough(config, 'one more');
       await expectUsageAfterReload(page, '4 / 5');
       await expect(bar).toContainText('1 request remaining');
       await expect(bar.getByRole('progressbar').locator('[data-tone]')).toHaveAttribute('data-tone', 'yellow');

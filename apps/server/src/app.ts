@@ -361,7 +361,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   app.addHook('onResponse', async (req, reply) => {
     // Proxied MCP traffic is the data plane: a line per successful call would cost more than the call
     // itself (counted calls are recorded by the meter), so only refused ones are logged at info.
-    const level = reply.statusCode < 400 && req.url.startsWith('/proxy/') ? 'debug' : 'info';
+    const level = reply.statusCode < 400 && (req.url.startsWith('/proxy/') || req.url.startsWith('/openapi/')) ? 'debug' : 'info';
     if (!logger.isLevelEnabled(level)) return;
     req.log[level]({ method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });

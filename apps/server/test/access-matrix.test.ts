@@ -179,7 +179,7 @@ describe.each(engines)('access matrix on %s', (engine) => {
   }
 
   async function send(call: Call, caller: Caller): Promise<Answer> {
-    const keyed = call.url.startsWith('/proxy/') || call.url.startsWith('/group/');
+    const keyed = call.url.startsWith('/proxy/') || call.url.startsWith('/group/') || call.url.startsWith('/openapi/');
     const credential = keyed ? await proxyKey(caller) : await consoleToken(caller);
     const headers: Record<string, string> = {
       ...(credential ? { authorization: `Bearer ${credential}` } : {}),
@@ -651,6 +651,24 @@ describe.each(engines)('access matrix on %s', (engine) => {
     'OPTIONS /group/:name/message': notAllowed('OPTIONS', '/group/matrix-group/message'),
     'GET /group/:name/message': notAllowed('GET', '/group/matrix-group/message'),
     'DELETE /group/:name/message': notAllowed('DELETE', '/group/matrix-group/message'),
+
+    // The OpenAPI face (decision 0053): the MCP faces' API keys and access, a document and a call per tool.
+    'GET /openapi/proxy/:name/openapi.json': { expect: withKey(200), call: () => get('/openapi/proxy/matrix-stdio/openapi.json') },
+    'POST /openapi/proxy/:name/:tool': {
+      expect: withKey(200),
+      call: () => json('POST', '/openapi/proxy/matrix-stdio/echo', { text: 'm' }),
+    },
+    'GET /openapi/proxy/:name/:tool': notAllowed('GET', '/openapi/proxy/matrix-stdio/echo'),
+    'OPTIONS /openapi/proxy/:name/openapi.json': notAllowed('OPTIONS', '/openapi/proxy/matrix-stdio/openapi.json'),
+    'OPTIONS /openapi/proxy/:name/:tool': notAllowed('OPTIONS', '/openapi/proxy/matrix-stdio/echo'),
+    'GET /openapi/group/:name/openapi.json': { expect: withKey(200), call: () => get('/openapi/group/matrix-group/openapi.json') },
+    'POST /openapi/group/:name/:tool': {
+      expect: withKey(200),
+      call: () => json('POST', '/openapi/group/matrix-group/matrix-stdio__echo', { text: 'm' }),
+    },
+    'GET /openapi/group/:name/:tool': notAllowed('GET', '/openapi/group/matrix-group/matrix-stdio__echo'),
+    'OPTIONS /openapi/group/:name/openapi.json': notAllowed('OPTIONS', '/openapi/group/matrix-group/openapi.json'),
+    'OPTIONS /openapi/group/:name/:tool': notAllowed('OPTIONS', '/openapi/group/matrix-group/matrix-stdio__echo'),
   };
 
   // ---- seeding ---------------------------------------------------------------------------------

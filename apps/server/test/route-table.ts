@@ -11,9 +11,12 @@ export const routeKey = (r: Pick<RouteEntry, 'method' | 'url'>): string => `${r.
 /** Every console API route (`/api/…`), API docs included. */
 export const apiRoutes = (routes: RouteEntry[]): RouteEntry[] => routes.filter((r) => r.url.startsWith('/api/'));
 
-/** The MCP faces: services under /proxy, groups under /group (issue 17); both authenticate by API key. */
+/**
+ * The MCP faces: services under /proxy, groups under /group (issue 17), and their OpenAPI face under /openapi
+ * (decision 0053); all authenticate by API key.
+ */
 export const proxyRoutes = (routes: RouteEntry[]): RouteEntry[] =>
-  routes.filter((r) => r.url.startsWith('/proxy/') || r.url.startsWith('/group/'));
+  routes.filter((r) => r.url.startsWith('/proxy/') || r.url.startsWith('/group/') || r.url.startsWith('/openapi/'));
 
 /** The OAuth protocol routes of Toolport as an authorization server (`/.well-known/…`, `/oauth2/…`): public by design. */
 export const oauthProtocolRoutes = (routes: RouteEntry[]): RouteEntry[] =>

@@ -21,8 +21,9 @@ import type { DispatchDeps } from './downstream/dispatcher.js';
 import { GroupFace } from './downstream/group-face.js';
 import type { SemanticRanker } from './downstream/hybrid-search.js';
 import { LegacyRelay } from './downstream/legacy-relay.js';
+import { OpenApiFace, type OpenApiFaceDeps, registerOpenApiRoutes } from './downstream/openapi-face.js';
 import { type OriginLists, OriginPolicy } from './downstream/origin-policy.js';
-import { ProxyAuth } from './downstream/proxy-auth.js';
+import { mcpEndpointOf, ProxyAuth } from './downstream/proxy-auth.js';
 import { Revocations } from './downstream/revocations.js';
 import { registerProxyRoutes } from './downstream/routes.js';
 import { DownstreamSession } from './downstream/session.js';
@@ -224,6 +225,24 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     relayLookup: async (serviceId: number) => face.standInOf(serviceId),
     prefix: '/group' as const,
   };
+  // The OpenAPI face (decision 0053): the same authentication and dispatchers as /proxy and /group.
+  const openApiDeps: OpenApiFaceDeps = {
+    origins,
+    options: deps.options,
+    sessions,
+    abuse,
+    events: deps.events,
+    logger: deps.logger,
+    faces: {
+      proxy: { resolve: (req, name) => routeDeps.auth.resolve(req, name, mcpEndpointOf('proxy', name)), dispatcher: routeDeps.dispatcher },
+      group: {
+        resolve: (req, name) => routeDeps.auth.resolveGroup(req, name, face, mcpEndpointOf('group', name)),
+        dispatcher: face,
+        refusalOf: (userId, stand, name) => face.refusalOf(userId, stand, name),
+      },
+    },
+  };
+  const openApi = new OpenApiFace(openApiDeps);
   deps.metrics.countSessions(() => sessions.countByTransport());
 
   const stopListening = deps.events.on((event) => {
@@ -328,10 +347,12 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
       app.addHook('onRequest', async (req, reply) => {
         // A 2026-07-28 listen stream is no call: it stays open until the client leaves, and a shutdown closes it.
         const listen = req.headers['mcp-method'] === 'subscriptions/listen';
-        if (req.method === 'POST' && !listen && (req.url.startsWith('/proxy/') || req.url.startsWith('/group/'))) work.track(reply.raw);
+        const proxied = req.url.startsWith('/proxy/') || req.url.startsWith('/group/') || req.url.startsWith('/openapi/');
+        if (req.method === 'POST' && !listen && proxied) work.track(reply.raw);
       });
       await registerProxyRoutes(app, routeDeps, deps.logger);
       await registerProxyRoutes(app, groupDeps, deps.logger, '/group');
+      await registerOpenApiRoutes(app, openApi, openApiDeps);
     },
     async close(graceMs = 0) {
       const pending = work.pending;

@@ -6,11 +6,11 @@ import { preference } from './accept.js';
 
 /**
  * Paths the single-page app never owns (docs/architecture.md §1): the API, the MCP endpoints (`/proxy`, and
- * `/group` for groups), metrics, translations, the OAuth server's `/oauth2`, and `/.well-known`, where MCP
+ * `/group` for groups) and their OpenAPI face (`/openapi`), metrics, translations, the OAuth server's `/oauth2`, and `/.well-known`, where MCP
  * clients such as mcp-remote probe for OAuth metadata and must get JSON, never the page (routes
  * registered there, such as the OAuth server's metadata, answer before this fallback).
  */
-const NOT_SPA = /^\/(api|proxy|group|metrics|locales|oauth2|\.well-known)(\/|$)/;
+const NOT_SPA = /^\/(api|proxy|group|openapi|metrics|locales|oauth2|\.well-known)(\/|$)/;
 const API = /^\/api(\/|$)/;
 
 /**

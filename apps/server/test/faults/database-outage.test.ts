@@ -102,6 +102,17 @@ describe('the database becoming unreachable for a while', () => {
       .catch((err: Error) => err.message);
     expect(bobSaw).toMatch(BOB_SEES);
     expect(Date.now() - bobAt).toBeLessThan(15_000);
+    // The OpenAPI face says the same in the caller's language (decision 0053): 503 with Retry-After, no 500.
+    const viaOpenApi = await fetch(`${gw.url}/openapi/proxy/fixture/echo`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bob.key}`, 'content-type': 'application/json', 'accept-language': 'zh-CN' },
+      body: JSON.stringify({ text: 'bob' }),
+    });
+    expect([viaOpenApi.status, viaOpenApi.headers.get('retry-after'), await viaOpenApi.json()]).toEqual([
+      503,
+      '5',
+      { detail: { code: 'unavailable', message: '服务不可用：暂时无法连接数据库，请稍后重试' } },
+    ]);
     await until(() => Date.now() - cutAt >= CUT_MS, 'the cut to last');
     const okDuringCut = ok - okAtCut;
     await proxy.restore();

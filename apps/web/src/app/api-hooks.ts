@@ -1,7 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import type { i18n } from 'i18next';
-import { installedServicesKey } from '../features/services/use-installed-services';
 import { type ApiHooks, setApiHooks } from '../lib/api';
+import { installedServicesKey } from '../lib/installed-services';
 import { notify } from '../lib/notify';
 import { markSessionEnded, signInPath } from './return-to';
 

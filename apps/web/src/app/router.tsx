@@ -1,18 +1,18 @@
 import { createBrowserRouter, type RouteObject } from 'react-router';
-import { analyticsRoutes } from '../features/analytics/routes';
-import { auditRoutes } from '../features/audit/routes';
-import { RequireSession } from '../features/auth/require-session';
-import { authRoutes } from '../features/auth/routes';
-import { dashboardRoutes } from '../features/dashboard/routes';
-import { groupsRoutes } from '../features/groups/routes';
-import { logsRoutes } from '../features/logs/routes';
-import { marketRoutes } from '../features/market/routes';
-import { oauthConsentRoutes, oauthErrorRoutes } from '../features/oauth-consent/routes';
-import { placeholderRoutes } from '../features/placeholders/routes';
-import { preferencesRoutes } from '../features/preferences/routes';
-import { profileRoutes } from '../features/profile/routes';
-import { servicesRoutes } from '../features/services/routes';
-import { usersRoutes } from '../features/users/routes';
+import { analyticsRoutes } from '../features/analytics';
+import { auditRoutes } from '../features/audit';
+import { authRoutes, RequireSession } from '../features/auth';
+import { dashboardRoutes } from '../features/dashboard';
+import { docsRoutes } from '../features/docs';
+import { groupsRoutes } from '../features/groups';
+import { logsRoutes } from '../features/logs';
+import { marketRoutes } from '../features/market';
+import { oauthConsentRoutes, oauthErrorRoutes } from '../features/oauth-consent';
+import { placeholderRoutes } from '../features/placeholders';
+import { preferencesRoutes } from '../features/preferences';
+import { profileRoutes } from '../features/profile';
+import { servicesRoutes } from '../features/services';
+import { usersRoutes } from '../features/users';
 import { AppLayout } from './app-layout';
 import { NotFoundPage } from './not-found-page';
 import { RequireAdmin } from './require-admin';
@@ -37,6 +37,8 @@ export const routes: RouteObject[] = [
         children: [
           ...authRoutes,
           ...oauthErrorRoutes,
+          // The user documentation is public, like the sign-in page it explains.
+          ...docsRoutes,
           {
             element: <RequireSession />,
             children: [

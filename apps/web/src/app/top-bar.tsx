@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { Link, NavLink } from 'react-router';
 import { buttonVariants } from '../components/ui/button';
-import { SignInButton } from '../features/auth/sign-in-button';
+import { SignInButton } from '../features/auth';
 import { cn } from '../lib/cn';
 import { useSession } from '../lib/session';
 import { LanguageSelect } from './language-select';

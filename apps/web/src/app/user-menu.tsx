@@ -2,7 +2,7 @@ import { LogOut, UserRound } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Button } from '../components/ui/button';
-import { useLogout } from '../features/auth/use-logout';
+import { useLogout } from '../features/auth';
 import { displayNameOf, type SessionUser } from '../lib/session';
 
 /** The signed-in user's name (display name, else username) and the logout button. */

@@ -496,6 +496,30 @@ export class GroupFace {
     return unknown;
   }
 
+  /**
+   * Why a tool name the user's merged list does not hold is refused: its member is one they may not use
+   * (or is off for them), named as /proxy names it; undefined when no member of the group goes by that
+   * prefix or the member takes their calls (the tool is then simply unknown). The OpenAPI face asks it
+   * to answer 403 or 503 rather than 404 (openapi-face.ts).
+   */
+  async refusalOf(userId: number, stand: ServiceSpec, name: string): Promise<ProxyFailure | undefined> {
+    const group = this.groupOf(stand);
+    if (!group) return undefined;
+    const at = name.indexOf(group.separator);
+    if (at <= 0) return undefined;
+    const serviceName = name.slice(0, at);
+    for (const member of group.members) {
+      const spec = await this.spec(member.serviceId);
+      if (spec?.name !== serviceName) continue;
+      const state = await this.memberState(userId, spec.id, spec);
+      if (state === 'no-access') return failures.noAccess(serviceName);
+      if (state === 'disabled') return failures.disabledService(serviceName);
+      if (state === 'switched-off') return failures.switchedOffService(serviceName);
+      return undefined;
+    }
+    return undefined;
+  }
+
   private async originalName(spec: ServiceSpec, visible: string): Promise<string> {
     const overrides = await this.deps.tools?.forService(spec);
     const resolved = overrides?.resolveCall(visible);

@@ -86,8 +86,8 @@ export class ProxyAuth {
     req: FastifyRequest,
     groupName: string,
     groups: { stand(user: GatewayUser, name: string): Promise<ServiceSpec | ProxyFailure> },
+    endpoint = groupEndpointOf(req, groupName),
   ): Promise<ProxyCaller | ProxyFailure> {
-    const endpoint = groupEndpointOf(req, groupName);
     return this.guarded(req, async () => {
       const who = await this.identify(req, endpoint);
       if ('status' in who) return who;
@@ -198,6 +198,15 @@ function apiKeyOf(req: FastifyRequest): { key: string | undefined; fromQuery: bo
   if (bearer) return { key: bearer, fromQuery: false };
   const query = (req.query as Record<string, unknown> | undefined)?.key;
   return typeof query === 'string' && query !== '' ? { key: query, fromQuery: true } : { key: undefined, fromQuery: false };
+}
+
+/**
+ * The endpoint an OpenAPI face request is for (openapi-face.ts): the service's or group's MCP endpoint.
+ * An access token names a service or group, not a transport (`proxy:{name}`), so a token bound to the
+ * MCP endpoint serves the OpenAPI face of the same service too, and a 401 points at that endpoint's metadata.
+ */
+export function mcpEndpointOf(kind: 'proxy' | 'group', name: string): ProxyEndpoint {
+  return { kind, name, path: `/${kind}/${encodeURIComponent(name)}/mcp` };
 }
 
 /** The endpoint a /group request is for: the legacy message route belongs to its /sse endpoint. */

@@ -3,10 +3,40 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../../http/db-unavailable.js';
 import { LegacySse } from './legacy-sse.js';
-import { DATABASE_AWAY, failures, RpcCode, sendFailure } from './rpc-errors.js';
+import { DATABASE_AWAY, failures, type ProxyFailure, RpcCode, sendFailure } from './rpc-errors.js';
 import { type ProxyDeps, type ProxyRequest, StreamableHttp } from './streamable-http.js';
 
-type Handler = (req: ProxyRequest, res: ServerResponse) => Promise<void>;
+type Handler<R> = (req: R, res: ServerResponse) => Promise<void>;
+
+/**
+ * A route answered on the raw response (the MCP faces and the OpenAPI face): CORS headers first, then
+ * the handler; a failure it did not answer itself is the database away for a moment (503, the client
+ * may retry) or the gateway's own (500, logged, no details), written by `fail` in the face's format.
+ */
+export function rawRoute(
+  origins: Pick<ProxyDeps['origins'], 'decorate'>,
+  logger: Logger,
+  fail: (res: ServerResponse, failure: ProxyFailure, req: FastifyRequest) => void,
+) {
+  return <R = ProxyRequest>(handler: Handler<R>) =>
+    async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      reply.hijack();
+      // Before anything is written, so that a browser client on an allowed origin can read every answer.
+      origins.decorate(req, reply.raw);
+      try {
+        await handler(req as R, reply.raw);
+      } catch (err) {
+        // The database away for a moment (a key or session lookup failed): the client may retry.
+        if (isDatabaseUnavailable(err)) {
+          logger.warn({ url: req.routeOptions.url, err: (err as Error).message }, 'proxy request failed: database unavailable');
+          fail(reply.raw, { status: 503, code: RpcCode.InternalError, message: DATABASE_AWAY, headers: { 'retry-after': '5' } }, req);
+          return;
+        }
+        logger.error({ err, url: req.routeOptions.url }, 'proxy request failed');
+        fail(reply.raw, { status: 500, code: RpcCode.InternalError, message: 'Internal error' }, req);
+      }
+    };
+}
 
 /**
  * Registers the proxy routes on the root app (not under /api). They are 'public' for the console's
@@ -24,30 +54,7 @@ export async function registerProxyRoutes(
   const http = new StreamableHttp(deps);
   const legacy = new LegacySse(deps);
 
-  const raw =
-    (handler: Handler) =>
-    async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      reply.hijack();
-      // Before anything is written, so that a browser client on an allowed origin can read every answer.
-      deps.origins.decorate(req, reply.raw);
-      try {
-        await handler(req as ProxyRequest, reply.raw);
-      } catch (err) {
-        // The database away for a moment (a key or session lookup failed): the client may retry.
-        if (isDatabaseUnavailable(err)) {
-          logger.warn({ url: req.routeOptions.url, err: (err as Error).message }, 'proxy request failed: database unavailable');
-          sendFailure(reply.raw, {
-            status: 503,
-            code: RpcCode.InternalError,
-            message: DATABASE_AWAY,
-            headers: { 'retry-after': '5' },
-          });
-          return;
-        }
-        logger.error({ err, url: req.routeOptions.url }, 'proxy request failed');
-        sendFailure(reply.raw, { status: 500, code: RpcCode.InternalError, message: 'Internal error' });
-      }
-    };
+  const raw = rawRoute(deps.origins, logger, (res, failure) => sendFailure(res, failure));
   const notAllowed = (allow: string) => raw(async (_req, res) => sendFailure(res, failures.methodNotAllowed(allow)));
   /** A CORS preflight gets what the route allows (or 403 for a refused origin); a plain OPTIONS gets 405. */
   const options = (allow: string) =>

@@ -32,7 +32,32 @@ export interface ProxyFailure {
   headers?: Record<string, string>;
   /** The JSON-RPC error's `data` (the 2026-07-28 header and version errors carry one). */
   data?: unknown;
+  /**
+   * What went wrong, for faces that answer people in their language rather than in protocol text (the
+   * OpenAPI face, openapi-face.ts): a short name and the values its message names.
+   */
+  reason?: { name: FailureReason; params?: Record<string, string | number> };
 }
+
+export type FailureReason =
+  | 'unauthorized'
+  | 'foreign_host'
+  | 'foreign_origin'
+  | 'unknown_group'
+  | 'unknown_service'
+  | 'no_access'
+  | 'disabled_service'
+  | 'switched_off_service'
+  | 'unsupported_media_type'
+  | 'too_large'
+  | 'invalid_json'
+  | 'too_deep'
+  | 'method_not_allowed';
+
+const because = (failure: ProxyFailure, name: FailureReason, params?: Record<string, string | number>): ProxyFailure => ({
+  ...failure,
+  reason: params ? { name, params } : { name },
+});
 
 const fail = (status: number, code: number, message: string, headers?: Record<string, string>): ProxyFailure =>
   headers ? { status, code, message, headers } : { status, code, message };
@@ -43,42 +68,59 @@ export const failures = {
    * metadata is (RFC 9728 §5.1), and `invalid_token` when a token was presented but refused (RFC 6750 §3.1).
    */
   unauthorized: (resourceMetadata?: string, invalidToken = false) =>
-    fail(
-      401,
-      RpcCode.ServerError,
-      'Unauthorized: a valid API key or OAuth access token is required (Authorization: Bearer <key> or ?key=<key>)',
-      {
-        'www-authenticate': [
-          'Bearer realm="toolport"',
-          ...(resourceMetadata ? [`resource_metadata="${resourceMetadata}"`] : []),
-          ...(invalidToken
-            ? ['error="invalid_token"', 'error_description="The access token is invalid, expired, revoked or for another endpoint"']
-            : []),
-        ].join(', '),
-      },
+    because(
+      fail(
+        401,
+        RpcCode.ServerError,
+        'Unauthorized: a valid API key or OAuth access token is required (Authorization: Bearer <key> or ?key=<key>)',
+        {
+          'www-authenticate': [
+            'Bearer realm="toolport"',
+            ...(resourceMetadata ? [`resource_metadata="${resourceMetadata}"`] : []),
+            ...(invalidToken
+              ? ['error="invalid_token"', 'error_description="The access token is invalid, expired, revoked or for another endpoint"']
+              : []),
+          ].join(', '),
+        },
+      ),
+      'unauthorized',
     ),
   foreignHost: (host: string) =>
-    fail(
-      403,
-      RpcCode.ServerError,
-      `Forbidden: invalid Host header: ${host} (add it to ALLOWED_HOSTS or set the server address preference)`,
+    because(
+      fail(
+        403,
+        RpcCode.ServerError,
+        `Forbidden: invalid Host header: ${host} (add it to ALLOWED_HOSTS or set the server address preference)`,
+      ),
+      'foreign_host',
+      { host },
     ),
-  foreignOrigin: (origin: string) => fail(403, RpcCode.ServerError, `Forbidden: invalid Origin header: ${origin}`),
-  unknownGroup: (name: string) => fail(404, RpcCode.ServerError, `Group not found: ${name}`),
-  unknownService: (name: string) => fail(404, RpcCode.ServerError, `Service not found: ${name}`),
-  noAccess: (name: string) => fail(403, RpcCode.ServerError, `Forbidden: you do not have access to ${name}`),
-  disabledService: (name: string) => fail(503, RpcCode.ServerError, `Service unavailable: ${name} is disabled`),
+  foreignOrigin: (origin: string) =>
+    because(fail(403, RpcCode.ServerError, `Forbidden: invalid Origin header: ${origin}`), 'foreign_origin', { origin }),
+  unknownGroup: (name: string) => because(fail(404, RpcCode.ServerError, `Group not found: ${name}`), 'unknown_group', { name }),
+  unknownService: (name: string) => because(fail(404, RpcCode.ServerError, `Service not found: ${name}`), 'unknown_service', { name }),
+  noAccess: (name: string) =>
+    because(fail(403, RpcCode.ServerError, `Forbidden: you do not have access to ${name}`), 'no_access', { name }),
+  disabledService: (name: string) =>
+    because(fail(503, RpcCode.ServerError, `Service unavailable: ${name} is disabled`), 'disabled_service', { name }),
   /** The caller's own personal switch: they can turn it back on in the console. */
   switchedOffService: (name: string) =>
-    fail(503, RpcCode.ServerError, `Service unavailable: ${name} is switched off for you; switch it on again in the console`),
+    because(
+      fail(503, RpcCode.ServerError, `Service unavailable: ${name} is switched off for you; switch it on again in the console`),
+      'switched_off_service',
+      { name },
+    ),
   notAcceptable: (what: string) => fail(406, RpcCode.ServerError, `Not Acceptable: Client must accept ${what}`),
-  unsupportedMediaType: () => fail(415, RpcCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json'),
-  tooLarge: (limit: number) => fail(413, RpcCode.ServerError, `Payload Too Large: Request body must not exceed ${limit} bytes`),
-  invalidJson: () => fail(400, RpcCode.ParseError, 'Parse error: Invalid JSON'),
+  unsupportedMediaType: () =>
+    because(fail(415, RpcCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json'), 'unsupported_media_type'),
+  tooLarge: (limit: number) =>
+    because(fail(413, RpcCode.ServerError, `Payload Too Large: Request body must not exceed ${limit} bytes`), 'too_large', { limit }),
+  invalidJson: () => because(fail(400, RpcCode.ParseError, 'Parse error: Invalid JSON'), 'invalid_json'),
   invalidMessage: () => fail(400, RpcCode.ParseError, 'Parse error: Invalid JSON-RPC message'),
   emptyBatch: () => fail(400, RpcCode.InvalidRequest, 'Invalid Request: empty batch'),
   batchTooLarge: (max: number) => fail(400, RpcCode.InvalidRequest, `Invalid Request: Batch must not exceed ${max} messages`),
-  tooDeep: (max: number) => fail(400, RpcCode.InvalidRequest, `Invalid Request: JSON must not nest deeper than ${max} levels`),
+  tooDeep: (max: number) =>
+    because(fail(400, RpcCode.InvalidRequest, `Invalid Request: JSON must not nest deeper than ${max} levels`), 'too_deep', { max }),
   batchNotAllowed: (version: string) =>
     fail(400, RpcCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not supported by protocol version ${version}`),
   sessionRequired: () => fail(400, RpcCode.ServerError, 'Bad Request: Mcp-Session-Id header is required'),
@@ -92,7 +134,8 @@ export const failures = {
       `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
     ),
   secondStream: () => fail(409, RpcCode.ServerError, 'Conflict: Only one SSE stream is allowed per session'),
-  methodNotAllowed: (allow: string) => fail(405, RpcCode.ServerError, 'Method not allowed.', { allow }),
+  methodNotAllowed: (allow: string) =>
+    because(fail(405, RpcCode.ServerError, 'Method not allowed.', { allow }), 'method_not_allowed', { allow }),
   /** 2026-07-28 (modern.ts): a required header missing, or naming something else than the body. */
   headerMismatch: (header: string, body: string) => ({
     ...fail(400, RpcCode.HeaderMismatch, `Bad Request: the request headers and body disagree: ${body}`),

@@ -30,18 +30,18 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 
 /** JSON or YAML text as data. Anything nested deeper than MAX_DOCUMENT_DEPTH is refused, with no recursion. */
 export function parseDocument(text: string): Json {
-  if (Buffer.byteLength(text) > MAX_DOCUMENT_BYTES) throw new OpenApiError('openapi.too_large', { max: MAX_DOCUMENT_BYTES });
-  if (!text.trim()) throw new OpenApiError('openapi.source_required');
+  if (Buffer.byteLength(text) > MAX_DOCUMENT_BYTES) throw new OpenApiError('openapi_service.too_large', { max: MAX_DOCUMENT_BYTES });
+  if (!text.trim()) throw new OpenApiError('openapi_service.source_required');
   // Brackets are counted first: a JSON or flow-YAML bomb never reaches a recursive parser.
-  if (bracketDepth(text) > MAX_DOCUMENT_DEPTH) throw new OpenApiError('openapi.too_deep', { max: MAX_DOCUMENT_DEPTH });
+  if (bracketDepth(text) > MAX_DOCUMENT_DEPTH) throw new OpenApiError('openapi_service.too_deep', { max: MAX_DOCUMENT_DEPTH });
   let data: unknown;
   try {
     data = text.trimStart().startsWith('{') ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
   } catch (err) {
-    throw new OpenApiError('openapi.parse_failed', {}, err instanceof Error ? err.message : String(err));
+    throw new OpenApiError('openapi_service.parse_failed', {}, err instanceof Error ? err.message : String(err));
   }
-  if (depthOf(data) > MAX_DOCUMENT_DEPTH) throw new OpenApiError('openapi.too_deep', { max: MAX_DOCUMENT_DEPTH });
-  if (!isObject(data)) throw new OpenApiError('openapi.not_openapi');
+  if (depthOf(data) > MAX_DOCUMENT_DEPTH) throw new OpenApiError('openapi_service.too_deep', { max: MAX_DOCUMENT_DEPTH });
+  if (!isObject(data)) throw new OpenApiError('openapi_service.not_openapi');
   return data;
 }
 
@@ -129,10 +129,10 @@ export interface CompileInput {
 /** Validates and dereferences a parsed document and makes one tool per kept operation. */
 export async function compileDocument(input: CompileInput): Promise<OpenApiPlan> {
   const { data } = input;
-  if (typeof data.openapi !== 'string' || !/^3\.[01]\./.test(data.openapi)) throw new OpenApiError('openapi.not_openapi');
+  if (typeof data.openapi !== 'string' || !/^3\.[01]\./.test(data.openapi)) throw new OpenApiError('openapi_service.not_openapi');
   // A small document whose references expand exponentially would keep the validator busy for minutes.
   if (expandedSize(data, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES)
-    throw new OpenApiError('openapi.too_expanded', { max: MAX_EXPANDED_NODES });
+    throw new OpenApiError('openapi_service.too_expanded', { max: MAX_EXPANDED_NODES });
   let api: Json;
   try {
     // Only references inside the document: nothing is fetched or read from disk on its behalf.
@@ -142,8 +142,8 @@ export async function compileDocument(input: CompileInput): Promise<OpenApiPlan>
       dereference: { circular: true },
     })) as unknown as Json;
   } catch (err) {
-    if (err instanceof RangeError) throw new OpenApiError('openapi.too_deep', { max: MAX_DOCUMENT_DEPTH });
-    throw new OpenApiError('openapi.invalid', {}, err instanceof Error ? err.message : String(err));
+    if (err instanceof RangeError) throw new OpenApiError('openapi_service.too_deep', { max: MAX_DOCUMENT_DEPTH });
+    throw new OpenApiError('openapi_service.invalid', {}, err instanceof Error ? err.message : String(err));
   }
   const info = isObject(api.info) ? api.info : {};
   const baseUrl = chooseBaseUrl(api, input.baseUrl, input.sourceUrl);
@@ -173,15 +173,17 @@ function chooseBaseUrl(api: Json, override: string, sourceUrl: string): string {
       });
     }
   }
-  if (!raw) throw new OpenApiError('openapi.no_base_url');
+  if (!raw) throw new OpenApiError('openapi_service.no_base_url');
   let url: URL;
   try {
     url = sourceUrl ? new URL(raw, sourceUrl) : new URL(raw);
   } catch {
-    throw new OpenApiError(override.trim() ? 'openapi.base_url_invalid' : 'openapi.no_base_url', { url: raw.slice(0, 200) });
+    throw new OpenApiError(override.trim() ? 'openapi_service.base_url_invalid' : 'openapi_service.no_base_url', {
+      url: raw.slice(0, 200),
+    });
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname)
-    throw new OpenApiError('openapi.base_url_invalid', { url: raw.slice(0, 200) });
+    throw new OpenApiError('openapi_service.base_url_invalid', { url: raw.slice(0, 200) });
   url.search = url.hash = '';
   return url.href.replace(/\/+$/, '');
 }
@@ -210,9 +212,10 @@ function collectOperations(api: Json, filter: OperationFilter): OpenApiOperation
       if (kept(filter, path, op)) found.push({ path, method, op, shared: Array.isArray(item.parameters) ? item.parameters : [] });
     }
   }
-  if (!total) throw new OpenApiError('openapi.no_operations');
-  if (!found.length) throw new OpenApiError('openapi.no_operations_after_filter', { count: total });
-  if (found.length > MAX_OPERATIONS) throw new OpenApiError('openapi.too_many_operations', { count: found.length, max: MAX_OPERATIONS });
+  if (!total) throw new OpenApiError('openapi_service.no_operations');
+  if (!found.length) throw new OpenApiError('openapi_service.no_operations_after_filter', { count: total });
+  if (found.length > MAX_OPERATIONS)
+    throw new OpenApiError('openapi_service.too_many_operations', { count: found.length, max: MAX_OPERATIONS });
   const names = new Set<string>();
   return found.map(({ path, method, op, shared }) => toOperation(path, method, op, shared, names));
 }
@@ -255,7 +258,7 @@ function toOperation(path: string, method: string, op: Json, shared: unknown[], 
     const place = p.in as string;
     const pname = p.name as string;
     if (place === 'cookie') {
-      if (p.required === true) throw new OpenApiError('openapi.operation_cookie', { operation: label, name: pname.slice(0, 100) });
+      if (p.required === true) throw new OpenApiError('openapi_service.operation_cookie', { operation: label, name: pname.slice(0, 100) });
       continue;
     }
     if (place !== 'path' && place !== 'query' && place !== 'header') continue;
@@ -278,7 +281,7 @@ function toOperation(path: string, method: string, op: Json, shared: unknown[], 
       types.find((t) => /^application\/x-www-form-urlencoded\b/i.test(t)) ??
       types.find((t) => /^text\//i.test(t));
     if (!contentType && types.length)
-      throw new OpenApiError('openapi.operation_body_unsupported', { operation: label, types: types.join(', ').slice(0, 200) });
+      throw new OpenApiError('openapi_service.operation_body_unsupported', { operation: label, types: types.join(', ').slice(0, 200) });
     if (contentType) {
       const media = isObject(content[contentType]) ? (content[contentType] as Json) : {};
       const arg = properties.body === undefined ? 'body' : 'request_body';
@@ -315,7 +318,7 @@ function copySchema(schema: unknown, budget: { nodes: number }, label: string): 
 }
 
 function copyValue(value: unknown, budget: { nodes: number }, label: string, depth: number, path: Set<object>): unknown {
-  if (--budget.nodes < 0) throw new OpenApiError('openapi.operation_schema_too_large', { operation: label, max: MAX_SCHEMA_NODES });
+  if (--budget.nodes < 0) throw new OpenApiError('openapi_service.operation_schema_too_large', { operation: label, max: MAX_SCHEMA_NODES });
   if (typeof value !== 'object' || value === null) return value;
   if (path.has(value)) return { description: 'recursive: the same schema as an enclosing one' };
   if (depth > MAX_SCHEMA_DEPTH) return Array.isArray(value) ? [] : {};

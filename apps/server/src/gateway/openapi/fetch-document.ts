@@ -21,18 +21,18 @@ export async function fetchDocument(url: URL): Promise<string> {
     if (err instanceof OutboundError) throw err;
     const reason =
       err instanceof Error ? (err.name === 'TimeoutError' ? `no answer within ${FETCH_TIMEOUT_MS} ms` : err.message) : String(err);
-    throw new OpenApiError('openapi.fetch_failed', { url: shown }, reason);
+    throw new OpenApiError('openapi_service.fetch_failed', { url: shown }, reason);
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
-    throw new OpenApiError('openapi.fetch_status', { url: shown, status: response.status });
+    throw new OpenApiError('openapi_service.fetch_status', { url: shown, status: response.status });
   }
   let bytes: Buffer | undefined;
   try {
     bytes = await readCapped(response, MAX_DOCUMENT_BYTES);
   } catch (err) {
-    throw new OpenApiError('openapi.fetch_failed', { url: shown }, err instanceof Error ? err.message : String(err));
+    throw new OpenApiError('openapi_service.fetch_failed', { url: shown }, err instanceof Error ? err.message : String(err));
   }
-  if (!bytes) throw new OpenApiError('openapi.too_large', { max: MAX_DOCUMENT_BYTES });
+  if (!bytes) throw new OpenApiError('openapi_service.too_large', { max: MAX_DOCUMENT_BYTES });
   return bytes.toString('utf8');
 }

@@ -16,7 +16,7 @@ export async function compileOpenApi(req: CustomServiceRequest): Promise<OpenApi
     let text = uploaded;
     let sourceUrl = '';
     if (!uploaded.trim()) {
-      if (!req.url.trim()) throw badRequest('openapi.source_required');
+      if (!req.url.trim()) throw badRequest('openapi_service.source_required');
       const url = checkedUrl(req.url);
       await checkedRemoteAddress(url.toString());
       sourceUrl = url.toString();

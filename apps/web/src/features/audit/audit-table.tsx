@@ -7,7 +7,7 @@ import { Button } from '../../components/ui/button';
 import { Skeleton } from '../../components/ui/skeleton';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '../../components/ui/table';
 import { cn } from '../../lib/cn';
-import { formatLogTime } from '../logs/log-time';
+import { formatLogTime } from '../logs';
 
 const COLUMNS = 6;
 const SKELETON_ROWS = 6;

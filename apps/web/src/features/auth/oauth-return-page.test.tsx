@@ -2,10 +2,10 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { SelfUser } from '@toolport/contract';
 import { describe, expect, it } from 'vitest';
+import { BIND_INTENT_KEY, rememberBindIntent } from '../../lib/bind-intent';
 import { selfQueryKey } from '../../lib/self';
 import { fail, fakeApi, ok, selfUser, statusData, storeSession } from '../../test/fake-api';
 import { renderApp } from '../../test/render';
-import { BIND_INTENT_KEY, rememberBindIntent } from '../profile/bind-intent';
 
 const grant = () => {
   const { token: _apiKey, ...user } = selfUser({ login_method: 'github', github_id: '42' });

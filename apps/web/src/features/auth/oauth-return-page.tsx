@@ -9,12 +9,12 @@ import { Button } from '../../components/ui/button';
 import { Card, CardContent } from '../../components/ui/card';
 import { Spinner } from '../../components/ui/spinner';
 import { ApiError, call } from '../../lib/api';
-import { failureText } from '../../lib/failure-text';
+import { forgetBindIntent, isBindReturn } from '../../lib/bind-intent';
+import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
+import { providerNames } from '../../lib/oauth-providers';
 import { selfQueryKey } from '../../lib/self';
 import { readSession, saveSession, saveUser } from '../../lib/session';
-import { forgetBindIntent, isBindReturn } from '../profile/bind-intent';
-import { providerNames } from '../profile/sign-in-methods';
 import { signInFailure } from './sign-in-failure';
 
 /** Refusals that only a bind gets: the return is a bind even when this browser did not remember starting one. */

@@ -1,4 +1,4 @@
-import { type OAuthProvider, pathOf, routes, type StatusData } from '@toolport/contract';
+import { type OAuthProvider, pathOf, routes } from '@toolport/contract';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'react-router';
 import { rememberProviderReturn } from '../../app/return-to';
@@ -7,18 +7,13 @@ import { Button } from '../../components/ui/button';
 import { Tooltip } from '../../components/ui/tooltip';
 import { leaveTo } from '../../lib/leave';
 import { notify } from '../../lib/notify';
+import { providerEnabled } from '../../lib/oauth-providers';
 import { useServerStatus } from '../../lib/server-status';
 
 const providers: { id: OAuthProvider; name: string; Mark: typeof GitHubMark }[] = [
   { id: 'github', name: 'GitHub', Mark: GitHubMark },
   { id: 'google', name: 'Google', Mark: GoogleMark },
 ];
-
-/** A provider can be used when the server says it is switched on and has a client id (docs/console.md §5). */
-export function providerEnabled(status: StatusData | undefined, provider: OAuthProvider): boolean {
-  if (!status) return false;
-  return provider === 'github' ? status.github_oauth && !!status.github_client_id : status.google_oauth && !!status.google_client_id;
-}
 
 /** The server starts the provider's sign-in (state, PKCE) and sends the browser on to it. */
 export const authorizeUrl = (provider: OAuthProvider) => `/api${pathOf(routes.oauth.authorize[provider])}?redirect=1`;

@@ -4,16 +4,21 @@ import { useTranslation } from 'react-i18next';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { useSelf } from '../../lib/self';
 import { useServerStatus } from '../../lib/server-status';
-import { ClientSnippets } from '../services/client-snippets';
-import { EndpointTypeChoice } from '../services/config-dialog';
-import { DEFAULT_ENDPOINT_TYPE, type EndpointType, gatewayHost } from '../services/endpoint-config';
-import { EndpointSection } from '../services/endpoint-section';
-import { useCopy } from '../services/use-copy';
+import {
+  ClientSnippets,
+  DEFAULT_ENDPOINT_TYPE,
+  EndpointSection,
+  type EndpointType,
+  EndpointTypeChoice,
+  gatewayHost,
+  OpenApiSection,
+  useCopy,
+} from '../services';
 import { groupEndpointUrl } from './group-endpoint';
 
 /**
  * How to connect to a group: the same endpoint choice, URL, header and client snippets as a service's
- * Configure dialog (docs/console.md §2.6), pointed at /group/{name}/… The key is the caller's own, from
+ * Configure dialog (docs/console.md §2.6), pointed at /group/{name}/…, and its OpenAPI face at /openapi/group/{name}. The key is the caller's own, from
  * GET /api/user/self; the page never holds anyone else's.
  */
 export default function GroupConfigDialog({
@@ -43,6 +48,7 @@ export default function GroupConfigDialog({
         <EndpointTypeChoice value={type} onChange={setType} />
         <EndpointSection name={group.name} url={url} type={type} token={token} copy={copy} copiedId={copiedId} />
         <ClientSnippets name={group.name} url={url} type={type} token={token} copy={copy} copiedId={copiedId} />
+        <OpenApiSection host={host} kind="group" name={group.name} token={token} copy={copy} copiedId={copiedId} />
       </DialogContent>
     </Dialog>
   );

@@ -1,17 +1,18 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type Group, type GroupMode, type InstalledService, routes } from '@toolport/contract';
-import { type ReactNode, useEffect, useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DialogForm } from '../../components/dialog-form';
+import { FormField } from '../../components/form-field';
 import { ErrorAlert } from '../../components/ui/alert';
-import { Button } from '../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
 import { RadioGroup, RadioGroupItem } from '../../components/ui/radio-group';
 import { Textarea } from '../../components/ui/textarea';
 import { call, messageOf } from '../../lib/api';
 import { notify } from '../../lib/notify';
-import { serviceTitle } from '../services/service-view-props';
+import { serviceTitle } from '../services';
 import {
   emptyGroupForm,
   type GroupForm,
@@ -22,37 +23,6 @@ import {
   validateGroup,
 } from './group-form';
 import { refreshGroups } from './use-groups';
-
-function Field({
-  label,
-  hint,
-  error,
-  children,
-}: {
-  label: string;
-  hint?: string;
-  error?: string;
-  children(id: string, describedBy?: string): ReactNode;
-}) {
-  const id = useId();
-  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
-  return (
-    <div className="space-y-1.5">
-      <Label htmlFor={id}>{label}</Label>
-      {children(id, describedBy)}
-      {hint && (
-        <p id={`${id}-hint`} className="text-xs text-slate-600 dark:text-slate-400">
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p id={`${id}-error`} role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
 
 /** The tools of one chosen service (GET /api/mcp_services/{id}/tools), by their original names. */
 function ToolPicker({
@@ -119,17 +89,9 @@ function UserPicker({ userIds, onChange }: { userIds: number[]; onChange(ids: nu
   });
   return (
     <div className="ml-6 space-y-2">
-      <Field label={t('form.userSearch')}>
-        {(id) => (
-          <Input
-            id={id}
-            type="search"
-            value={keyword}
-            placeholder={t('form.userSearchPlaceholder')}
-            onChange={(e) => setKeyword(e.target.value)}
-          />
-        )}
-      </Field>
+      <FormField label={t('form.userSearch')}>
+        <Input type="search" value={keyword} placeholder={t('form.userSearchPlaceholder')} onChange={(e) => setKeyword(e.target.value)} />
+      </FormField>
       <p className="text-xs text-slate-600 dark:text-slate-400">{t('form.selectedUsers', { count: userIds.length })}</p>
       {users.isPending ? (
         <p className="text-xs text-slate-600 dark:text-slate-400">{t('form.usersLoading')}</p>
@@ -261,52 +223,36 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
           <DialogTitle>{group ? t('form.editTitle') : t('form.createTitle')}</DialogTitle>
           <DialogDescription>{t('form.descriptionText')}</DialogDescription>
         </DialogHeader>
-        <form
-          noValidate
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (!busy) void submit();
-          }}
+        <DialogForm
+          busy={busy}
+          onSubmit={submit}
+          onCancel={() => onOpenChange(false)}
+          cancelLabel={t('form.cancel')}
+          submitLabel={group ? t('form.save') : t('form.create')}
         >
           {serverError && (
             <ErrorAlert title={t('form.failed')}>
               <p>{serverError}</p>
             </ErrorAlert>
           )}
-          <Field label={t('form.name')} hint={t('form.nameHint')} error={errors.name && t(errors.name)}>
-            {(id, describedBy) => (
-              <Input
-                id={id}
-                value={form.name}
-                autoComplete="off"
-                className="font-mono"
-                aria-invalid={errors.name ? true : undefined}
-                aria-describedby={describedBy}
-                onChange={(e) => edit('name', e.target.value)}
-              />
-            )}
-          </Field>
-          <Field label={t('form.displayName')}>
-            {(id) => <Input id={id} value={form.displayName} autoComplete="off" onChange={(e) => edit('displayName', e.target.value)} />}
-          </Field>
-          <Field label={t('form.description')}>
-            {(id) => <Textarea id={id} value={form.description} onChange={(e) => edit('description', e.target.value)} />}
-          </Field>
+          <FormField label={t('form.name')} hint={t('form.nameHint')} error={errors.name && t(errors.name)}>
+            <Input value={form.name} autoComplete="off" className="font-mono" onChange={(e) => edit('name', e.target.value)} />
+          </FormField>
+          <FormField label={t('form.displayName')}>
+            <Input value={form.displayName} autoComplete="off" onChange={(e) => edit('displayName', e.target.value)} />
+          </FormField>
+          <FormField label={t('form.description')}>
+            <Textarea value={form.description} onChange={(e) => edit('description', e.target.value)} />
+          </FormField>
           <ModeChoice value={form.mode} onChange={(mode) => edit('mode', mode)} />
-          <Field label={t('form.separator')} hint={t('form.separatorHint')} error={errors.separator && t(errors.separator)}>
-            {(id, describedBy) => (
-              <Input
-                id={id}
-                value={form.separator}
-                autoComplete="off"
-                className="w-32 font-mono"
-                aria-invalid={errors.separator ? true : undefined}
-                aria-describedby={describedBy}
-                onChange={(e) => edit('separator', e.target.value)}
-              />
-            )}
-          </Field>
+          <FormField label={t('form.separator')} hint={t('form.separatorHint')} error={errors.separator && t(errors.separator)}>
+            <Input
+              value={form.separator}
+              autoComplete="off"
+              className="w-32 font-mono"
+              onChange={(e) => edit('separator', e.target.value)}
+            />
+          </FormField>
           <fieldset className="space-y-2">
             <legend className="text-sm font-medium">{t('form.members')}</legend>
             <p className="text-xs text-slate-600 dark:text-slate-400">{t('form.membersHint')}</p>
@@ -350,15 +296,7 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
             </label>
             {form.restricted && <UserPicker userIds={form.userIds} onChange={(ids) => edit('userIds', ids)} />}
           </fieldset>
-          <DialogFooter>
-            <Button variant="outline" disabled={busy} onClick={() => onOpenChange(false)}>
-              {t('form.cancel')}
-            </Button>
-            <Button type="submit" disabled={busy}>
-              {group ? t('form.save') : t('form.create')}
-            </Button>
-          </DialogFooter>
-        </form>
+        </DialogForm>
       </DialogContent>
     </Dialog>
   );

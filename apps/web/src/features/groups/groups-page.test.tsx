@@ -3,8 +3,8 @@ import userEvent from '@testing-library/user-event';
 import type { Group } from '@toolport/contract';
 import { describe, expect, it } from 'vitest';
 import { fail, fakeApi, ok, selfUser, storeSession } from '../../test/fake-api';
+import { installedService } from '../../test/installed-service';
 import { renderWithProviders } from '../../test/render';
-import { installedService } from '../services/test-fixtures';
 import { GroupsPage } from './groups-page';
 
 const KEY = 'tp_0123456789abcdefghijklmnopqrstuv';
@@ -89,6 +89,13 @@ describe('groups page (docs/console.md §2.9b)', () => {
     expect(claude).toContain('http://localhost:3000/group/dev/sse');
     expect(claude).toContain('"AUTH_HEADER": "Bearer ');
     expect(claude).not.toContain('?key=');
+    // The group's OpenAPI face, beside the MCP snippets.
+    expect(within(dialog).getByLabelText('OpenAPI URL')).toHaveValue('http://localhost:3000/openapi/group/dev');
+    expect(JSON.parse(within(dialog).getByTestId('snippet-openwebui').textContent ?? '')[0]).toMatchObject({
+      url: 'http://localhost:3000/openapi/group/dev',
+      path: 'openapi.json',
+      auth_type: 'bearer',
+    });
   });
 
   it('creates a group of two services with a subset of tools and restricted access', async () => {

@@ -10,10 +10,10 @@ import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '../../components/ui/table';
 import { call, messageOf } from '../../lib/api';
+import { useInstalledServices } from '../../lib/installed-services';
 import { notify } from '../../lib/notify';
 import { isAdmin, useSession } from '../../lib/session';
-import { serviceTitle } from '../services/service-view-props';
-import { useInstalledServices } from '../services/use-installed-services';
+import { serviceTitle } from '../services';
 import { refreshGroups, useGroups } from './use-groups';
 
 const GroupDialog = lazy(() => import('./group-dialog'));

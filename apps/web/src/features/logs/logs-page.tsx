@@ -5,7 +5,7 @@ import { useSearchParams } from 'react-router';
 import { PageHeader } from '../../components/page-header';
 import { Card, CardContent } from '../../components/ui/card';
 import { ApiError } from '../../lib/api';
-import { failureText } from '../../lib/failure-text';
+import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { useErrorToast } from '../../lib/use-error-toast';
 import { LogFiltersForm } from './log-filters';

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Button } from '../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { DialogForm } from '../../components/dialog-form';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
 import { PasswordInput } from '../../components/ui/password-input';
@@ -68,14 +68,7 @@ export function EnvVarDialog({ name, vars, onSubmit, onCancel }: EnvVarDialogPro
           <DialogTitle>{t('envVarModal.title')}</DialogTitle>
           <DialogDescription>{t('envVarModal.description', { name })}</DialogDescription>
         </DialogHeader>
-        <form
-          noValidate
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            submit();
-          }}
-        >
+        <DialogForm onSubmit={submit} onCancel={onCancel} cancelLabel={t('envVarModal.cancel')} submitLabel={t('envVarModal.submit')}>
           {vars.map((v) => (
             <EnvVarField
               key={v.name}
@@ -93,13 +86,7 @@ export function EnvVarDialog({ name, vars, onSubmit, onCancel }: EnvVarDialogPro
               {t('envVarModal.errorRequired', { name: blank })}
             </p>
           )}
-          <DialogFooter>
-            <Button variant="outline" onClick={onCancel}>
-              {t('envVarModal.cancel')}
-            </Button>
-            <Button type="submit">{t('envVarModal.submit')}</Button>
-          </DialogFooter>
-        </form>
+        </DialogForm>
       </DialogContent>
     </Dialog>
   );

@@ -257,7 +257,8 @@ describe('marketplace install (docs/console.md §4)', () => {
       'Service Not Found',
       'Package acme-echo-mcp was not found on npm',
     ],
-    ['cannot be reached', 'network-error' as const, 'Network error', 'Network error: please check your network connection'],
+    // The one failure policy (decision 0047): no answer is the action's error title with the network text.
+    ['cannot be reached', 'network-error' as const, 'Installation Error', 'Network error: please check your network connection'],
   ])('sets error and says so when the server %s', async (_case, reply, title, description) => {
     await renderMarket(SEARCH, { [INSTALL]: () => reply });
     const user = userEvent.setup();

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { fail, ok } from '../../test/fake-api';
-import { installedService } from '../services/test-fixtures';
+import { installedService } from '../../test/installed-service';
 import { marketPackage, renderMarket } from './test-fixtures';
 
 function deferred<T>() {

@@ -10,10 +10,10 @@ import { Input } from '../../components/ui/input';
 import { Spinner } from '../../components/ui/spinner';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs';
 import { type ApiWarning, messageOf } from '../../lib/api';
+import { useInstalledServices } from '../../lib/installed-services';
 import { useErrorToast } from '../../lib/use-error-toast';
-import { gridClass } from '../services/service-grid';
-import { useInstallPolling } from '../services/use-install-polling';
-import { useInstalledServices } from '../services/use-installed-services';
+import { useInstallPolling } from '../installs';
+import { gridClass, loadCustomInstallDialog } from '../services';
 import { MarketCard } from './market-card';
 import { DEFAULT_MARKET_TAB, fromInstalledService, type MarketItem, type MarketTab, marketTabs } from './market-item';
 import { useMarketSearch } from './use-market-queries';
@@ -34,7 +34,7 @@ function EmptyState({ hint }: { hint?: string }) {
   );
 }
 
-const CustomInstallDialog = lazy(() => import('../services/custom-install-dialog'));
+const CustomInstallDialog = lazy(loadCustomInstallDialog);
 
 /** Custom Install for a package the user knows, its dialog loaded on the first click. */
 function CustomInstallButton({ size, variant }: Pick<ComponentProps<typeof Button>, 'size' | 'variant'>) {

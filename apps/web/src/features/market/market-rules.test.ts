@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { installedService } from '../services/test-fixtures';
+import { installedService } from '../../test/installed-service';
 import { firstBlankVar, isMissingEnvValue, missingRequiredVars, varsNamed } from './env-vars';
 import {
   authorName,

@@ -3,12 +3,10 @@ import { type InstallResult, type MarketSourceName, routes } from '@toolport/con
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError, call } from '../../lib/api';
+import { showFailure } from '../../lib/failure';
+import { refreshServices } from '../../lib/installed-services';
 import { notify } from '../../lib/notify';
-import { requiredEnvVarsOf } from '../services/create-failure';
-import { showFailure } from '../services/failure-toast';
-import { type InstallOutcome, pollInstallStatus } from '../services/install-polling';
-import { fetchInstallStatus } from '../services/use-install-polling';
-import { refreshServices } from '../services/use-installed-services';
+import { fetchInstallStatus, type InstallOutcome, pollInstallStatus, requiredEnvVarsOf } from '../installs';
 import { missingRequiredVars, varsNamed } from './env-vars';
 import { FALLBACK_VERSION, isMarketSource, type MarketEnvVar, type MarketItem } from './market-item';
 import { refreshMarket } from './use-market-queries';
@@ -188,7 +186,7 @@ export function useInstallTasks(showTick: (id: string, tick: Tick) => void) {
         if (err instanceof ApiError && err.kind === 'notFound') {
           notify.error(t('toasts.serviceNotFound'), err.serverMessage || t('errors.packageNotFound'));
         } else {
-          showFailure(err, t, { failed: 'toasts.installFailed', error: 'toasts.installError', fallback: 'errors.startFailed' });
+          showFailure(err, t, { failed: t('toasts.installFailed'), error: t('toasts.installError'), fallback: t('errors.startFailed') });
         }
         return;
       }

@@ -3,10 +3,10 @@ import { routes } from '@toolport/contract';
 import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call, messageOf } from '../../lib/api';
+import { LocalCheckError, showFailure } from '../../lib/failure';
+import { refreshServices, removeService } from '../../lib/installed-services';
 import { notify } from '../../lib/notify';
-import { showFailure } from '../services/failure-toast';
-import { LocalCheckError, uninstallIdOf } from '../services/service-ids';
-import { refreshServices, removeService } from '../services/use-installed-services';
+import { uninstallIdOf } from '../../lib/service-ids';
 import type { MarketItem } from './market-item';
 import { marketKeys, markUninstalled } from './use-market-queries';
 import type { Tick } from './use-success-ticks';
@@ -42,9 +42,9 @@ export function useUninstallTasks(showTick: (id: string, tick: Tick) => void) {
       } catch (err) {
         const missingId = err instanceof LocalCheckError && err.messageKey === 'errors.uninstallIdMissing';
         showFailure(err, t, {
-          failed: missingId ? 'toasts.cannotUninstall' : 'toasts.uninstallFailed',
-          error: 'toasts.uninstallError',
-          fallback: 'errors.uninstallFailed',
+          failed: t(missingId ? 'toasts.cannotUninstall' : 'toasts.uninstallFailed'),
+          error: t('toasts.uninstallError'),
+          fallback: t('errors.uninstallFailed'),
         });
         return false;
       }
@@ -54,7 +54,11 @@ export function useUninstallTasks(showTick: (id: string, tick: Tick) => void) {
         await call(routes.services.uninstall, { body: { service_id: serviceId }, notify: false });
       } catch (err) {
         set(item.id, { status: 'error', error: messageOf(err, t('errors.uninstallFailed')) });
-        showFailure(err, t, { failed: 'toasts.uninstallFailed', error: 'toasts.uninstallError', fallback: 'errors.uninstallFailed' });
+        showFailure(err, t, {
+          failed: t('toasts.uninstallFailed'),
+          error: t('toasts.uninstallError'),
+          fallback: t('errors.uninstallFailed'),
+        });
         return false;
       } finally {
         running.current.delete(item.id);

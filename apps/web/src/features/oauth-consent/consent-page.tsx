@@ -10,7 +10,7 @@ import { Card, CardContent, CardFooter, CardHeader } from '../../components/ui/c
 import { Skeleton } from '../../components/ui/skeleton';
 import { Spinner } from '../../components/ui/spinner';
 import { call } from '../../lib/api';
-import { failureText } from '../../lib/failure-text';
+import { failureText } from '../../lib/failure';
 import { leaveTo } from '../../lib/leave';
 import { useSession } from '../../lib/session';
 

@@ -1,8 +1,7 @@
 import type { RouteObject } from 'react-router';
 
-/** /api, /models and /docs: placeholder pages behind the sign-in (docs/console.md §2.1). */
+/** /api and /models: placeholder pages behind the sign-in (docs/console.md §2.1). */
 export const placeholderRoutes: RouteObject[] = [
   { path: 'api', lazy: async () => ({ Component: (await import('./reference-pages')).ApiPage }) },
   { path: 'models', lazy: async () => ({ Component: (await import('./reference-pages')).ModelsPage }) },
-  { path: 'docs', lazy: async () => ({ Component: (await import('./reference-pages')).DocsPage }) },
 ];

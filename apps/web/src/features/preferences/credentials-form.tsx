@@ -7,7 +7,7 @@ import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
 import { PasswordInput } from '../../components/ui/password-input';
 import { Spinner } from '../../components/ui/spinner';
-import { failureText } from '../../lib/failure-text';
+import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { CLIENT_ID_MAX, CLIENT_SECRET_MAX, type Preferences, planCredentials, providerKeys } from './preference-rules';
 import { useSaveOptions } from './use-preferences';

@@ -10,7 +10,7 @@ import { Label } from '../../components/ui/label';
 import { PasswordInput } from '../../components/ui/password-input';
 import { Spinner } from '../../components/ui/spinner';
 import { call } from '../../lib/api';
-import { failureText } from '../../lib/failure-text';
+import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import type { Preferences } from './preference-rules';
 import { type OptionUpdate, useSaveOptions } from './use-preferences';

@@ -3,7 +3,7 @@ import { PageHeader } from '../../components/page-header';
 import { ErrorAlert } from '../../components/ui/alert';
 import { Card, CardContent, CardHeader } from '../../components/ui/card';
 import { Skeleton } from '../../components/ui/skeleton';
-import { failureText } from '../../lib/failure-text';
+import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { useErrorToast } from '../../lib/use-error-toast';
 import { AllowedOriginsCard } from './allowed-origins-card';

@@ -6,7 +6,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../..
 import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
 import { RadioGroup, RadioGroupItem } from '../../components/ui/radio-group';
-import { failureText } from '../../lib/failure-text';
+import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { isStartupStrategy, startupStrategies } from './preference-rules';
 import { useSaveOptions } from './use-preferences';

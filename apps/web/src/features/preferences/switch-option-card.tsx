@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card';
 import { Label } from '../../components/ui/label';
 import { Switch } from '../../components/ui/switch';
-import { failureText } from '../../lib/failure-text';
+import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { useSaveOptions } from './use-preferences';
 

@@ -7,7 +7,7 @@ import { Button } from '../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card';
 import { Label } from '../../components/ui/label';
 import { Spinner } from '../../components/ui/spinner';
-import { failureText } from '../../lib/failure-text';
+import { failureText } from '../../lib/failure';
 import { useSaveOptions } from './use-preferences';
 
 /** Says a problem in the current language (called at each render, so a language switch re-translates it). */

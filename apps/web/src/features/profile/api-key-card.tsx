@@ -8,10 +8,10 @@ import { Button } from '../../components/ui/button';
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '../../components/ui/card';
 import { Spinner } from '../../components/ui/spinner';
 import { call } from '../../lib/api';
-import { failureText } from '../../lib/failure-text';
+import { copyText } from '../../lib/clipboard';
+import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { selfQueryKey } from '../../lib/self';
-import { copyText } from '../services/clipboard';
 import { maskApiKey } from './api-key-mask';
 
 const NOTES = ['apiKey.notes.usage', 'apiKey.notes.secret', 'apiKey.notes.refresh'] as const;

@@ -7,7 +7,7 @@ import { ErrorAlert } from '../../components/ui/alert';
 import { ConfirmDialog } from '../../components/ui/alert-dialog';
 import { Button } from '../../components/ui/button';
 import { Skeleton } from '../../components/ui/skeleton';
-import { failureText } from '../../lib/failure-text';
+import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 
 /** Where a grant's resource points, shortened for the list: the endpoint's path, or "All endpoints". */

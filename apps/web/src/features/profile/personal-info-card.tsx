@@ -8,7 +8,7 @@ import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
 import { Spinner } from '../../components/ui/spinner';
 import { call } from '../../lib/api';
-import { failureText } from '../../lib/failure-text';
+import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { selfQueryKey } from '../../lib/self';
 import { saveUser } from '../../lib/session';

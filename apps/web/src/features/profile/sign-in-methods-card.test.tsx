@@ -2,10 +2,10 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { SelfUser, StatusData } from '@toolport/contract';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { BIND_INTENT_KEY, isBindReturn } from '../../lib/bind-intent';
 import { leaveTo } from '../../lib/leave';
 import { fail, fakeApi, ok, selfUser, statusData, storeSession } from '../../test/fake-api';
 import { renderApp } from '../../test/render';
-import { BIND_INTENT_KEY, isBindReturn } from './bind-intent';
 
 vi.mock('../../lib/leave', () => ({ leaveTo: vi.fn() }));
 

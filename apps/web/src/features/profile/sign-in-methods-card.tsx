@@ -10,14 +10,15 @@ import { Button } from '../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card';
 import { Spinner } from '../../components/ui/spinner';
 import { call } from '../../lib/api';
-import { failureText } from '../../lib/failure-text';
+import { rememberBindIntent } from '../../lib/bind-intent';
+import { failureText } from '../../lib/failure';
 import { leaveTo } from '../../lib/leave';
 import { notify } from '../../lib/notify';
+import { providerNames } from '../../lib/oauth-providers';
 import { selfQueryKey } from '../../lib/self';
 import { useServerStatus } from '../../lib/server-status';
 import { saveUser } from '../../lib/session';
-import { rememberBindIntent } from './bind-intent';
-import { boundAccountOf, hasPassword, isLastSignInMethod, providerNames, visibleProviders } from './sign-in-methods';
+import { boundAccountOf, hasPassword, isLastSignInMethod, visibleProviders } from './sign-in-methods';
 
 const marks: Record<OAuthProvider, ComponentType<{ className?: string }>> = { github: GitHubMark, google: GoogleMark };
 

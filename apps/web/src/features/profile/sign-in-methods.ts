@@ -1,10 +1,8 @@
 import type { OAuthProvider, PublicUser, StatusData } from '@toolport/contract';
-import { providerEnabled } from '../auth/provider-buttons';
+import { providerEnabled } from '../../lib/oauth-providers';
 
 /** The providers a user can bind from the profile, in the order the card lists them. */
 export const bindableProviders: readonly OAuthProvider[] = ['github', 'google'];
-
-export const providerNames: Record<OAuthProvider, string> = { github: 'GitHub', google: 'Google' };
 
 type MethodFields = Pick<PublicUser, 'login_method' | 'github_id' | 'google_id' | 'wechat_id'>;
 

@@ -2,9 +2,9 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { type FakeReply, fail, fakeApi, ok, storeSession } from '../../test/fake-api';
+import { installedService } from '../../test/installed-service';
 import { renderWithProviders } from '../../test/render';
 import { ServicesPage } from './services-page';
-import { installedService } from './test-fixtures';
 
 /** The browser's EventSource, driven by the test: `emit` delivers a message, `fail` an error. */
 class FakeEventSource {

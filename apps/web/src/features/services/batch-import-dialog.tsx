@@ -6,10 +6,10 @@ import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, D
 import { Label } from '../../components/ui/label';
 import { Spinner } from '../../components/ui/spinner';
 import { Textarea } from '../../components/ui/textarea';
+import { useResetAfterClose } from '../../lib/use-submit-phases';
 import { canImport } from './batch-import';
 import { BatchItemList, BatchReportCounts } from './batch-report';
 import { useBatchImport } from './use-batch-import';
-import { useResetAfterClose } from './use-submit-phases';
 
 /** Batch Import (docs/console.md §2.9): JSON in, live progress from the event stream, then a report. */
 export default function BatchImportDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {

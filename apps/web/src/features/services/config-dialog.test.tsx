@@ -2,10 +2,10 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fail, fakeApi, ok, selfUser, storeSession } from '../../test/fake-api';
+import { installedService } from '../../test/installed-service';
 import { renderWithProviders } from '../../test/render';
 import { CopyButton } from './copy-button';
 import { ServicesPage } from './services-page';
-import { installedService } from './test-fixtures';
 import { COPY_FEEDBACK_MS, useCopy } from './use-copy';
 
 const KEY = 'tp_0123456789abcdefghijklmnopqrstuv';
@@ -51,6 +51,39 @@ describe('configuration dialog (docs/console.md §2.6)', () => {
       },
     });
     expect(within(dialog).queryByLabelText('Request header')).not.toBeInTheDocument();
+  });
+
+  it('shows the OpenAPI face: its URL, the document, and an Open WebUI connection with the key as Bearer', async () => {
+    const { dialog } = await openConfig();
+    expect(within(dialog).getByLabelText('OpenAPI URL')).toHaveValue('http://localhost:3000/openapi/proxy/everything');
+    expect(within(dialog).getByLabelText('OpenAPI document')).toHaveValue('http://localhost:3000/openapi/proxy/everything/openapi.json');
+    await waitFor(() => expect(within(dialog).getByTestId('snippet-openwebui')).toHaveTextContent('bearer'));
+    expect(JSON.parse(within(dialog).getByTestId('snippet-openwebui').textContent ?? '')).toEqual([
+      {
+        type: 'openapi',
+        url: 'http://localhost:3000/openapi/proxy/everything',
+        path: 'openapi.json',
+        auth_type: 'bearer',
+        key: KEY,
+        config: { enable: true },
+      },
+    ]);
+  });
+
+  it('says what the OpenAPI face is in Chinese', async () => {
+    localStorage.setItem('i18nextLng', 'zh-CN');
+    storeSession({ role: 1 });
+    fakeApi({
+      'GET /api/mcp_market/installed': () => ok([installedService({ name: 'everything', display_name: 'Everything' })]),
+      'GET /api/user/self': () => ok(selfUser({ role: 1, token: KEY })),
+    });
+    const user = userEvent.setup();
+    await renderWithProviders(<ServicesPage />);
+    await user.click(await screen.findByRole('button', { name: '配置' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByRole('heading', { name: 'OpenAPI 工具服务器' })).toBeInTheDocument();
+    expect(within(dialog).getByLabelText('OpenAPI 地址')).toHaveValue('http://localhost:3000/openapi/proxy/everything');
+    expect(within(dialog).getByText(/TOOL_SERVER_CONNECTIONS/)).toBeInTheDocument();
   });
 
   it('for SSE shows the /sse URL, the header line and an SSE config', async () => {

@@ -1,18 +1,17 @@
 import type { InstalledService } from '@toolport/contract';
 import { Info } from 'lucide-react';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
-import { Label } from '../../components/ui/label';
-import { RadioGroup, RadioGroupItem } from '../../components/ui/radio-group';
+import { clipboardApiAvailable } from '../../lib/clipboard';
 import { useSelf } from '../../lib/self';
 import { useServerStatus } from '../../lib/server-status';
 import { ClientSnippets } from './client-snippets';
-import { clipboardApiAvailable } from './clipboard';
 import { DailyLimitSection } from './daily-limit-section';
 import { DEFAULT_ENDPOINT_TYPE, type EndpointType, endpointUrl, gatewayHost } from './endpoint-config';
-import { EndpointSection } from './endpoint-section';
+import { EndpointSection, EndpointTypeChoice } from './endpoint-section';
 import { OAuthSection } from './oauth-section';
+import { OpenApiSection } from './openapi-section';
 import { useCopy } from './use-copy';
 
 interface ConfigDialogProps {
@@ -22,30 +21,9 @@ interface ConfigDialogProps {
   onOpenChange(open: boolean): void;
 }
 
-/** The endpoint type choice: streamable HTTP (default) or SSE; the Groups page offers the same. */
-export function EndpointTypeChoice({ value, onChange }: { value: EndpointType; onChange(value: EndpointType): void }) {
-  const { t } = useTranslation('services');
-  const id = useId();
-  return (
-    <fieldset className="space-y-2">
-      <legend className="text-sm font-medium">{t('config.endpointType')}</legend>
-      <RadioGroup value={value} onValueChange={(v) => onChange(v as EndpointType)}>
-        {(['streamableHttp', 'sse'] as const).map((type) => (
-          <div key={type} className="flex items-center gap-2">
-            <RadioGroupItem id={`${id}-${type}`} value={type} />
-            <Label htmlFor={`${id}-${type}`} className="font-normal">
-              {t(`config.${type}`)}
-            </Label>
-          </div>
-        ))}
-      </RadioGroup>
-    </fieldset>
-  );
-}
-
 /**
  * How to connect to a service (docs/console.md §2.6): endpoint type, URL, header and JSON to copy, ready
- * client snippets, and the requests-per-day limit. The user's API key comes from GET /api/user/self.
+ * client snippets, the OpenAPI face with an Open WebUI connection, and the requests-per-day limit. The user's API key comes from GET /api/user/self.
  */
 export default function ConfigDialog({ service, admin, open, onOpenChange }: ConfigDialogProps) {
   const { t } = useTranslation('services');
@@ -75,6 +53,7 @@ export default function ConfigDialog({ service, admin, open, onOpenChange }: Con
         <EndpointSection name={service.name} url={url} type={type} token={token} copy={copy} copiedId={copiedId} />
         {!token && !self.isPending && <p className="text-sm text-slate-600 dark:text-slate-400">{t('config.noToken')}</p>}
         <ClientSnippets name={service.name} url={url} type={type} token={token} copy={copy} copiedId={copiedId} />
+        <OpenApiSection host={host} kind="proxy" name={service.name} token={token} copy={copy} copiedId={copiedId} />
         <OAuthSection service={service} admin={admin} />
         <DailyLimitSection service={service} admin={admin} />
       </DialogContent>

@@ -1,12 +1,12 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { DIALOG_RESET_DELAY_MS, VALIDATION_SUCCESS_PAUSE_MS } from '../../lib/use-submit-phases';
 import { type FakeReply, fail, fakeApi, ok, storeSession } from '../../test/fake-api';
+import { installedService } from '../../test/installed-service';
 import { renderWithProviders } from '../../test/render';
-import { INSTALL_POLL_INTERVAL_MS, INSTALL_POLL_MAX_ATTEMPTS } from './install-polling';
+import { INSTALL_POLL_INTERVAL_MS, INSTALL_POLL_MAX_ATTEMPTS } from '../installs';
 import { ServicesPage } from './services-page';
-import { installedService } from './test-fixtures';
-import { DIALOG_RESET_DELAY_MS, VALIDATION_SUCCESS_PAUSE_MS } from './use-submit-phases';
 
 type Routes = Parameters<typeof fakeApi>[0];
 

@@ -6,12 +6,12 @@ import { Button } from '../../components/ui/button';
 import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
 import { ApiError, call } from '../../lib/api';
+import { showFailure } from '../../lib/failure';
+import { patchService } from '../../lib/installed-services';
 import { notify } from '../../lib/notify';
-import { showFailure } from './failure-toast';
-import { integerIdOf } from './service-ids';
+import { integerIdOf } from '../../lib/service-ids';
 import { hasDailyLimit, parseDailyLimit, remainingAfter } from './usage';
 import { UsageBar } from './usage-bar';
-import { patchService } from './use-installed-services';
 
 /**
  * Requests per day (docs/console.md §2.6, §5): a whole number, 0 = unlimited, anything not a number counts
@@ -39,7 +39,7 @@ export function DailyLimitSection({ service, admin }: { service: InstalledServic
       // A refused limit gets the translated updateFailed message (docs/console.md §8); the rest the usual texts.
       const refused = !(err instanceof ApiError) || err.kind === 'other' || err.kind === 'notFound';
       if (refused) notify.error(t('toasts.updateFailed'), t('limit.updateFailed'));
-      else showFailure(err, t, { failed: 'toasts.updateFailed', error: 'toasts.updateFailed', fallback: 'limit.updateFailed' });
+      else showFailure(err, t, { failed: t('toasts.updateFailed'), error: t('toasts.updateFailed'), fallback: t('limit.updateFailed') });
     } finally {
       setSaving(false);
     }

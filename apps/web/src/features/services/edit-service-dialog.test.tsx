@@ -3,9 +3,9 @@ import userEvent from '@testing-library/user-event';
 import type { InstalledService } from '@toolport/contract';
 import { describe, expect, it } from 'vitest';
 import { fail, fakeApi, ok, storeSession } from '../../test/fake-api';
+import { installedService } from '../../test/installed-service';
 import { renderWithProviders } from '../../test/render';
 import { ServicesPage } from './services-page';
-import { installedService } from './test-fixtures';
 
 async function openEdit(service: InstalledService, routes: Parameters<typeof fakeApi>[0] = {}) {
   storeSession({ role: 10 });

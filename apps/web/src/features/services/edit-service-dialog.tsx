@@ -2,23 +2,18 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type InstalledService, routes } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import { Button } from '../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { FormField } from '../../components/form-field';
 import { Input } from '../../components/ui/input';
-import { Select } from '../../components/ui/select';
 import { Textarea } from '../../components/ui/textarea';
 import { call } from '../../lib/api';
+import { refreshServices } from '../../lib/installed-services';
 import { notify } from '../../lib/notify';
-import { showFailure } from './failure-toast';
-import { FormField } from './form-field';
-import { IsolationField } from './isolation-field';
+import { integerIdOf } from '../../lib/service-ids';
+import { useDialogForm } from '../../lib/use-submit-phases';
 import { formatKeyValueLines, parseJsonObject, parseKeyValueLines } from './key-values';
-import { PhaseOverlay } from './phase-overlay';
-import { type EditServiceForm, hasErrors, validateEditService } from './service-form';
-import { integerIdOf } from './service-ids';
+import { type EditServiceForm, validateEditService } from './service-form';
+import { ServiceFormDialog } from './service-form-dialog';
 import { commandLineOf } from './stdio-command';
-import { refreshServices } from './use-installed-services';
-import { useDialogForm, useSubmitPhases } from './use-submit-phases';
 
 export function editFormOf(service: InstalledService): EditServiceForm {
   const remote = service.type !== 'stdio';
@@ -51,97 +46,38 @@ interface EditServiceDialogProps {
 export default function EditServiceDialog({ service, open, onOpenChange }: EditServiceDialogProps) {
   const { t } = useTranslation('services');
   const queryClient = useQueryClient();
-  const { form, errors, setErrors, edit } = useDialogForm<EditServiceForm, ParseKeys<'services'>>(open, () => editFormOf(service));
-  const { phase, busy, run } = useSubmitPhases();
+  const state = useDialogForm<EditServiceForm, ParseKeys<'services'>>(open, () => editFormOf(service));
+  const { form, errors, edit } = state;
   const name = service.display_name || service.name;
 
   const save = async () => {
-    try {
-      await call(routes.services.update, { params: { id: integerIdOf(service.id) }, body: updateServiceRequest(form), notify: false });
-      notify.success(t('toasts.updateSuccessful'), t('toasts.updateSuccessfulDescription', { name: form.displayName.trim() }));
-      await refreshServices(queryClient);
-      onOpenChange(false);
-    } catch (err) {
-      showFailure(err, t, { failed: 'toasts.updateFailed', error: 'toasts.updateFailed', fallback: 'errors.unknown' });
-    }
+    await call(routes.services.update, { params: { id: integerIdOf(service.id) }, body: updateServiceRequest(form), notify: false });
+    notify.success(t('toasts.updateSuccessful'), t('toasts.updateSuccessfulDescription', { name: form.displayName.trim() }));
+    await refreshServices(queryClient);
+    return true;
   };
 
-  const submit = () =>
-    run(() => {
-      const found = validateEditService(form);
-      setErrors(found);
-      return !hasErrors(found);
-    }, save);
-
   return (
-    <Dialog open={open} onOpenChange={(next) => (busy && !next ? undefined : onOpenChange(next))}>
-      <DialogContent className="max-w-lg" locked={busy}>
-        <DialogHeader>
-          <DialogTitle>{t('edit.title')}</DialogTitle>
-          <DialogDescription>{t('edit.description', { name })}</DialogDescription>
-        </DialogHeader>
-        <form
-          noValidate
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (!busy) void submit();
-          }}
-        >
-          <FormField label={t('form.displayName')} error={errors.displayName}>
-            <Input value={form.displayName} autoComplete="off" onChange={(e) => edit('displayName')(e.target.value)} />
-          </FormField>
-          <FormField label={t('form.description')}>
-            <Textarea value={form.description} onChange={(e) => edit('description')(e.target.value)} />
-          </FormField>
-          <FormField label={t('form.type')}>
-            <Select value={form.type} disabled>
-              <option value={form.type}>{t(`form.types.${form.type}`)}</option>
-            </Select>
-          </FormField>
-          {form.type === 'stdio' ? (
-            <>
-              <FormField label={t('form.commandLine')}>
-                <Input readOnly value={commandLineOf(service.command, service.args_json)} className="font-mono text-xs" />
-              </FormField>
-              <IsolationField value={form.isolation} onChange={edit('isolation')} />
-              <FormField label={t('form.environments')} hint={t('form.keyValueHint')}>
-                <Textarea
-                  value={form.environments}
-                  placeholder={t('form.environmentsPlaceholder')}
-                  className="font-mono"
-                  spellCheck={false}
-                  onChange={(e) => edit('environments')(e.target.value)}
-                />
-              </FormField>
-            </>
-          ) : (
-            <>
-              <FormField label={t('form.url')} error={errors.url}>
-                <Input type="url" value={form.url} className="font-mono" autoComplete="off" onChange={(e) => edit('url')(e.target.value)} />
-              </FormField>
-              <FormField label={t('form.headers')} hint={t('form.keyValueHint')}>
-                <Textarea
-                  value={form.headers}
-                  placeholder={t('form.headersPlaceholder')}
-                  className="font-mono"
-                  spellCheck={false}
-                  onChange={(e) => edit('headers')(e.target.value)}
-                />
-              </FormField>
-            </>
-          )}
-          <DialogFooter>
-            <Button variant="outline" disabled={busy} onClick={() => onOpenChange(false)}>
-              {t('form.cancel')}
-            </Button>
-            <Button type="submit" disabled={busy}>
-              {t('edit.submit')}
-            </Button>
-          </DialogFooter>
-        </form>
-        <PhaseOverlay phase={phase} />
-      </DialogContent>
-    </Dialog>
+    <ServiceFormDialog
+      open={open}
+      onOpenChange={onOpenChange}
+      mode="edit"
+      name={name}
+      state={state}
+      validate={validateEditService}
+      save={save}
+      command={
+        <FormField label={t('form.commandLine')}>
+          <Input readOnly value={commandLineOf(service.command, service.args_json)} className="font-mono text-xs" />
+        </FormField>
+      }
+    >
+      <FormField label={t('form.displayName')} error={errors.displayName && t(errors.displayName)}>
+        <Input value={form.displayName} autoComplete="off" onChange={(e) => edit('displayName')(e.target.value)} />
+      </FormField>
+      <FormField label={t('form.description')}>
+        <Textarea value={form.description} onChange={(e) => edit('description')(e.target.value)} />
+      </FormField>
+    </ServiceFormDialog>
   );
 }

@@ -6,6 +6,8 @@ import {
   endpointUrl,
   gatewayHost,
   mcpServersConfig,
+  openApiUrl,
+  openWebUiConnection,
   urlWithKey,
 } from './endpoint-config';
 
@@ -20,6 +22,21 @@ describe('endpoints (docs/console.md §2.6)', () => {
     expect(gatewayHost('https://gw.example.com/', 'http://localhost:5173')).toBe('https://gw.example.com');
     expect(gatewayHost('', 'http://localhost:5173')).toBe('http://localhost:5173');
     expect(gatewayHost(undefined, 'http://localhost:5173/')).toBe('http://localhost:5173');
+  });
+
+  it('puts the OpenAPI face at {host}/openapi/{proxy|group}/{name}, and Open WebUI without a key gets no auth', () => {
+    expect(openApiUrl('https://gw.test', 'proxy', 'a b')).toBe('https://gw.test/openapi/proxy/a%20b');
+    expect(openApiUrl('https://gw.test', 'group', 'team')).toBe('https://gw.test/openapi/group/team');
+    expect(JSON.parse(openWebUiConnection('https://gw.test/openapi/group/team', undefined))).toEqual([
+      {
+        type: 'openapi',
+        url: 'https://gw.test/openapi/group/team',
+        path: 'openapi.json',
+        auth_type: 'none',
+        key: '',
+        config: { enable: true },
+      },
+    ]);
   });
 
   it('is {host}/proxy/{name}/mcp or /sse', () => {

@@ -11,6 +11,31 @@ export const gatewayHost = (serverAddress: string | undefined, origin: string): 
 export const endpointUrl = (host: string, name: string, type: EndpointType): string =>
   `${host}/proxy/${encodeURIComponent(name)}/${type === 'sse' ? 'sse' : 'mcp'}`;
 
+/**
+ * The OpenAPI face of a service (`proxy`) or group (decision 0053): `{host}/openapi/{kind}/{name}`, the
+ * server URL its operations are relative to (what Open WebUI and mcpo clients are given), with the
+ * document at `/openapi.json` below it.
+ */
+export const openApiUrl = (host: string, kind: 'proxy' | 'group', name: string): string =>
+  `${host}/openapi/${kind}/${encodeURIComponent(name)}`;
+
+/**
+ * Open WebUI's tool server connection for the OpenAPI face: one entry of its TOOL_SERVER_CONNECTIONS
+ * setting, the same fields its Add Connection form asks for (URL, path of the document, bearer key).
+ */
+export function openWebUiConnection(url: string, token: string | undefined): string {
+  return pretty([
+    {
+      type: 'openapi',
+      url,
+      path: 'openapi.json',
+      auth_type: token ? 'bearer' : 'none',
+      key: token ?? '',
+      config: { enable: true },
+    },
+  ]);
+}
+
 /** The header line the dialog offers for SSE clients that take headers as KEY=VALUE. */
 export const authorizationHeaderText = (token: string): string => `Authorization=Bearer ${token}`;
 

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
 import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
+import { RadioGroup, RadioGroupItem } from '../../components/ui/radio-group';
 import { CopyButton } from './copy-button';
 import { authorizationHeaderText, type EndpointType, mcpServersConfig } from './endpoint-config';
 
@@ -74,5 +75,26 @@ export function EndpointSection({ name, url, type, token, copy, copiedId }: Endp
         </pre>
       </figure>
     </div>
+  );
+}
+
+/** The endpoint type choice: streamable HTTP (default) or SSE; the Groups page offers the same. */
+export function EndpointTypeChoice({ value, onChange }: { value: EndpointType; onChange(value: EndpointType): void }) {
+  const { t } = useTranslation('services');
+  const id = useId();
+  return (
+    <fieldset className="space-y-2">
+      <legend className="text-sm font-medium">{t('config.endpointType')}</legend>
+      <RadioGroup value={value} onValueChange={(v) => onChange(v as EndpointType)}>
+        {(['streamableHttp', 'sse'] as const).map((type) => (
+          <div key={type} className="flex items-center gap-2">
+            <RadioGroupItem id={`${id}-${type}`} value={type} />
+            <Label htmlFor={`${id}-${type}`} className="font-normal">
+              {t(`config.${type}`)}
+            </Label>
+          </div>
+        ))}
+      </RadioGroup>
+    </fieldset>
   );
 }

@@ -1,7 +1,7 @@
 import { ISOLATED_SESSIONS_PER_USER, type Isolation } from '@toolport/contract';
 import { useTranslation } from 'react-i18next';
+import { FormField } from '../../components/form-field';
 import { Select } from '../../components/ui/select';
-import { FormField } from './form-field';
 
 /**
  * Isolation of a stdio service (create and edit dialogs): one process for every client session, or one

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withEnvPrefill } from './create-failure';
+import { withEnvPrefill } from '../installs';
 import { formatKeyValueLines, parseJsonObject, parseKeyValueLines } from './key-values';
 
 describe('KEY=VALUE lines (docs/console.md §5)', () => {

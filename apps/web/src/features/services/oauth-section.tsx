@@ -6,10 +6,10 @@ import { Button } from '../../components/ui/button';
 import { Label } from '../../components/ui/label';
 import { RadioGroup, RadioGroupItem } from '../../components/ui/radio-group';
 import { call } from '../../lib/api';
+import { showFailure } from '../../lib/failure';
+import { refreshServices } from '../../lib/installed-services';
 import { notify } from '../../lib/notify';
-import { showFailure } from './failure-toast';
-import { integerIdOf } from './service-ids';
-import { refreshServices } from './use-installed-services';
+import { integerIdOf } from '../../lib/service-ids';
 
 const oauthStateKey = (id: number) => ['upstream-oauth', id] as const;
 
@@ -35,7 +35,8 @@ export function OAuthSection({ service, admin }: { service: InstalledService; ad
   const mode: OAuthMode = data.oauth_mode ?? 'shared';
   const mayConnect = admin || mode === 'per_user';
   const connected = data.oauth_status === 'connected';
-  const fail = (err: unknown) => showFailure(err, t, { failed: 'oauth.failed', error: 'oauth.failed', fallback: 'errors.unknown' });
+  const fail = (err: unknown) =>
+    showFailure(err, t, { failed: t('oauth.failed'), error: t('oauth.failed'), fallback: t('errors.unknown') });
   const reload = async () => {
     await queryClient.invalidateQueries({ queryKey: oauthStateKey(serviceId) });
     await refreshServices(queryClient);

@@ -1,12 +1,8 @@
 import type { InstalledService } from '@toolport/contract';
-import { Pencil, Settings2, Trash2, Wrench } from 'lucide-react';
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
-import { EnableSwitch } from './enable-switch';
-import { HealthIndicator, HealthReason } from './health-indicator';
-import { PackageLine } from './package-line';
+import { ServiceActions, serviceControls } from './service-controls';
 import { type ServiceViewProps, serviceTitle } from './service-view-props';
 import { hasDailyLimit } from './usage';
 import { UsageBar } from './usage-bar';
@@ -16,17 +12,11 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
   const { t } = useTranslation('services');
   const titleId = useId();
   const title = serviceTitle(service);
-  const busy = props.busy[service.id];
+  const controls = serviceControls(service, props);
   return (
     <Card role="group" aria-labelledby={titleId} data-testid="service-card" className="flex flex-col gap-3 p-4">
       <div className="flex items-start gap-2">
-        <HealthIndicator
-          service={service}
-          name={title}
-          busy={!!busy}
-          checking={busy === 'health'}
-          onCheck={() => props.onCheckHealth(service)}
-        />
+        {controls.health}
         <div className="min-w-0 flex-1">
           <h2 id={titleId} className="truncate font-semibold leading-7" title={title}>
             {title}
@@ -35,43 +25,12 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
         </div>
         {props.admin && (
           <div className="flex shrink-0 items-center">
-            <Button
-              variant="ghost"
-              size="icon"
-              className="size-7"
-              aria-label={t('card.edit', { name: title })}
-              onClick={() => props.onEdit(service)}
-            >
-              <Pencil aria-hidden="true" />
-            </Button>
-            <Button
-              variant="ghost"
-              size="icon"
-              className="size-7 text-red-600 hover:text-red-700 dark:text-red-400"
-              aria-label={t('card.uninstall', { name: title })}
-              onClick={() => props.onUninstall(service)}
-            >
-              <Trash2 aria-hidden="true" />
-            </Button>
+            <ServiceActions service={service} show="admin" compact {...props} />
           </div>
         )}
       </div>
-      <HealthReason
-        service={service}
-        name={title}
-        admin={props.admin}
-        reconnecting={busy === 'reconnect'}
-        busy={!!busy}
-        onReconnect={() => props.onReconnect(service)}
-      />
-      <PackageLine
-        service={service}
-        admin={props.admin}
-        busy={!!busy}
-        updating={busy === 'update'}
-        onUpdate={props.onUpdate}
-        onUninstall={props.onUninstall}
-      />
+      {controls.reason}
+      {controls.pkg}
       <p className="line-clamp-2 min-h-10 text-sm text-slate-600 dark:text-slate-400">{service.description || t('noDescription')}</p>
       {props.admin && service.switched_off_by.length > 0 && (
         <p className="text-xs text-amber-700 dark:text-amber-400">
@@ -88,23 +47,9 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
       )}
       <div className="mt-auto flex items-center justify-between gap-2 pt-1">
         <div className="flex gap-1">
-          <Button variant="outline" size="sm" onClick={() => props.onConfigure(service)}>
-            <Settings2 aria-hidden="true" />
-            {t('card.configure')}
-          </Button>
-          <Button variant="outline" size="sm" aria-label={t('tools.buttonLabel', { name: title })} onClick={() => props.onTools(service)}>
-            <Wrench aria-hidden="true" />
-            {t('tools.button')}
-          </Button>
+          <ServiceActions service={service} show="open" {...props} />
         </div>
-        <EnableSwitch
-          name={title}
-          enabled={service.enabled}
-          globallyEnabled={service.globally_enabled}
-          admin={props.admin}
-          busy={!!busy}
-          onToggle={() => props.onToggle(service)}
-        />
+        {controls.toggle}
       </div>
     </Card>
   );

@@ -1,6 +1,6 @@
 import type { InstalledService } from '@toolport/contract';
 import { lazy, Suspense, useCallback, useState } from 'react';
-import { useInstallPolling } from './use-install-polling';
+import { useInstallPolling } from '../installs';
 
 // Opened on demand: their code loads on first use and stays out of the first page load.
 const ConfigDialog = lazy(() => import('./config-dialog'));

@@ -1,5 +1,7 @@
 import type { InstalledService } from '@toolport/contract';
-import type { BusyAction } from './use-service-actions';
+
+/** What a service is busy with: its controls are disabled meanwhile (docs/console.md §2.5). */
+export type BusyAction = 'toggle' | 'health' | 'update' | 'reconnect';
 
 /** What the grid and the list need from the page: who is looking, what is busy, and what each control does. */
 export interface ServiceViewProps {

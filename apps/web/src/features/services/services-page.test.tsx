@@ -2,9 +2,9 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { fail, fakeApi, ok, storeSession } from '../../test/fake-api';
+import { installedService } from '../../test/installed-service';
 import { renderWithProviders } from '../../test/render';
 import { ServicesPage } from './services-page';
-import { installedService } from './test-fixtures';
 
 const ADMIN = { role: 10, username: 'root' };
 const USER = { role: 1 };

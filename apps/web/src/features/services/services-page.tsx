@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../../components/ui/alert-dialog';
 import { Button } from '../../components/ui/button';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs';
 import { messageOf } from '../../lib/api';
+import { useInstalledServices } from '../../lib/installed-services';
 import { isAdmin, useSession } from '../../lib/session';
 import { AddServiceMenu } from './add-service-menu';
 import { ServiceDialogs, useServiceDialogs } from './service-dialogs';
@@ -15,7 +16,6 @@ import { ServiceGrid, ServiceGridSkeleton } from './service-grid';
 import { type ServiceTab, servicesOnTab, serviceTabs } from './service-tabs';
 import { type ServiceViewProps, serviceTitle } from './service-view-props';
 import { ServicesTable } from './services-table';
-import { useInstalledServices } from './use-installed-services';
 import { useServiceActions } from './use-service-actions';
 import { type ServicesView, ViewToggle } from './view-toggle';
 

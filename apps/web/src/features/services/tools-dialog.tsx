@@ -8,9 +8,9 @@ import { Input } from '../../components/ui/input';
 import { Switch } from '../../components/ui/switch';
 import { Textarea } from '../../components/ui/textarea';
 import { call } from '../../lib/api';
+import { showFailure } from '../../lib/failure';
 import { notify } from '../../lib/notify';
-import { showFailure } from './failure-toast';
-import { integerIdOf } from './service-ids';
+import { integerIdOf } from '../../lib/service-ids';
 import { serviceTitle } from './service-view-props';
 import { TryTool } from './try-tool';
 
@@ -44,7 +44,7 @@ export default function ToolsDialog({ service, admin, open, onOpenChange }: Tool
       queryClient.setQueryData<ServiceTools>(toolsKey(service.id), data);
       notify.success(t('tools.saved', { name: tool.original_name }));
     } catch (err) {
-      showFailure(err, t, { failed: 'toasts.updateFailed', error: 'toasts.updateFailed', fallback: 'errors.unknown' });
+      showFailure(err, t, { failed: t('toasts.updateFailed'), error: t('toasts.updateFailed'), fallback: t('errors.unknown') });
     }
   };
   const tools = query.data?.tools ?? [];

@@ -2,9 +2,9 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type BatchImportRequest, routes } from '@toolport/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, call } from '../../lib/api';
+import { refreshServices } from '../../lib/installed-services';
 import { getToken } from '../../lib/session';
 import { type BatchItem, type BatchSummary, parseBatchEvent, parseImportJson, progressUrl, summarize } from './batch-import';
-import { refreshServices } from './use-installed-services';
 
 export type BatchPhase = 'input' | 'progress' | 'report';
 

@@ -1,8 +1,8 @@
 import type { ParseKeys } from 'i18next';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { copyText } from '../../lib/clipboard';
 import { notify } from '../../lib/notify';
-import { copyText } from './clipboard';
 
 /** How long a copy button says 'Copied' (docs/console.md §9). */
 export const COPY_FEEDBACK_MS = 1_200;

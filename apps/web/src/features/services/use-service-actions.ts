@@ -3,20 +3,17 @@ import { type InstalledService, routes } from '@toolport/contract';
 import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call } from '../../lib/api';
+import { showFailure } from '../../lib/failure';
+import { installedServicesKey, patchService, refreshServices, removeService } from '../../lib/installed-services';
 import { notify } from '../../lib/notify';
-import { showFailure } from './failure-toast';
+import { integerIdOf, localServiceOf, uninstallIdOf } from '../../lib/service-ids';
+import { fetchInstallStatus, type InstallOutcome, pollInstallStatus } from '../installs';
 import { healthLabelKey, healthLineOf, healthStateOf } from './health';
-import { type InstallOutcome, pollInstallStatus } from './install-polling';
-import { integerIdOf, localServiceOf, uninstallIdOf } from './service-ids';
-import { serviceTitle } from './service-view-props';
-import { fetchInstallStatus } from './use-install-polling';
-import { installedServicesKey, patchService, refreshServices, removeService } from './use-installed-services';
+import { type BusyAction, serviceTitle } from './service-view-props';
 
 /** An Update's task is asked about every 2 s, for at most 10 minutes (an npm install can take a while). */
 const UPDATE_POLL_INTERVAL_MS = 2_000;
 const UPDATE_POLL_MAX_ATTEMPTS = 300;
-
-export type BusyAction = 'toggle' | 'health' | 'update' | 'reconnect';
 
 /**
  * Toggle, health check and uninstall of the Services page (docs/console.md §2.5, §4). Toggle and health check
@@ -72,7 +69,7 @@ export function useServiceActions() {
         else notify.success(t('toasts.healthCheckComplete'), t('toasts.healthStatus', { status: t(healthLabelKey(result.health_status)) }));
       } catch (err) {
         const failed = how === 'reconnect' ? 'toasts.reconnectFailed' : 'toasts.healthCheckFailed';
-        showFailure(err, t, { failed, error: failed, fallback: 'errors.unknown' });
+        showFailure(err, t, { failed: t(failed), fallback: t('errors.unknown') });
       }
     },
     [queryClient, t],
@@ -113,7 +110,7 @@ export function useServiceActions() {
               : t(enabled ? 'toasts.enabled' : 'toasts.disabled'),
           );
         } catch (err) {
-          showFailure(err, t, { failed: 'toasts.toggleFailed', error: 'toasts.toggleServiceFailed', fallback: 'errors.unknown' });
+          showFailure(err, t, { failed: t('toasts.toggleFailed'), error: t('toasts.toggleServiceFailed'), fallback: t('errors.unknown') });
           return;
         }
         if (enabled) {
@@ -135,9 +132,9 @@ export function useServiceActions() {
       } catch (err) {
         const missingId = err instanceof Error && 'messageKey' in err && err.messageKey === 'errors.uninstallIdMissing';
         showFailure(err, t, {
-          failed: missingId ? 'toasts.cannotUninstall' : 'toasts.uninstallFailed',
-          error: 'toasts.uninstallError',
-          fallback: 'errors.uninstallFailed',
+          failed: t(missingId ? 'toasts.cannotUninstall' : 'toasts.uninstallFailed'),
+          error: t('toasts.uninstallError'),
+          fallback: t('errors.uninstallFailed'),
         });
       }
     },
@@ -170,7 +167,7 @@ export function useServiceActions() {
           else if (outcome.kind === 'failed') notify.error(t('toasts.updateFailed'), outcome.reason || t('install.failedUnknown'));
           else notify.error(t('toasts.updateFailed'), t('install.timeout', { name }));
         } catch (err) {
-          showFailure(err, t, { failed: 'toasts.updateFailed', error: 'toasts.updateFailed', fallback: 'errors.unknown' });
+          showFailure(err, t, { failed: t('toasts.updateFailed'), error: t('toasts.updateFailed'), fallback: t('errors.unknown') });
         } finally {
           void refreshServices(queryClient);
         }

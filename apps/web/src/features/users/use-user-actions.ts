@@ -4,10 +4,10 @@ import type { ParseKeys } from 'i18next';
 import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call } from '../../lib/api';
+import { showFailure } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { selfQueryKey } from '../../lib/self';
 import { displayNameOf } from '../../lib/session';
-import { showUsersFailure } from './failure-toast';
 import { patchUser, refreshUsers } from './use-users';
 import type { ManageAction } from './user-rules';
 
@@ -56,7 +56,7 @@ export function useUserActions() {
           notify.success(t(doneKeys[action]), t(`${doneKeys[action]}Description`, { name: displayNameOf(user) }));
           void refreshUsers(queryClient);
         } catch (err) {
-          showUsersFailure(err, t, t('toasts.operationFailed'));
+          showFailure(err, t, { failed: t('toasts.operationFailed') });
         }
       }),
     [exclusive, queryClient, t],
@@ -73,7 +73,7 @@ export function useUserActions() {
           notify.success(t('toasts.deleted'), t('toasts.deletedDescription', { name: displayNameOf(user) }));
           await refreshUsers(queryClient);
         } catch (err) {
-          showUsersFailure(err, t, t('toasts.deleteFailed'));
+          showFailure(err, t, { failed: t('toasts.deleteFailed') });
         }
       });
       return removed;

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { call } from '../../lib/api';
 import { displayNameOf } from '../../lib/session';
-import { ConnectedAppsList } from '../profile/connected-apps';
+import { ConnectedAppsList } from '../profile';
 
 /** An admin's view of one user's connected apps (OAuth grants of MCP clients), each with Revoke. */
 export function UserAppsDialog({ user, onOpenChange }: { user: PublicUser | null; onOpenChange(open: boolean): void }) {

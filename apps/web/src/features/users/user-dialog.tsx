@@ -2,18 +2,18 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type PublicUser, routes } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import { Button } from '../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '../../components/ui/dialog';
+import { DialogForm } from '../../components/dialog-form';
+// The create/edit dialogs of the console share one submission flow (docs/console.md §4) and field layout.
+import { FormField } from '../../components/form-field';
+import { PhaseOverlay } from '../../components/phase-overlay';
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
 import { PasswordInput } from '../../components/ui/password-input';
 import { call } from '../../lib/api';
+import { showFailure } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { displayNameOf } from '../../lib/session';
-// The create/edit dialogs of the console share one submission flow (docs/console.md §4) and field layout.
-import { FormField } from '../services/form-field';
-import { PhaseOverlay } from '../services/phase-overlay';
-import { useDialogForm, useSubmitPhases } from '../services/use-submit-phases';
-import { showUsersFailure } from './failure-toast';
+import { useDialogForm, useSubmitPhases } from '../../lib/use-submit-phases';
 import { refreshUsers } from './use-users';
 import {
   createUserRequest,
@@ -58,7 +58,7 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
       onSaved?.(saved);
       onOpenChange(false);
     } catch (err) {
-      showUsersFailure(err, t, t(user ? 'toasts.updateFailed' : 'toasts.createFailed'));
+      showFailure(err, t, { failed: t(user ? 'toasts.updateFailed' : 'toasts.createFailed') });
     }
   };
 
@@ -71,7 +71,7 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
 
   const error = (field: keyof UserForm) => {
     const key = errors[field];
-    return key && (`users:${key}` as const);
+    return key && t(key);
   };
   return (
     <Dialog open={open} onOpenChange={(next) => (busy && !next ? undefined : onOpenChange(next))}>
@@ -82,13 +82,12 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
             {user ? t('dialog.editDescription', { name: displayNameOf(user) }) : t('dialog.addDescription')}
           </DialogDescription>
         </DialogHeader>
-        <form
-          noValidate
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (!busy) void submit();
-          }}
+        <DialogForm
+          busy={busy}
+          onSubmit={submit}
+          onCancel={() => onOpenChange(false)}
+          cancelLabel={t('common:actions.cancel')}
+          submitLabel={t(user ? 'dialog.save' : 'dialog.create')}
         >
           <FormField label={t('form.username')} hint={user ? t('form.usernameFixed') : t('form.usernameHint')} error={error('username')}>
             <Input
@@ -114,15 +113,7 @@ export function UserDialog({ user, open, onOpenChange, onSaved }: UserDialogProp
           >
             <PasswordInput value={form.password} autoComplete="new-password" onChange={(e) => edit('password')(e.target.value)} />
           </FormField>
-          <DialogFooter>
-            <Button variant="outline" disabled={busy} onClick={() => onOpenChange(false)}>
-              {t('common:actions.cancel')}
-            </Button>
-            <Button type="submit" disabled={busy}>
-              {t(user ? 'dialog.save' : 'dialog.create')}
-            </Button>
-          </DialogFooter>
-        </form>
+        </DialogForm>
         <PhaseOverlay phase={phase} />
       </DialogContent>
     </Dialog>

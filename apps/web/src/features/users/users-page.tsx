@@ -7,10 +7,9 @@ import { ErrorAlert } from '../../components/ui/alert';
 import { ConfirmDialog } from '../../components/ui/alert-dialog';
 import { Button } from '../../components/ui/button';
 import { Input } from '../../components/ui/input';
-import { failureText } from '../../lib/failure-text';
+import { failureText, showFailure } from '../../lib/failure';
 import { displayNameOf, useSession } from '../../lib/session';
 import { useErrorToast } from '../../lib/use-error-toast';
-import { showUsersFailure } from './failure-toast';
 import { useUserActions } from './use-user-actions';
 import { type UsersView, useUsers } from './use-users';
 import { UserAppsDialog } from './user-apps-dialog';
@@ -107,7 +106,7 @@ export function UsersPage() {
   const [manageOpen, setManageOpen] = useState(false);
   const [appsOf, setAppsOf] = useState<PublicUser | null>(null);
 
-  useErrorToast(users.error, (error) => showUsersFailure(error, t, t('toasts.loadFailed')));
+  useErrorToast(users.error, (error) => showFailure(error, t, { failed: t('toasts.loadFailed') }));
 
   const rows = users.data ?? [];
   const openDialog = (user: PublicUser | null) => setDialog((d) => ({ open: true, user, key: d.key + 1 }));

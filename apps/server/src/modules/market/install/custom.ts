@@ -44,7 +44,7 @@ export class CustomInstalls {
     const { draft, name } = await this.deps.services.prepareCustom(req);
     if (req.preview) {
       // An OpenAPI document checked and compiled, nothing stored: the tools it would create.
-      if (!draft.openapi) throw badRequest('openapi.preview_openapi_only');
+      if (!draft.openapi) throw badRequest('openapi_service.preview_openapi_only');
       const base = { service_id: 0, name, display_name: draft.displayName, status: 'preview' as const };
       return { ...base, tools: previewTools(draft.openapi), base_url: draft.openapi.baseUrl };
     }

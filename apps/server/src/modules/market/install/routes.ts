@@ -22,7 +22,7 @@ export async function installRoutes(api: ZodApi, installs: InstallLifecycle): Pr
     const name = result.name;
     const message =
       result.tools && result.status === 'preview'
-        ? req.t('openapi.preview', { count: result.tools.length })
+        ? req.t('openapi_service.preview', { count: result.tools.length })
         : result.task_id
           ? req.t('service.install_started', { name })
           : result.health_status && result.health_status !== 'healthy'

@@ -1,6 +1,6 @@
 import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { type InstalledService, routes } from '@toolport/contract';
-import { call } from '../../lib/api';
+import { call } from './api';
 
 export const installedServicesKey = ['services', 'installed'] as const;
 

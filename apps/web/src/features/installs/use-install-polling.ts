@@ -3,9 +3,9 @@ import { type InstallStatus, routes } from '@toolport/contract';
 import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call, messageOf } from '../../lib/api';
+import { refreshServices } from '../../lib/installed-services';
 import { notify } from '../../lib/notify';
 import { type InstallOutcome, pollInstallStatus } from './install-polling';
-import { refreshServices } from './use-installed-services';
 
 /** GET /mcp_market/install_status/{taskId}, quiet: pollers report a failed poll their own way. */
 export const fetchInstallStatus = (taskId: string): Promise<InstallStatus> =>

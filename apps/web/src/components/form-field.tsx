@@ -1,7 +1,5 @@
-import type { ParseKeys } from 'i18next';
 import { cloneElement, type ReactElement, useId } from 'react';
-import { useTranslation } from 'react-i18next';
-import { Label } from '../../components/ui/label';
+import { Label } from './ui/label';
 
 interface ControlProps {
   id?: string;
@@ -10,9 +8,8 @@ interface ControlProps {
 }
 
 /**
- * A labelled control with an optional hint and error. The error is a key of the services namespace, or a
- * `users:` key from the users dialog (translated here, so it follows a language change), and is tied to the
- * control with aria-describedby.
+ * A labelled control with an optional hint and error, both already translated by the dialog (which renders
+ * again on a change of language); the error is tied to the control with aria-describedby.
  */
 export function FormField({
   label,
@@ -22,10 +19,9 @@ export function FormField({
 }: {
   label: string;
   hint?: string;
-  error?: ParseKeys<['services', 'users']>;
+  error?: string;
   children: ReactElement<ControlProps>;
 }) {
-  const { t } = useTranslation(['services', 'users']);
   const id = useId();
   const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
   return (
@@ -39,7 +35,7 @@ export function FormField({
       )}
       {error && (
         <p id={`${id}-error`} role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
-          {t(error)}
+          {error}
         </p>
       )}
     </div>

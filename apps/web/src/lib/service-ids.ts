@@ -1,15 +1,5 @@
 import type { InstalledService } from '@toolport/contract';
-
-/**
- * A local check failed before any request was sent. `messageKey` is in the services namespace; the market's
- * uninstall has the same texts for the ones it can meet (invalidId, uninstallIdMissing).
- */
-export class LocalCheckError extends Error {
-  constructor(readonly messageKey: 'errors.invalidId' | 'errors.notInLocalStore' | 'errors.uninstallIdMissing') {
-    super(messageKey);
-    this.name = 'LocalCheckError';
-  }
-}
+import { LocalCheckError } from './failure';
 
 /** Toggle, health check and uninstall need an integer id (docs/console.md §5), else 'Invalid Service ID format.'. */
 export function integerIdOf(id: unknown): number {

@@ -1,9 +1,9 @@
 import { CircleCheck } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Spinner } from '../../components/ui/spinner';
-import { cn } from '../../lib/cn';
-import type { SubmitPhase } from './use-submit-phases';
+import { cn } from '../lib/cn';
+import type { SubmitPhase } from '../lib/use-submit-phases';
+import { Spinner } from './ui/spinner';
 
 const tickTone = { green: 'text-emerald-600', red: 'text-red-600' } as const;
 
@@ -40,7 +40,7 @@ export function StatusOverlay({
 
 /** Covers a dialog's form while it validates and submits (docs/console.md §2.7), saying which phase it is in. */
 export function PhaseOverlay({ phase }: { phase: SubmitPhase }) {
-  const { t } = useTranslation('services');
+  const { t } = useTranslation('common');
   if (phase === 'idle') return null;
-  return <StatusOverlay data-phase={phase} icon={phase === 'validationSuccess' ? 'tick' : 'spinner'} label={t(`form.phases.${phase}`)} />;
+  return <StatusOverlay data-phase={phase} icon={phase === 'validationSuccess' ? 'tick' : 'spinner'} label={t(`phases.${phase}`)} />;
 }
