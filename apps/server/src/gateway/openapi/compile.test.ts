@@ -63,8 +63,11 @@ describe('OpenAPI compilation', () => {
         },
       ),
     );
-    const body = (plan.operations[0]?.inputSchema.properties as Record<string, { properties: Record<string, { description: string }> }>)
-      .body;
+    const properties = plan.operations[0]?.inputSchema.properties as Record<
+      string,
+      { properties: Record<string, { description: string }> }
+    >;
+    const body = properties.body;
     expect(body?.properties.far?.description).toContain('unresolved reference outside the document: http://169.254.169.254/x.json');
     expect(body?.properties.child?.description).toBe('recursive: the same schema as an enclosing one');
     expect(JSON.stringify(plan)).not.toContain('"$ref"');
@@ -90,14 +93,14 @@ describe('OpenAPI compilation', () => {
       },
       { schemas },
     );
-    expect(await refusal(compile(doc))).toBe('openapi.too_expanded');
+    expect(await refusal(compile(doc))).toBe('openapi_service.too_expanded');
   });
 
   it('refuses depth before parsing, YAML aliases past the limit, and Swagger 2.0', async () => {
     expect(() => parseDocument(`{"a":${'['.repeat(101)}${']'.repeat(101)}}`)).toThrow(OpenApiError);
     const aliases = `a: &a [x]\nb: [${Array.from({ length: 200 }, () => '*a').join(',')}]\n`;
     expect(() => parseDocument(aliases)).toThrow(/neither valid JSON nor valid YAML/);
-    expect(await refusal(compile({ swagger: '2.0', info: { title: 't', version: '1' }, paths: {} }))).toBe('openapi.not_openapi');
+    expect(await refusal(compile({ swagger: '2.0', info: { title: 't', version: '1' }, paths: {} }))).toBe('openapi_service.not_openapi');
   });
 
   it('builds requests: path escaped, arrays repeated, secrets placed, configured headers winning', async () => {
