@@ -275,7 +275,7 @@ const services = {
     data: CustomServiceResult,
     status: 201,
     tags: ['services'],
-    summary: 'Create a custom stdio, sse or streamableHttp service',
+    summary: 'Create a custom stdio, sse, streamableHttp or openapi service (openapi: preview with preview: true)',
   }),
   installStatus: endpoint(routes.services.installStatus, {
     params: TaskIdParams,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-export const serviceTypes = ['stdio', 'sse', 'streamableHttp'] as const;
+/** `openapi`: a REST API described by an OpenAPI document, its operations as tools (docs/openapi.md). */
+export const serviceTypes = ['stdio', 'sse', 'streamableHttp', 'openapi'] as const;
 export const ServiceType = z.enum(serviceTypes);
 export type ServiceType = z.infer<typeof ServiceType>;
 

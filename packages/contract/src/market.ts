@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GroupMode } from './groups.js';
-import { EnvVarDeclaration, Isolation, TaskId } from './services.js';
+import { EnvVarDeclaration, Isolation, OperationFilter, TaskId } from './services.js';
 
 /** Where a marketplace package comes from; also the `package_manager` of a result. */
 export const marketSources = ['npm', 'pypi', 'mcp_registry'] as const;
@@ -85,9 +85,15 @@ export const McpServerEntry = z.object({
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   /** Exports write `http` (what Claude Code and VS Code read); imports also accept `streamableHttp`. */
-  type: z.enum(['stdio', 'sse', 'http', 'streamableHttp']).optional(),
+  type: z.enum(['stdio', 'sse', 'http', 'streamableHttp', 'openapi']).optional(),
   url: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  /** Toolport's own `openapi` type (docs/openapi.md): the uploaded document, when it has no `url`. */
+  document: z.string().optional(),
+  /** `openapi`: the base URL override, when one was given. */
+  base_url: z.string().optional(),
+  /** `openapi`: the operation filter, when one was given. */
+  operation_filter: OperationFilter.optional(),
   /** Toolport's own key (other clients ignore it): `session` gives each client session a process of its own. */
   isolation: Isolation.optional(),
 });

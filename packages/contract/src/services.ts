@@ -18,6 +18,24 @@ export type Isolation = z.infer<typeof Isolation>;
  */
 export const ISOLATED_SESSIONS_PER_USER = 10;
 
+const FilterList = z.array(z.string().max(512)).max(500);
+export const OperationFilter = z.object({
+  tags: FilterList.optional(),
+  paths: FilterList.optional(),
+  operation_ids: FilterList.optional(),
+});
+export type OperationFilter = z.infer<typeof OperationFilter>;
+
+/** One tool an OpenAPI service would create (a preview). */
+export const OpenApiToolPreview = z.object({
+  name: z.string(),
+  description: z.string(),
+  method: z.string(),
+  path: z.string(),
+  input_schema: z.record(z.string(), z.unknown()),
+});
+export type OpenApiToolPreview = z.infer<typeof OpenApiToolPreview>;
+
 /** `POST /mcp_market/custom_service` (docs/console.md §2.7, §5). Deeper rules are checked by the server. */
 export const CustomServiceRequest = z.object({
   name: z.string().max(256).default(''),
@@ -29,6 +47,17 @@ export const CustomServiceRequest = z.object({
   description: z.string().max(2000).optional().default(''),
   /** Absent: shared. */
   isolation: Isolation.optional(),
+  /** `openapi`: the document's text (JSON or YAML), instead of its `url`. The server caps it (docs/openapi.md). */
+  document: z
+    .string()
+    .max(4 * 1024 * 1024)
+    .optional(),
+  /** `openapi`: where requests go, instead of the document's first server. */
+  base_url: z.string().max(4096).optional(),
+  /** `openapi`: the operations kept (any tag, path or operation id listed); absent or empty: all. */
+  operation_filter: OperationFilter.optional(),
+  /** `openapi`: check the document and answer the tools it would create, creating nothing. */
+  preview: z.boolean().optional(),
 });
 export type CustomServiceRequest = z.infer<typeof CustomServiceRequest>;
 
@@ -36,7 +65,11 @@ export const CustomServiceResult = z.object({
   service_id: z.number().int(),
   name: z.string(),
   display_name: z.string(),
-  status: z.enum(['installing', 'completed']),
+  /** `preview`: nothing was created (`service_id` is 0), `tools` says what would be. */
+  status: z.enum(['installing', 'completed', 'preview']),
+  tools: z.array(OpenApiToolPreview).optional(),
+  /** openapi: where requests go. */
+  base_url: z.string().optional(),
   /** stdio only: poll `GET /mcp_market/install_status/{task_id}` until the first health check is done. */
   task_id: z.string().optional(),
   /**

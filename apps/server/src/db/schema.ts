@@ -73,6 +73,8 @@ export interface ServicesTable {
    * What runs is `command` and `args_json`, the installed package's executable.
    */
   typed_command: ColumnType<string, string | undefined, string>;
+  /** An OpenAPI service: its compiled document as JSON (gateway/openapi/plan.ts); '' otherwise. */
+  openapi_json: ColumnType<string, string | undefined, string>;
   enabled: Bool;
   /** 'shared' (one process for all) or 'session' (one process per client session). */
   isolation: string;

@@ -4,7 +4,9 @@
  * ConfigEvents the admin API emits ('service.changed', 'service.removed', 'user.changed',
  * 'option.changed'). Nothing in gateway/ imports a route module.
  */
-export type ServiceKind = 'stdio' | 'sse' | 'streamableHttp';
+import type { OpenApiPlan } from './openapi/plan.js';
+
+export type ServiceKind = 'stdio' | 'sse' | 'streamableHttp' | 'openapi';
 
 /** A service as the gateway runs it: secrets decrypted, JSON parsed. */
 export interface ServiceSpec {
@@ -14,13 +16,15 @@ export interface ServiceSpec {
   /** What the service says it does (discovery lists it when a search finds nothing good). */
   description?: string;
   type: ServiceKind;
-  /** stdio: the executable; sse/streamableHttp: the URL. */
+  /** stdio: the executable; sse/streamableHttp: the URL; openapi: the document's URL ('' when uploaded). */
   command: string;
   args: string[];
   /** Default variable values (stdio environment). */
   env: Record<string, string>;
-  /** Upstream request headers (sse/streamableHttp). */
+  /** Upstream request headers (sse/streamableHttp/openapi). */
   headers: Record<string, string>;
+  /** openapi: the compiled document (gateway/openapi/plan.ts). */
+  openapi?: OpenApiPlan;
   /** Names of variables whose values are secret: redacted from logs. */
   secretEnvNames: string[];
   /** Working directory of the process; empty means DATA_DIR/services/<id>. */

@@ -11,6 +11,7 @@ import * as m0009 from './0009_typed_commands.js';
 import * as m0010 from './0010_meter_contributions.js';
 import * as m0011 from './0011_tool_embeddings.js';
 import * as m0012 from './0012_audit_entries.js';
+import * as m0013 from './0013_openapi_services.js';
 
 /** Static index: the bundled server cannot read a migrations folder at run time. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_meter_contributions': m0010,
   '0011_tool_embeddings': m0011,
   '0012_audit_entries': m0012,
+  '0013_openapi_services': m0013,
 };

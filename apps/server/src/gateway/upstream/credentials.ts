@@ -36,7 +36,8 @@ export class LinkCredentials {
 
   /** `userId` undefined: a link of no user (the shared link of a service, the health check). */
   async forLink(service: ServiceSpec, userId: number | undefined): Promise<LinkAnswer> {
-    if (service.type === 'stdio') {
+    // An OpenAPI service takes personal values as a process does: its query parameters and credentials (call.ts).
+    if (service.type === 'stdio' || service.type === 'openapi') {
       const values = userId === undefined ? undefined : await this.catalog.userEnv(service.id, userId);
       const variables = values && Object.keys(values).length > 0 ? values : undefined;
       return { mode: undefined, owner: undefined, variables, auth: {} };

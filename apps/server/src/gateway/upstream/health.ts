@@ -78,7 +78,12 @@ export async function checkServiceHealth(host: HealthHost, serviceId: number): P
       const { toolCount, about, revision } = probed;
       const checkedAt = Date.now();
       const only = revision ? `; protocol revision ${revision} only` : '';
-      result = { status: 'healthy', details: `${describeRoundTrip(toolCount, checkedAt - started)}${only}`, checkedAt };
+      // An OpenAPI service opens only once its base URL answers (openapi-channel.ts).
+      const details =
+        spec.type === 'openapi'
+          ? `document loaded, ${toolCount ?? 0} operations, base URL answers (${checkedAt - started} ms)`
+          : `${describeRoundTrip(toolCount, checkedAt - started)}${only}`;
+      result = { status: 'healthy', details, checkedAt };
       if (toolCount !== undefined) result.toolCount = toolCount;
       if (about) result.about = about;
     } catch (err) {

@@ -3,6 +3,7 @@ import { resolveInstallDir } from '../../infra/install-dir.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { Channel } from './channel.js';
 import { ModernRemoteChannel } from './modern-remote-channel.js';
+import { OpenApiChannel } from './openapi-channel.js';
 import type { PoolDeps } from './pool-deps.js';
 import { buildProcessEnv } from './process-env.js';
 import { type RemoteAuth, RemoteChannel } from './remote-channel.js';
@@ -11,7 +12,7 @@ import type { UpstreamTuning } from './types.js';
 
 /**
  * Opens one upstream: the process of a stdio service (its command on record) or the connection to a
- * remote one. The pool's links and the one-off health probe (probe.ts) start upstreams alike.
+ * remote one, or the in-process channel of an OpenAPI service. The pool's links and the one-off health probe (probe.ts) start upstreams alike.
  */
 export async function openUpstream(
   deps: Pick<PoolDeps, 'serviceLog' | 'logger' | 'config' | 'metrics' | 'packages'>,
@@ -29,6 +30,8 @@ export async function openUpstream(
     ...Object.values(userEnv ?? {}),
     ...Object.values(spec.headers),
   ]);
+  // An OpenAPI service is answered in this process, its calls go out as REST requests (openapi-channel.ts).
+  if (spec.type === 'openapi') return OpenApiChannel.open(spec, logger, tuning.initializeTimeoutMs, userEnv);
   if (spec.type !== 'stdio') {
     // A streamable HTTP server is spoken to in the 2026-07-28 binding on a modern link (modern-link.ts).
     if (era === 'modern') return ModernRemoteChannel.open(spec, logger, tuning.initializeTimeoutMs, auth);

@@ -51,7 +51,11 @@ const table: [Route, AuditedRoute][] = [
   [routes.options.update, { object: 'option', action: 'update', id: field('key') }],
   [routes.options.checkEmbeddings, { object: 'option', action: 'check', id: () => 'EmbeddingsURL' }],
   // Services, tools and access (an update's `access` is the service's access list)
-  [routes.services.createCustom, { object: 'service', action: 'create', id: answer('service_id') }],
+  // An OpenAPI preview (`preview: true`) creates nothing: only a refused one is recorded, as a refused create.
+  [
+    routes.services.createCustom,
+    { object: 'service', action: 'create', id: answer('service_id'), when: (r) => field('preview')(r) !== true },
+  ],
   [routes.services.update, { object: 'service', action: 'update', id: param('id') }],
   [routes.services.reconnect, { object: 'service', action: 'reconnect', id: param('id') }],
   [routes.services.uninstall, { object: 'service', action: 'delete', id: field('service_id') }],

@@ -1,6 +1,7 @@
 import { type DatabaseGate, LastKnown } from '../../db/availability.js';
 import type { ServiceRow } from '../../db/schema.js';
 import type { GatewayUser, HealthStatus, ServiceCatalog, ServiceKind, ServiceSpec } from '../../gateway/catalog.js';
+import type { OpenApiPlan } from '../../gateway/openapi/plan.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { Secrets } from '../../infra/secrets.js';
 import { hashApiKey, type UsersRepo } from '../users/index.js';
@@ -80,6 +81,7 @@ export class ServicesCatalog implements ServiceCatalog {
       args: parseArgs(row.args_json),
       env,
       headers: this.secrets.decryptJson<Record<string, string>>(row.headers_enc, {}),
+      ...(row.type === 'openapi' && row.openapi_json ? { openapi: JSON.parse(row.openapi_json) as OpenApiPlan } : {}),
       secretEnvNames: [...names].filter((n) => declared.get(n) !== false),
       installDir: row.install_dir,
       packageVersion: row.install_dir ? row.version : '',

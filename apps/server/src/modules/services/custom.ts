@@ -1,4 +1,5 @@
 import type { CustomServiceRequest, ServiceType } from '@toolport/contract';
+import type { OpenApiPlan } from '../../gateway/openapi/plan.js';
 import { AppError, badRequest } from '../../http/errors.js';
 import type { MessageKey } from '../../i18n/index.js';
 import { checkRemoteUrl } from '../../infra/outbound.js';
@@ -30,6 +31,8 @@ export interface CustomDraft {
   headers: Record<string, string>;
   /** One process for every client session, or one per session. */
   isolation: 'shared' | 'session';
+  /** openapi: the compiled document (filled in by compileOpenApi, openapi.ts). */
+  openapi?: OpenApiPlan;
 }
 
 const commandErrors: Record<CommandLineError['reason'], MessageKey> = {
@@ -136,6 +139,20 @@ export function draftCustomService(req: CustomServiceRequest): CustomDraft {
       packageManager: cmd.packageManager,
       env: checkedEnv(req.environments),
       headers: {},
+    };
+  }
+  if (req.type === 'openapi') {
+    // The document is fetched and compiled afterwards (openapi.ts); its address is checked there.
+    return {
+      ...common,
+      nameSeed: 'openapi',
+      command: '',
+      args: [],
+      packageName: '',
+      packageVersion: '',
+      packageManager: '',
+      env: checkedEnv(req.environments),
+      headers: checkedHeaders(req.headers),
     };
   }
   // The console sends the address in `url`; an older form put it in `command`.

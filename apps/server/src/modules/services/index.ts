@@ -19,6 +19,7 @@ export type { ServicesCatalog } from './catalog.js';
 export { SERVICE_NAME, slugFrom } from './command-line.js';
 export { type CustomDraft, checkedEnv, checkedHeaders, checkedRemoteAddress } from './custom.js';
 export type { HealthChecks, HealthProbe } from './health.js';
+export { previewTools } from './openapi.js';
 export type { PersonalEnvs } from './personal-env.js';
 export type { ServiceOAuthView } from './presenter.js';
 export type { ServiceRows } from './rows.js';

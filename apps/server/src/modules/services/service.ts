@@ -8,6 +8,7 @@ import { dayIn } from '../../infra/day.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { Secrets } from '../../infra/secrets.js';
 import { SECRET_MASK } from '../options/index.js';
+import { slugFrom } from './command-line.js';
 import {
   type CustomDraft,
   checkedDisplayName,
@@ -17,6 +18,7 @@ import {
   checkedUrl,
   draftCustomService,
 } from './custom.js';
+import { compileOpenApi } from './openapi.js';
 import { presentService, type ServiceOAuthView } from './presenter.js';
 import type { ServicesRepo } from './repo.js';
 
@@ -159,7 +161,11 @@ export class ServicesService {
    */
   async prepareCustom(req: CustomServiceRequest): Promise<{ draft: CustomDraft; name: string }> {
     const draft = draftCustomService(req);
-    if (draft.type !== 'stdio') await checkedRemoteAddress(draft.command);
+    if (draft.type === 'openapi') {
+      draft.openapi = await compileOpenApi(req);
+      draft.command = draft.openapi.sourceUrl;
+      draft.nameSeed = slugFrom(draft.openapi.title || new URL(draft.openapi.baseUrl).hostname);
+    } else if (draft.type !== 'stdio') await checkedRemoteAddress(draft.command);
     return { draft, name: await this.freeName(draft) };
   }
   /** The name asked for (409 when taken), or one derived from the package or host, made unique. */
@@ -192,6 +198,7 @@ export class ServicesService {
         args_json: JSON.stringify(draft.args),
         env_enc: this.deps.secrets.encryptJson(draft.env),
         headers_enc: this.deps.secrets.encryptJson(draft.headers),
+        openapi_json: draft.openapi ? JSON.stringify(draft.openapi) : '',
         env_schema_json: '[]',
         install_dir: '',
         enabled: 1,
@@ -242,7 +249,8 @@ export class ServicesService {
     // Announced when the limit or what the upstream runs with changes: the proxy re-reads the service,
     // the pool restarts only for the latter. A new display name or description concerns neither.
     let announce = req.rpd_limit !== undefined;
-    if (row.type !== 'stdio' && req.command !== undefined) {
+    // An OpenAPI service's document is compiled once: another document is another service.
+    if (row.type !== 'stdio' && row.type !== 'openapi' && req.command !== undefined) {
       const url = checkedUrl(req.command).toString();
       // A new address must pass the address preference; the stored one is checked again at connect.
       if (url !== row.command) await checkedRemoteAddress(url);

@@ -74,14 +74,14 @@ export class ConnectFlow {
 
   async setMode(serviceId: number, mode: OAuthMode): Promise<void> {
     const service = await this.mustGet(serviceId);
-    if (service.type === 'stdio') throw badRequest('upstream_oauth.not_remote');
+    if (service.type === 'stdio' || service.type === 'openapi') throw badRequest('upstream_oauth.not_remote');
     await this.deps.repo.saveSettings(service.id, { mode });
     this.keeper.changed(service.id);
   }
 
   async update(serviceId: number, req: UpdateUpstreamOAuthRequest, caller: Principal): Promise<UpstreamOAuthState> {
     const service = await this.mustGet(serviceId);
-    if (service.type === 'stdio') throw badRequest('upstream_oauth.not_remote');
+    if (service.type === 'stdio' || service.type === 'openapi') throw badRequest('upstream_oauth.not_remote');
     const patch: Partial<OAuthServiceRow> = {};
     if (req.oauth_mode) patch.mode = req.oauth_mode;
     if (req.client_id !== undefined) {
@@ -105,7 +105,7 @@ export class ConnectFlow {
    */
   async connect(serviceId: number, caller: Principal, origin: string): Promise<{ authorize_url: string }> {
     const service = await this.mustUse(serviceId, caller);
-    if (service.type === 'stdio') throw badRequest('upstream_oauth.not_remote');
+    if (service.type === 'stdio' || service.type === 'openapi') throw badRequest('upstream_oauth.not_remote');
     let row = await this.deps.repo.settings(service.id);
     // Shared until an admin says otherwise: only admins start the first connection of a service.
     const owner = row?.mode === 'per_user' ? caller.id : 0;

@@ -52,7 +52,7 @@ export class ProviderClient {
     const existing = await this.deps.repo.settings(serviceId);
     if (existing?.issuer) return;
     const service = await this.deps.catalog.byId(serviceId);
-    if (!service || service.type === 'stdio') return;
+    if (!service || service.type === 'stdio' || service.type === 'openapi') return;
     await this.discover(service, wwwAuthenticate);
   }
 

@@ -1,4 +1,4 @@
-import { MASKED_SECRET } from '@toolport/contract';
+import { MASKED_SECRET, OperationFilter } from '@toolport/contract';
 import { unmaskedUrl } from '../../../infra/credentials.js';
 import { SERVICE_NAME, slugFrom } from '../../services/index.js';
 
@@ -28,6 +28,17 @@ export type BatchEntry =
       transport: 'sse' | 'streamableHttp';
       url: string;
       headers: Record<string, string>;
+      masked: string[];
+    })
+  /** Toolport's own `openapi` type (docs/openapi.md): a REST API from its OpenAPI document. */
+  | (EntryBase & {
+      kind: 'openapi';
+      url: string;
+      document: string;
+      baseUrl: string;
+      filter: OperationFilter | undefined;
+      headers: Record<string, string>;
+      env: Record<string, string>;
       masked: string[];
     })
   /** An entry that cannot be imported, with the reason: reported as failed, the others still run. */
@@ -193,6 +204,24 @@ function entryOf(key: string, raw: unknown): BatchEntry {
   if (cfg.isolation !== undefined && cfg.isolation !== 'shared' && cfg.isolation !== 'session')
     return invalid('"isolation" must be "shared" or "session"');
 
+  if (type === 'openapi') {
+    const [kept, maskedUrl] = url ? unmaskedUrl(url) : ['', []];
+    const document = str(cfg.document);
+    if (!kept && !document) return invalid('an openapi server needs a "url" or a "document"');
+    const parsed = OperationFilter.safeParse(cfg.operation_filter ?? {});
+    if (!parsed.success) return invalid('"operation_filter" must hold lists of tags, paths or operation_ids');
+    return {
+      ...base,
+      kind: 'openapi',
+      url: kept,
+      document,
+      baseUrl: str(cfg.base_url),
+      filter: parsed.data,
+      headers,
+      env,
+      masked: [...maskedUrl, ...maskedHeaders, ...maskedEnv],
+    };
+  }
   const remote = REMOTE_TYPES[type];
   if (type && !remote && type !== 'stdio') return invalid(`unknown server type "${String(cfg.type).slice(0, 40)}"`);
   if (remote || (!command && url)) {

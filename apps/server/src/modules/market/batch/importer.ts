@@ -209,6 +209,32 @@ export class BatchImporter {
     t: (k: MessageKey, p?: MessageParams) => string,
   ): Promise<BatchItem> {
     const { name } = entry;
+    if (entry.kind === 'openapi') {
+      const result = await this.createCustom(caller, entry.displayName, {
+        name,
+        type: 'openapi',
+        command: '',
+        url: entry.url,
+        document: entry.document,
+        base_url: entry.baseUrl,
+        ...(entry.filter ? { operation_filter: entry.filter } : {}),
+        headers: entry.headers,
+        environments: entry.env,
+        description: entry.description,
+        isolation: entry.isolation,
+      });
+      const where = entry.url || result.base_url || '';
+      if (result.health_status && result.health_status !== 'healthy') {
+        const reason = result.health_details || result.health_status;
+        return {
+          name,
+          status: 'success',
+          warning: true,
+          message: t('market.batch_item_remote_unreachable', { name: result.name, url: where, reason }),
+        };
+      }
+      return { name, status: 'success', message: t('market.batch_item_openapi', { name: result.name, count: result.tools?.length ?? 0 }) };
+    }
     if (entry.kind === 'remote') {
       const result = await this.createCustom(caller, entry.displayName, {
         name,

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type McpServerEntry, type McpServersDocument, splitCommandLine } from '@toolport/contract';
 import type { ServiceRow } from '../../../db/schema.js';
+import type { OpenApiPlan } from '../../../gateway/openapi/plan.js';
 import { maskUrlCredentials, maskValues } from '../../../infra/credentials.js';
 import { resolveInstallDir } from '../../../infra/install-dir.js';
 import type { Secrets } from '../../../infra/secrets.js';
@@ -72,6 +73,10 @@ export function exportServices(
   for (const row of rows) {
     // Written only when it differs from the default, so the document stays what other clients expect.
     const isolation = row.isolation === 'session' ? { isolation: 'session' as const } : {};
+    if (row.type === 'openapi') {
+      mcpServers[row.name] = openApiEntry(row, secrets, reveal, includeSecrets);
+      continue;
+    }
     if (row.type !== 'stdio') {
       const headers = reveal(secrets.decryptJson<Record<string, string>>(row.headers_enc, {}));
       const type = row.type === 'sse' ? 'sse' : 'http';
@@ -92,4 +97,36 @@ export function exportServices(
     mcpServers[row.name] = { ...run, ...(Object.keys(env).length ? { env } : {}), ...isolation };
   }
   return { mcpServers };
+}
+
+/**
+ * An OpenAPI service (docs/openapi.md): Toolport's own `openapi` type, which other clients skip or refuse:
+ * the document's URL (credentials masked) or the uploaded document, the base URL, the operation filter,
+ * and the headers and variables, masked as a remote's headers are.
+ */
+function openApiEntry(
+  row: ServiceRow,
+  secrets: Secrets,
+  reveal: (values: Record<string, string>) => Record<string, string>,
+  includeSecrets: boolean,
+): McpServerEntry {
+  let plan: Partial<OpenApiPlan> = {};
+  try {
+    plan = JSON.parse(row.openapi_json || '{}') as Partial<OpenApiPlan>;
+  } catch {
+    plan = {};
+  }
+  const headers = reveal(secrets.decryptJson<Record<string, string>>(row.headers_enc, {}));
+  const env = reveal(secrets.decryptJson<Record<string, string>>(row.env_enc, {}));
+  const filter = plan.filter ?? {};
+  const filtered = Boolean(filter.tags?.length || filter.paths?.length || filter.operation_ids?.length);
+  return {
+    type: 'openapi',
+    ...(row.command ? { url: includeSecrets ? row.command : maskUrlCredentials(row.command) } : { document: plan.document ?? '' }),
+    ...(plan.baseUrl ? { base_url: plan.baseUrl } : {}),
+    ...(filtered ? { operation_filter: filter } : {}),
+    ...(Object.keys(headers).length ? { headers } : {}),
+    ...(Object.keys(env).length ? { env } : {}),
+    ...(row.isolation === 'session' ? { isolation: 'session' as const } : {}),
+  };
 }

@@ -4,7 +4,7 @@ import type { ServiceRow } from '../../../db/schema.js';
 import { badRequest } from '../../../http/errors.js';
 import type { Principal } from '../../../http/principals.js';
 import type { ServiceLog } from '../../../infra/service-log.js';
-import type { CustomDraft, HealthChecks, ServicesService } from '../../services/index.js';
+import { type CustomDraft, type HealthChecks, previewTools, type ServicesService } from '../../services/index.js';
 import { InstallError, type PackagePlan } from '../installers/types.js';
 import { type MarketInstaller, pinnedPlanOf } from './installer.js';
 import type { InstallTasks } from './tasks.js';
@@ -42,6 +42,12 @@ export class CustomInstalls {
 
   async create(caller: Principal, req: CustomServiceRequest): Promise<CustomServiceResult> {
     const { draft, name } = await this.deps.services.prepareCustom(req);
+    if (req.preview) {
+      // An OpenAPI document checked and compiled, nothing stored: the tools it would create.
+      if (!draft.openapi) throw badRequest('openapi_service.preview_openapi_only');
+      const base = { service_id: 0, name, display_name: draft.displayName, status: 'preview' as const };
+      return { ...base, tools: previewTools(draft.openapi), base_url: draft.openapi.baseUrl };
+    }
     if (draft.type === 'stdio' && (draft.packageManager === 'npm' || draft.packageManager === 'uv'))
       return this.pinned(caller, req, draft, name);
     const row = await this.deps.services.addCustom(req);
@@ -50,7 +56,13 @@ export class CustomInstalls {
       const check = this.deps.health.check(row.id);
       this.inBackground(check.then(() => undefined));
       const first = await Promise.race([check.catch(() => undefined), sleep(this.firstCheckWaitMs).then(() => undefined)]);
-      const base = { service_id: row.id, name: row.name, display_name: row.display_name, status: 'completed' as const };
+      const base = {
+        service_id: row.id,
+        name: row.name,
+        display_name: row.display_name,
+        status: 'completed' as const,
+        ...(draft.openapi ? { tools: previewTools(draft.openapi), base_url: draft.openapi.baseUrl } : {}),
+      };
       if (!first) return base;
       return { ...base, health_status: first.health_status, health_details: first.health_details };
     }

@@ -24,14 +24,17 @@ export async function installRoutes(api: ZodApi, installs: InstallLifecycle): Pr
     const result =
       created.health_details === undefined ? created : { ...created, health_details: readStoredText(created.health_details, req.t) };
     const name = result.name;
-    const message = result.task_id
-      ? req.t('service.install_started', { name })
-      : result.health_status && result.health_status !== 'healthy'
-        ? req.t('service.created_unreachable', { name, reason: result.health_details || result.health_status })
-        : req.t('service.created', { name });
+    const message =
+      result.tools && result.status === 'preview'
+        ? req.t('openapi_service.preview', { count: result.tools.length })
+        : result.task_id
+          ? req.t('service.install_started', { name })
+          : result.health_status && result.health_status !== 'healthy'
+            ? req.t('service.created_unreachable', { name, reason: result.health_details || result.health_status })
+            : req.t('service.created', { name });
     // A name that cannot be an address is the display name; the endpoint's name was derived, and the answer says so.
     const given = req.body.name.trim();
-    if (result.name === given) return ok(reply, { ...result, endpoint_name_derived: false }, message, 201);
+    if (result.name === given || result.status === 'preview') return ok(reply, { ...result, endpoint_name_derived: false }, message, 201);
     const note = req.t('service.endpoint_derived', { endpoint: result.name, name: given });
     return ok(reply, { ...result, endpoint_name_derived: true }, `${message}${req.t('message.sentence_gap')}${note}`, 201);
   });
