@@ -288,6 +288,8 @@ const nonEnvelopeOk = new Set([
   'GET /api/mcp_market/export',
   // Toolport's OAuth Client ID Metadata Document: authorization servers read it as the document itself.
   'GET /api/upstream_oauth/client_metadata.json',
+  // The audit trail as JSON lines (application/x-ndjson), one entry per line for a SIEM.
+  'GET /api/audit/export',
 ]);
 
 /** Routes that ask a tool server through the gateway (the console's Tools tab, overrides and Try it). */
