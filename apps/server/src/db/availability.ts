@@ -6,6 +6,8 @@ import type { Db } from './db.js';
 export const CALL_PATH_BOUND_MS = 1500;
 /** How often the database is probed while it is away. */
 const PROBE_MS = 1000;
+/** How long `select 1` may take, after a read ran out of time, before the database is taken as away. */
+const SUSPECT_PROBE_MS = 1000;
 
 /** The database did not answer in time, or is known to be away: nothing was asked of it. */
 export class DatabaseUnavailableError extends Error {
@@ -35,6 +37,7 @@ export function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
  */
 export class DatabaseGate {
   private away = false;
+  private suspecting = false;
   private probing: NodeJS.Timeout | undefined;
   private readonly listeners: ((up: boolean) => void)[] = [];
 
@@ -54,9 +57,26 @@ export class DatabaseGate {
     try {
       return await bounded(query(), ms);
     } catch (err) {
-      if (isDatabaseUnavailable(err)) this.markAway();
+      // A read that was only slow (a loaded machine, one heavy query) does not make the database away by itself:
+      // `select 1` is asked first, and only a database that does not answer that either is away. A refused or
+      // broken connection is away at once.
+      if (err instanceof DatabaseUnavailableError && !this.away) this.suspect();
+      else if (isDatabaseUnavailable(err)) this.markAway();
       throw err;
     }
+  }
+
+  /** After a read ran out of time: away only when `select 1` does not answer within the probe's bound either. */
+  private suspect(): void {
+    if (this.suspecting) return;
+    this.suspecting = true;
+    bounded(sql`select 1`.execute(this.db), SUSPECT_PROBE_MS)
+      .catch((err: unknown) => {
+        if (err instanceof DatabaseUnavailableError || isDatabaseUnavailable(err)) this.markAway();
+      })
+      .finally(() => {
+        this.suspecting = false;
+      });
   }
 
   /** A failure seen elsewhere (a write) that says the database is away. */
