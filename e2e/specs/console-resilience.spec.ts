@@ -61,11 +61,17 @@ test.describe('a red service says why', () => {
     await expect(page).toHaveURL(new RegExp(`/logs\\?service_id=${id}$`));
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
 
-    // The same in Chinese; the reason itself is the server's words.
+    // The same in Chinese: the gateway's own words of the reason in Chinese too (decision 0054), as the API says them.
     await inChinese(page);
     await page.goto('/services');
     const zhCard = page.getByRole('group', { name: UNREACHABLE });
-    await expect(zhCard.getByTestId('health-reason')).toContainText(`无响应：${result.health_details}`);
+    const listed = await request.get('/api/mcp_market/installed', {
+      headers: { Authorization: `Bearer ${signedIn.token}`, 'Accept-Language': 'zh-CN' },
+    });
+    const zhReason = ((await listed.json()).data as { name: string; health_details: string }[]).find((s) => s.name === UNREACHABLE)
+      ?.health_details as string;
+    expect(zhReason).toMatch(/^无法启动：/);
+    await expect(zhCard.getByTestId('health-reason')).toContainText(`无响应：${zhReason}`);
     await expect(zhCard.getByRole('link', { name: '查看此服务的日志' })).toBeVisible();
     await zhCard.getByRole('button', { name: /健康/ }).click();
     await expect(toast(page, `健康检查：${UNREACHABLE} 无响应`)).toHaveAttribute('data-type', 'error');

@@ -27,7 +27,8 @@ for (const lang of ['en', 'zh-CN'] as const) {
     test(`shows the reason, copies it, reconnects and links to the logs (${lang})`, async ({ page, context, request, signedIn }) => {
       await context.grantPermissions(['clipboard-read', 'clipboard-write']);
       if (lang === 'zh-CN') await inChinese(page);
-      const headers = { Authorization: `Bearer ${signedIn.token}` };
+      // The gateway's own words in the reason are said in the reader's language (decision 0054): ask in the page's.
+      const headers = { Authorization: `Bearer ${signedIn.token}`, 'Accept-Language': lang };
       const created = await request.post('/api/mcp_market/custom_service', {
         headers,
         data: { name, type: 'streamableHttp', url: DEAD_URL, command: '', description: '' },

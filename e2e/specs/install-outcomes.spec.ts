@@ -113,7 +113,7 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await customInstall(page, lang, name, { url: DEAD_URL });
       expect((await created).status()).toBe(201);
 
-      const service = await serviceNamed(request, await accessToken(request), name);
+      const service = await serviceNamed(request, await accessToken(request), name, lang);
       expect(service?.health_status).toBe('unhealthy');
       const reason = (service as unknown as { health_details: string }).health_details;
       expect(reason).not.toBe('');

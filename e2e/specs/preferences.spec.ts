@@ -214,7 +214,7 @@ test.describe('preferences saved and taking effect (a server of their own)', () 
     await expect(page.locator('html')).toHaveClass(/dark/);
     await expect(page.getByRole('radio', { name: '启动时（boot）' })).toBeChecked();
     const translated = async () => {
-      await expectChineseOnly(page, ['common', 'preferences']);
+      await expectChineseOnly(page, ['common', 'preferences'], ['Microsoft Entra ID']);
       await expectNoRawKeys(page);
     };
     await translated();

@@ -44,12 +44,19 @@ export interface InstalledRow {
   remaining_requests: number;
 }
 
-export async function installedServices(request: APIRequestContext, token: string): Promise<InstalledRow[]> {
-  return data(await request.get('/api/mcp_market/installed', { headers: bearer(token) }), 'installed services');
+/** The installed list as a reader of `language` gets it: the gateway's own words in health reasons are localised. */
+export async function installedServices(request: APIRequestContext, token: string, language = 'en'): Promise<InstalledRow[]> {
+  const headers = { ...bearer(token), 'Accept-Language': language };
+  return data(await request.get('/api/mcp_market/installed', { headers }), 'installed services');
 }
 
-export async function serviceNamed(request: APIRequestContext, token: string, name: string): Promise<InstalledRow | undefined> {
-  return (await installedServices(request, token)).find((s) => s.name === name);
+export async function serviceNamed(
+  request: APIRequestContext,
+  token: string,
+  name: string,
+  language = 'en',
+): Promise<InstalledRow | undefined> {
+  return (await installedServices(request, token, language)).find((s) => s.name === name);
 }
 
 /** Creates a custom stdio service running server-everything and waits until its install task completed. */
