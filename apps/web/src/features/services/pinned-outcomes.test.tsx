@@ -152,4 +152,31 @@ describe('pinned services and outcomes in true words (issues 14 and 15)', () => 
     expect(screen.getByText('Memory now runs version 2026.8.31.')).toBeInTheDocument();
     await waitFor(() => expect(within(card).getByTestId('pinned-version')).toHaveTextContent('Pinned 2026.8.31'));
   });
+
+  it('Update on the latest version says so instead of "now runs"', async () => {
+    const answers = ['installing', 'completed'];
+    const { user, api } = await openPage({
+      'GET /api/mcp_market/installed': () => ok([pinned]),
+      'POST /api/mcp_services/7/update_package': () =>
+        ok({ service_id: 7, name: 'server-memory', task_id: 'up-8', from_version: '2026.7.4' }),
+      'GET /api/mcp_market/install_status/up-8': () => {
+        const status = answers.shift() ?? 'completed';
+        return ok({
+          status,
+          logs: [],
+          ...(status === 'completed'
+            ? { version: '2026.7.4', already_latest: true, message: 'server-memory already runs the latest version (2026.7.4)' }
+            : {}),
+        });
+      },
+    });
+    const card = (await screen.findByRole('group', { name: 'Memory' })) as HTMLElement;
+    await user.click(within(card).getByRole('button', { name: 'Update Memory to the latest version' }));
+    await waitFor(() => expect(api.callsTo('POST', '/api/mcp_services/7/update_package')).toHaveLength(1));
+    await advance(2_000);
+    await advance(2_000);
+    expect(await screen.findByText('Already the latest')).toBeInTheDocument();
+    expect(screen.getByText('Memory already runs the latest version (2026.7.4): nothing was reinstalled.')).toBeInTheDocument();
+    expect(screen.queryByText(/now runs version/)).not.toBeInTheDocument();
+  });
 });

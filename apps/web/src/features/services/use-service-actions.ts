@@ -154,16 +154,20 @@ export function useServiceActions() {
           const started = await call(routes.services.updatePackage, { params: { id }, notify: false });
           notify.success(t('toasts.updateStartedTitle'), t('toasts.updateStarted', { name }));
           let version = '';
+          let alreadyLatest = false;
           const outcome = await new Promise<InstallOutcome>((resolve) => {
             pollInstallStatus(() => fetchInstallStatus(started.task_id), resolve, {
               intervalMs: UPDATE_POLL_INTERVAL_MS,
               maxAttempts: UPDATE_POLL_MAX_ATTEMPTS,
               onStatus: (status) => {
                 if (status.version) version = status.version;
+                if (status.already_latest === true) alreadyLatest = true;
               },
             });
           });
-          if (outcome.kind === 'completed') notify.success(t('toasts.updateSuccessful'), t('toasts.updatedTo', { name, version }));
+          // The newest release was already running: nothing was reinstalled, and the toast says so.
+          if (outcome.kind === 'completed' && alreadyLatest) notify.success(t('toasts.alreadyLatestTitle'), t('toasts.alreadyLatest', { name, version }));
+          else if (outcome.kind === 'completed') notify.success(t('toasts.updateSuccessful'), t('toasts.updatedTo', { name, version }));
           else if (outcome.kind === 'failed') notify.error(t('toasts.updateFailed'), outcome.reason || t('install.failedUnknown'));
           else notify.error(t('toasts.updateFailed'), t('install.timeout', { name }));
         } catch (err) {
