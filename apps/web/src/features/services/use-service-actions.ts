@@ -166,7 +166,8 @@ export function useServiceActions() {
             });
           });
           // The newest release was already running: nothing was reinstalled, and the toast says so.
-          if (outcome.kind === 'completed' && alreadyLatest) notify.success(t('toasts.alreadyLatestTitle'), t('toasts.alreadyLatest', { name, version }));
+          if (outcome.kind === 'completed' && alreadyLatest)
+            notify.success(t('toasts.alreadyLatestTitle'), t('toasts.alreadyLatest', { name, version }));
           else if (outcome.kind === 'completed') notify.success(t('toasts.updateSuccessful'), t('toasts.updatedTo', { name, version }));
           else if (outcome.kind === 'failed') notify.error(t('toasts.updateFailed'), outcome.reason || t('install.failedUnknown'));
           else notify.error(t('toasts.updateFailed'), t('install.timeout', { name }));
