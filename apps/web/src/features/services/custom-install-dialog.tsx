@@ -10,6 +10,8 @@ import { notify } from '../../lib/notify';
 import { useDialogForm } from '../../lib/use-submit-phases';
 import { requiredEnvVarsOf, withEnvPrefill } from '../installs';
 import { parseKeyValueLines } from './key-values';
+import { credentialsOf, documentRequestOf } from './openapi-form';
+import { OpenApiServiceFields, useOpenApiRefusal } from './openapi-service-fields';
 import { type CustomServiceForm, emptyCustomServiceForm, validateCustomService } from './service-form';
 import { ServiceFormDialog } from './service-form-dialog';
 
@@ -23,6 +25,7 @@ export function customServiceRequest(form: CustomServiceForm) {
       environments: parseKeyValueLines(form.environments),
       ...(form.isolation === 'session' ? { isolation: form.isolation } : {}),
     };
+  if (form.type === 'openapi') return { ...base, ...documentRequestOf(form), ...credentialsOf(form) };
   return { ...base, url: form.url.trim(), headers: parseKeyValueLines(form.headers) };
 }
 
@@ -39,8 +42,10 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
   const queryClient = useQueryClient();
   const state = useDialogForm<CustomServiceForm, ParseKeys<'services'>>(open, () => emptyCustomServiceForm);
   const { form, setForm, errors, edit } = state;
+  const refusal = useOpenApiRefusal(open);
 
   const create = async () => {
+    refusal.setRefusal(undefined);
     try {
       const result = await call(routes.services.createCustom, {
         body: customServiceRequest(form),
@@ -60,6 +65,8 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
       }
       return true;
     } catch (err) {
+      // An OpenAPI document refused (it does not parse, has no operations, …): said in the dialog, the form kept.
+      if (form.type === 'openapi' && refusal.show(err)) return false;
       const missing = requiredEnvVarsOf(err);
       if (missing.length === 0) throw err;
       // The server named the variables it needs: the first is put in the form for the user to fill in.
@@ -79,6 +86,7 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
       state={state}
       validate={validateCustomService}
       save={create}
+      openapi={<OpenApiServiceFields state={state} validate={validateCustomService} refusal={refusal} />}
       command={
         <FormField label={t('form.command')} hint={t('form.commandHint')} error={errors.command && t(errors.command)}>
           <Input
