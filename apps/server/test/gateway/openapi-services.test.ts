@@ -86,6 +86,15 @@ describe.each(engines)('OpenAPI services on %s', (engine) => {
     expect(byName.get_pet_by_id?.input_schema).toMatchObject({ required: ['petId'] });
     expect(JSON.stringify(data.tools)).not.toContain('$ref');
     expect(await serviceCount()).toBe(before);
+    // Without a name (the console's edit dialog previews a service that has one): the same tools, no name asked for.
+    const unnamed = await create({ name: '', url: `${rest.origin}/openapi.yaml`, preview: true });
+    expect(unnamed.statusCode).toBe(201);
+    expect(unnamed.json().data).toMatchObject({ status: 'preview', service_id: 0, name: '', base_url: `${rest.origin}/api` });
+    expect(unnamed.json().data.tools).toEqual(data.tools);
+    const notOpenApi = await create({ name: '', type: 'streamableHttp', url: 'https://example.com/mcp', preview: true });
+    expect(notOpenApi.statusCode).toBe(400);
+    expect(notOpenApi.json().message).toBe('A preview is for OpenAPI services only (type "openapi")');
+    expect(await serviceCount()).toBe(before);
   });
 
   it('serves the operations as tools through /proxy: JSON, text, the API key, and REST errors as tool errors', async () => {

@@ -169,6 +169,15 @@ export class ServicesService {
     } else if (draft.type !== 'stdio') await checkedRemoteAddress(draft.command);
     return { draft, name: await this.freeName(draft) };
   }
+  /**
+   * An OpenAPI preview without a name (the console's, from its create and edit dialogs): the request's other checks
+   * and the document compiled, no name asked for or reserved, nothing stored.
+   */
+  async previewOpenApi(req: CustomServiceRequest): Promise<OpenApiPlan> {
+    if (draftCustomService({ ...req, name: 'preview' }).type !== 'openapi') throw badRequest('openapi_service.preview_openapi_only');
+    return compileOpenApi(req);
+  }
+
   /** The name asked for (409 when taken), or one derived from the package or host, made unique. */
   private async freeName(draft: CustomDraft): Promise<string> {
     if (draft.name) {
