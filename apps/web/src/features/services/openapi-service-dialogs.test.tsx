@@ -137,7 +137,8 @@ describe('OpenAPI services in the custom install dialog (docs/console.md §2.7)'
       headers: { 'X-API-Key': 'secret-key' },
       environments: {},
     });
-  });
+    // The whole journey takes some 14 s on a loaded machine, near the default 20 s.
+  }, 45_000);
 
   it('uploads a file, sends bearer credentials as the variable the server reads, and shows a refusal in the dialog with the form kept', async () => {
     const { api, user, dialog } = await openCustom({
