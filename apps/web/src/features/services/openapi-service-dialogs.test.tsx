@@ -216,7 +216,9 @@ describe('OpenAPI services in the edit dialog (docs/console.md §2.8)', () => {
     await user.clear(d.getByLabelText('Document URL'));
     await fill(user, d.getByLabelText('Document URL'), 'https://api.example.com/x.yaml');
     await user.click(d.getByRole('button', { name: 'Save' }));
-    expect(await d.findByText(/answered HTTP 404 instead of the OpenAPI document/)).toBeInTheDocument();
+    const refused = await d.findByText(/answered HTTP 404 instead of the OpenAPI document/);
+    // Without the document's refusal code the title does not blame the document.
+    expect(refused.closest('[role=alert]')).toHaveTextContent('Refused by the server');
     expect(screen.getByRole('dialog', { name: 'Edit Service' })).toBeInTheDocument();
     expect(d.getByLabelText('Document URL')).toHaveValue('https://api.example.com/x.yaml');
   });

@@ -26,14 +26,22 @@ type Form = OpenApiFields & { url: string };
  */
 export function useOpenApiRefusal(open: boolean) {
   const [refusal, setRefusal] = useState<string>();
+  // The document (or an address it names) refused, or another of the request's fields (a name taken, say).
+  const [ofDocument, setOfDocument] = useState(true);
   useResetAfterClose(open, () => setRefusal(undefined));
   /** True when `err` was a refusal, now shown; false when the caller should report it as usual. */
   const show = (err: unknown): boolean => {
     if (!(err instanceof ApiError) || err.kind !== 'other' || !err.serverMessage) return false;
+    setOfDocument(err.code === 'openapi_refused' || err.code === 'address_refused');
     setRefusal(err.serverMessage);
     return true;
   };
-  return { refusal, setRefusal, show };
+  /** A failure that is no refusal (no answer, a server error), said in the same place. */
+  const showOther = (text: string) => {
+    setOfDocument(false);
+    setRefusal(text);
+  };
+  return { refusal, ofDocument, setRefusal, show, showOther };
 }
 
 interface PreviewResult {
@@ -90,7 +98,7 @@ export function OpenApiServiceFields<F extends Form>({ state, validate, refusal,
       setPreview({ key, tools: result.tools ?? [], baseUrl: result.base_url ?? '' });
     } catch (err) {
       setPreview(undefined);
-      if (!refusal.show(err)) refusal.setRefusal(failureText(err, t));
+      if (!refusal.show(err)) refusal.showOther(failureText(err, t));
     } finally {
       setPreviewing(false);
     }
@@ -249,7 +257,7 @@ export function OpenApiServiceFields<F extends Form>({ state, validate, refusal,
           {previewing ? t('form.openapi.previewing') : t('form.openapi.preview')}
         </Button>
         {refusal.refusal && (
-          <ErrorAlert title={t('form.openapi.refused')}>
+          <ErrorAlert title={t(refusal.ofDocument ? 'form.openapi.refused' : 'form.openapi.refusedOther')}>
             <p className="break-words">{refusal.refusal}</p>
           </ErrorAlert>
         )}
