@@ -37,6 +37,8 @@ export interface BuiltApp {
    * the database last when the app owns it.
    */
   close(): Promise<CloseReport>;
+  /** The parts registered on the lifecycle, in build order (they close in the reverse). */
+  parts(): string[];
 }
 
 /**
@@ -55,7 +57,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     // Registered last so that it closes first: another replica takes the periodic jobs over while this one drains.
     lifecycle.add({ name: 'leadership', close: () => platform.leader.close() });
     await lifecycle.start();
-    return { app, ctx: parts, routes, close: () => lifecycle.close() };
+    return { app, ctx: parts, routes, close: () => lifecycle.close(), parts: () => lifecycle.names };
   } catch (err) {
     await lifecycle.close();
     throw err;

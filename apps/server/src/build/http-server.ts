@@ -28,7 +28,7 @@ export type RouteTable = { method: string; url: string; auth: string; endpoint: 
  * /api, the gateway's /proxy, /group and /openapi, the OAuth protocol routes and the console. Registered on
  * the lifecycle as the part `http`, closed by refusing new requests, stopping the
  * gateway (its calls in flight may finish within SHUTDOWN_GRACE_MS: their streams are this server's
- * connections), then closing Fastify. Nothing else is closed through Fastify's hooks.
+ * connections), then closing Fastify. Fastify's hooks close only HTTP streams (the batch import's progress).
  */
 export async function buildHttpServer(
   parts: ServerParts,
@@ -66,7 +66,7 @@ export async function buildHttpServer(
     closeTimeoutMs: config.shutdownGraceMs + 15_000,
   });
   // `app.close()` called directly (tests, benchmarks) takes the same path: the whole lifecycle closes here, its
-  // `http` part without closing Fastify again. The only close hook: nothing else closes through Fastify.
+  // `http` part without closing Fastify again. Parts close through the lifecycle only, never through a Fastify hook.
   app.addHook('preClose', async () => {
     if (closing) return;
     closedByFastify = true;
