@@ -3,7 +3,7 @@ import { compileDocument, OpenApiError, parseDocument } from '../../gateway/open
 import { fetchDocument } from '../../gateway/openapi/fetch-document.js';
 import type { OpenApiPlan, OperationFilter } from '../../gateway/openapi/plan.js';
 import { badRequest } from '../../http/errors.js';
-import { OutboundError } from '../../infra/outbound.js';
+import { OutboundError, type RemoteAddresses } from '../../infra/outbound.js';
 import { checkedRemoteAddress, checkedUrl } from './custom.js';
 
 /** Where an OpenAPI service's document comes from and what is kept of it: a create's fields, or an edit's. */
@@ -13,7 +13,7 @@ export type OpenApiSource = Pick<CustomServiceRequest, 'url' | 'document' | 'bas
  * An OpenAPI service's document, fetched (under the address preference) or as uploaded, checked and
  * compiled into its plan (gateway/openapi/compile.ts); every refusal a localised 400 naming the problem.
  */
-export async function compileOpenApi(req: OpenApiSource): Promise<OpenApiPlan> {
+export async function compileOpenApi(req: OpenApiSource, remote: RemoteAddresses): Promise<OpenApiPlan> {
   try {
     const uploaded = req.document ?? '';
     let text = uploaded;
@@ -21,9 +21,9 @@ export async function compileOpenApi(req: OpenApiSource): Promise<OpenApiPlan> {
     if (!uploaded.trim()) {
       if (!req.url.trim()) throw badRequest('openapi_service.source_required');
       const url = checkedUrl(req.url);
-      await checkedRemoteAddress(url.toString());
+      await checkedRemoteAddress(url.toString(), remote);
       sourceUrl = url.toString();
-      text = await fetchDocument(url);
+      text = await fetchDocument(url, remote.fetch);
     }
     const override = req.base_url?.trim() ?? '';
     if (override) checkedUrl(override);
@@ -35,7 +35,7 @@ export async function compileOpenApi(req: OpenApiSource): Promise<OpenApiPlan> {
       filter: req.operation_filter ?? {},
     });
     // Requests go to the base URL: it passes the address preference as a remote service's URL does.
-    await checkedRemoteAddress(plan.baseUrl);
+    await checkedRemoteAddress(plan.baseUrl, remote);
     return plan;
   } catch (err) {
     if (err instanceof OutboundError) throw badRequest(err.key, err.params, 'address_refused');
@@ -61,6 +61,7 @@ function filterKey(filter: OperationFilter | undefined): string {
 export async function recompiledOpenApi(
   stored: OpenApiPlan,
   edit: { command?: string; document?: string; base_url?: string; operation_filter?: OperationFilter },
+  remote: RemoteAddresses,
 ): Promise<OpenApiPlan | undefined> {
   if (edit.command === undefined && edit.document === undefined && edit.base_url === undefined && edit.operation_filter === undefined)
     return undefined;
@@ -78,7 +79,7 @@ export async function recompiledOpenApi(
     baseUrl === previousOverride &&
     filterKey(filter) === filterKey(stored.filter);
   if (unchanged) return undefined;
-  return compileOpenApi({ url, document, base_url: baseUrl, operation_filter: filter });
+  return compileOpenApi({ url, document, base_url: baseUrl, operation_filter: filter }, remote);
 }
 
 /** The tools a plan makes, as a preview shows them. */
