@@ -4,6 +4,7 @@ import { axeViolations } from '../support/axe';
 import { signIn } from '../support/fixtures';
 import { expectControlsOnScreen, expectDialogFits, expectNoSidewaysScroll, isCard } from '../support/phone-fit';
 import { expect, LONG_SCOPED_PACKAGE, type RealData, test } from '../support/real-data';
+import { accessToken, serviceNamed, uninstallNamed } from '../support/services-api';
 import { findUserRow } from '../support/users-page';
 
 /**
@@ -34,6 +35,8 @@ const TEXT = {
     groupEdit: 'Edit',
     addUser: 'Add user',
     install: 'Install',
+    installed: 'Installation Complete',
+    finish: 'Finish',
     refreshKey: 'Refresh key',
     menu: 'Open menu',
     username: 'Username',
@@ -54,6 +57,8 @@ const TEXT = {
     groupEdit: '编辑',
     addUser: '添加用户',
     install: '安装',
+    installed: '安装完成',
+    finish: '完成',
     refreshKey: '刷新密钥',
     menu: '打开菜单',
     username: '用户名',
@@ -217,6 +222,31 @@ async function consentUrl(page: Page, data: RealData): Promise<string> {
   return `/oauth2/authorize?${q}`;
 }
 
+/**
+ * Market → a package's details → Install: the dialog asking for its variable, then the live install log (a real
+ * npm install from the fake registry) once complete. The package is uninstalled again, so the other tests of the
+ * worker see the services of the real data only.
+ */
+async function marketInstall(pass: Pass, text: Text): Promise<void> {
+  const { page } = pass;
+  await page.goto('/market/npm/acme-echo-mcp');
+  await settled(page);
+  await page.getByRole('button', { name: text.install, exact: true }).first().click();
+  const variables = openDialog(page);
+  await expect(variables.getByLabel('ACME_ECHO_TOKEN')).toBeVisible();
+  await runAxe(pass, 'the Market install dialog', variables);
+  await variables.getByLabel('ACME_ECHO_TOKEN').fill('e2e-token');
+  await variables.getByRole('button', { name: text.install, exact: true }).click();
+  const done = page.getByRole('dialog', { name: text.installed });
+  await expect(done).toBeVisible({ timeout: 90_000 });
+  await runAxe(pass, 'the install log', done);
+  await done.getByRole('button', { name: text.finish, exact: true }).click();
+  await expect(done).toBeHidden();
+  const token = await accessToken(page.request);
+  await uninstallNamed(page.request, token, ['acme-echo-mcp']);
+  expect(await serviceNamed(page.request, token, 'acme-echo-mcp')).toBeUndefined();
+}
+
 async function prepare(page: Page, lang: Lang, theme: Theme): Promise<void> {
   await page.addInitScript(
     ({ l, t }) => {
@@ -286,11 +316,7 @@ test.describe('axe-core and phone widths over the console with real data', () =>
             findUserRow(page, realData.user.username).getByRole('button', { name: text.edit(realData.user.username) }),
             'Edit user',
           );
-          if (pass.dialogs) {
-            await page.goto('/market/npm/acme-echo-mcp');
-            await settled(page);
-          }
-          await checkDialog(pass, page.getByRole('button', { name: text.install, exact: true }).first(), 'the Market install dialog');
+          if (pass.dialogs) await marketInstall(pass, text);
           await page.goto('/profile');
           await settled(page);
           await checkDialog(pass, page.getByRole('button', { name: text.refreshKey }), text.refreshKey);
