@@ -379,9 +379,12 @@ test.describe('axe-core and phone widths over the console with real data', () =>
       for (const width of [390, 360]) {
         await page.setViewportSize({ width, height: 800 });
         const pass: Pass = { page, width, axe: false, dialogs: true, found, axeMs, label: `[${width}]` };
-        for (const path of SCREENS_ADMIN) {
-          await page.goto(path);
-          await checkScreen(pass, path);
+        // At 390 px the sweep above has already checked every screen's width.
+        if (width === 360) {
+          for (const path of SCREENS_ADMIN) {
+            await page.goto(path);
+            await checkScreen(pass, path);
+          }
         }
         await servicesPage(pass, TEXT[lang], realData, true);
         await groupsPage(pass, TEXT[lang], realData, true);
