@@ -1,6 +1,8 @@
 import type { Locator, Page } from '@playwright/test';
 import { type PetsRest, petsYaml, startPetsRest } from '../../apps/server/test/gateway/fixtures/pets-rest';
+import { axeViolations } from '../support/axe';
 import { expect, test } from '../support/fixtures';
+import { expectDialogFits } from '../support/phone-fit';
 import { accessToken, uninstallNamed } from '../support/services-api';
 import { toast } from '../support/toasts';
 import { expectChineseOnly } from '../support/zh-text-check';
@@ -167,7 +169,7 @@ test.describe('OpenAPI services in the console', () => {
     });
   });
 
-  test('at 390 px the OpenAPI form and its preview fit the screen', async ({ page, signedIn }) => {
+  test('at 390 px the OpenAPI form, its preview and a refusal fit the screen, and pass axe-core', async ({ page, signedIn }) => {
     expect(signedIn.user.role).toBeGreaterThanOrEqual(10);
     const width = 390;
     await page.setViewportSize({ width, height: 844 });
@@ -177,22 +179,15 @@ test.describe('OpenAPI services in the console', () => {
     await dialog.getByLabel('Authentication').selectOption('basic');
     await dialog.getByRole('button', { name: 'Preview tools' }).click();
     await expect(dialog.getByTestId('openapi-preview').getByRole('listitem')).toHaveCount(5);
-    const box = await dialog.boundingBox();
-    expect(box && box.x >= 0 && box.x + box.width <= width, `dialog box ${JSON.stringify(box)}`).toBe(true);
-    expect(await dialog.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
-    for (const control of [
-      dialog.getByRole('button', { name: 'Preview tools' }),
-      dialog.getByLabel('Password', { exact: true }),
-      dialog.getByLabel('Operation ids'),
-      dialog.getByRole('button', { name: 'Install' }),
-      dialog.getByRole('button', { name: 'Cancel' }),
-    ]) {
-      await control.scrollIntoViewIfNeeded();
-      await expect(control).toBeVisible();
-      const b = await control.boundingBox();
-      expect(b && b.x >= 0 && b.x + b.width <= width, `${await control.textContent()} ${JSON.stringify(b)}`).toBe(true);
-    }
+    await expectDialogFits(page, dialog, width, 'Custom Install with an OpenAPI preview');
+    expect(await axeViolations(page, dialog)).toEqual([]);
+
+    await dialog.getByRole('radio', { name: 'Upload a file' }).click();
+    await dialog.getByLabel('Document file').setInputFiles(fileOf('broken.json', BROKEN));
+    await dialog.getByRole('button', { name: 'Preview tools' }).click();
+    await expect(dialog.getByRole('alert').filter({ hasText: 'The OpenAPI document was refused' })).toBeVisible();
+    await expectDialogFits(page, dialog, width, 'Custom Install with a refused document');
+    expect(await axeViolations(page, dialog)).toEqual([]);
   });
 
   test('in Chinese: an uploaded YAML document previewed and created, and a filter the server refuses shown in the edit dialog', async ({

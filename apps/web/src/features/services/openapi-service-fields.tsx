@@ -268,6 +268,8 @@ export function OpenApiServiceFields<F extends Form>({ state, validate, refusal,
             </p>
             <ul
               data-testid="openapi-preview"
+              // biome-ignore lint/a11y/noNoninteractiveTabindex: a long list scrolls in its box; keyboard users scroll it too.
+              tabIndex={0}
               className="max-h-60 space-y-2 overflow-y-auto rounded-md border border-slate-200 p-2 dark:border-slate-800"
             >
               {shown.tools.map((tool) => (
