@@ -297,9 +297,7 @@ describe('groups page (docs/console.md §2.9b)', () => {
     expect(add).toHaveAccessibleDescription('Switched off on the service: clients cannot call it');
     await user.click(within(dialog).getByRole('button', { name: 'Create' }));
     await waitFor(() => expect(api.callsTo('POST', '/api/groups')).toHaveLength(1));
-    expect((api.callsTo('POST', '/api/groups')[0]?.body as { members: unknown }).members).toEqual([
-      { service_id: 1, tools: ['echo', 'sleep'] },
-    ]);
+    expect(api.callsTo('POST', '/api/groups')[0]?.body).toMatchObject({ members: [{ service_id: 1, tools: ['echo', 'sleep'] }] });
   });
 
   it('edits a group from what the server holds, and saves it with PUT', async () => {

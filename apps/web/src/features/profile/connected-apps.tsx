@@ -36,7 +36,7 @@ export function ConnectedAppsList(props: {
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState<ConnectedApp | null>(null);
   const apps = useQuery({ queryKey: props.queryKey, queryFn: props.load });
-  const region = useRef<HTMLDivElement>(null);
+  const region = useRef<HTMLElement>(null);
   // The row index whose Revoke takes the focus once the list is read again.
   const [refocus, setRefocus] = useState<number | null>(null);
   const revoke = useMutation({
@@ -58,10 +58,9 @@ export function ConnectedAppsList(props: {
   const when = (ms: number) => new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' }).format(ms);
 
   return (
-    <div
+    <section
       ref={region}
       tabIndex={-1}
-      role="region"
       aria-label={t('connectedApps.title')}
       className="rounded-sm focus-visible:outline-2 focus-visible:outline-teal-600"
     >
@@ -125,6 +124,6 @@ export function ConnectedAppsList(props: {
           setConfirming(null);
         }}
       />
-    </div>
+    </section>
   );
 }
