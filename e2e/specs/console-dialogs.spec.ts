@@ -27,7 +27,7 @@ const TEXT = {
     alias: (n: string) => `Name clients see (${n})`,
     tryIt: 'Try it',
     run: 'Run',
-    calls: 'Calls the tool as clients see it: say · Original name: echo',
+    calls: /Calls the tool as clients see it:\s*say · Original name: echo/,
     required: 'message is required',
     took: /Answered in [\d.]+ ms/,
     protocolInResult: /^Protocol error: the tool server refused the call \(JSON-RPC error -32602\), in [\d.]+ ms/,
@@ -73,7 +73,7 @@ const TEXT = {
     alias: (n: string) => `客户端看到的名称（${n}）`,
     tryIt: '试用',
     run: '运行',
-    calls: '按客户端看到的名称调用工具：say · 原名：echo',
+    calls: /按客户端看到的名称调用工具：say · 原名：echo/,
     required: 'message 为必填项',
     took: /[\d.]+ 毫秒内返回/,
     protocolInResult: /^协议错误：工具服务器拒绝了这次调用（JSON-RPC 错误 -32602），用时 [\d.]+ 毫秒/,
@@ -406,7 +406,8 @@ test.describe('the console dialogs (issue 29)', () => {
         await expect(say).toBeChecked();
 
         await expectNoRawKeys(page);
-        expect(errors).toEqual([]);
+        // The refusals themselves are logged by the browser as failed loads; nothing else may be.
+        expect(errors.filter((e) => !/^Failed to load resource: the server responded with a status of 40[09]/.test(e))).toEqual([]);
       });
     }
 

@@ -167,7 +167,7 @@ describe('the Tools dialog of a service (decision 0026)', () => {
     const row = within(dialog).getAllByTestId('tool-row')[0] as HTMLElement;
     await user.click(within(row).getByText('Try it'));
     const tryIt = within(row).getByTestId('try-tool');
-    expect(tryIt).toHaveTextContent('Calls the tool as clients see it: say · Original name: echo');
+    expect(tryIt).toHaveTextContent('Calls the tool as clients see it:say · Original name: echo');
     const run = within(row).getByRole('button', { name: 'Run' });
     await user.click(run);
     expect(await within(row).findByTestId('try-failure')).toHaveTextContent(

@@ -124,7 +124,9 @@ export function TryTool({ serviceId, tool }: { serviceId: number; tool: ServiceT
   return (
     <div className="mt-2 flex flex-col gap-2" data-testid="try-tool">
       <p className="text-xs text-slate-600 dark:text-slate-400">
-        {t('try.calls')} <span className="font-mono font-semibold text-slate-900 dark:text-slate-100">{tool.name}</span>
+        {t('try.calls')}
+        {/* A margin, not a space: none follows a Chinese colon. */}
+        <span className="ml-1 font-mono font-semibold text-slate-900 dark:text-slate-100">{tool.name}</span>
         {tool.alias && <span className="font-mono"> · {t('tools.originalName', { name: tool.original_name })}</span>}
       </p>
       {Object.entries(properties).map(([name, property]) => {
