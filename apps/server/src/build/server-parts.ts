@@ -151,25 +151,18 @@ export async function buildServerParts(
     audit: { trail: seen.audit.trail, repo: seen.audit.repo },
   };
   const { status, analytics, logs, audit } = seen;
-  const modules: ServerModules = {
-    api: [
-      { name: 'status', routes: (api) => status.routes(api) },
-      { name: 'auth', routes: (api) => auth.routes(api) },
-      { name: 'users', routes: (api) => users.routes(api) },
-      { name: 'options', routes: (api) => core.options.routes(api) },
-      { name: 'embeddings', routes: (api) => embeddings.routes(api) },
-      { name: 'services', routes: (api) => services.routes(api) },
-      { name: 'exposure', routes: (api) => exposure.routes(api) },
-      { name: 'analytics', routes: (api) => analytics.routes(api) },
-      { name: 'logs', routes: (api) => logs.routes(api) },
-      { name: 'audit', routes: (api) => audit.routes(api) },
-      { name: 'market', routes: (api) => market.routes(api) },
-      { name: 'sign-in providers', routes: (api) => signIn.routes(api) },
-      { name: 'upstream authorization', routes: (api) => upstreamAuthorization.routes(api) },
-      { name: 'authorization server', routes: (api) => authorizationServer.routes(api) },
-    ],
-    audit,
-    authorizationServer,
+  const routed = { status, auth, users, options: core.options, embeddings, services, exposure, analytics, logs, audit, market };
+  const more = {
+    'sign-in providers': signIn,
+    'upstream authorization': upstreamAuthorization,
+    'authorization server': authorizationServer,
   };
-  return { parts, modules };
+  return { parts, modules: { api: apiList({ ...routed, ...more }), audit, authorizationServer } };
+}
+
+type Routed = { routes: ServerModules['api'][number]['routes'] };
+
+/** The modules with routes under /api, in the order they are mounted (the order of `routed`'s keys). */
+function apiList(routed: Record<string, Routed>): ServerModules['api'] {
+  return Object.entries(routed).map(([name, module]) => ({ name, routes: (api) => module.routes(api) }));
 }
