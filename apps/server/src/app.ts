@@ -166,7 +166,15 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const report = (leading: boolean) => metrics.leaderChanged(leading);
   const leader = redis ? await Leader.start(redis, { logger, report }) : Leader.solo({ logger, report });
   const history = createHistoryModule({ db, options: options.service, logger, leader });
-  const auth = createAuthModule({ refreshTokens, usersRepo: users.repo, secrets, redis, metrics });
+  // A refresh asks the sign-in providers (built below) whether they still vouch for the person (decision 0063).
+  const auth = createAuthModule({
+    refreshTokens,
+    usersRepo: users.repo,
+    secrets,
+    redis,
+    metrics,
+    providerCheck: (user) => oauth.service.checkAtRefresh(user),
+  });
   // Groups, tool overrides and access (issue 17): the gateway asks their answers through its ToolPolicy and
   // GroupDirectory ports, built first; the module lists live tools through the gateway, built after it.
   const hub = createExposurePorts({ db, events, gate });

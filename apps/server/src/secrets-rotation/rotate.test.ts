@@ -219,6 +219,19 @@ describe.each<Engine>(['sqlite', 'postgres'])('toolport rotate-secret on %s', (e
     });
     expect(mine.statusCode, mine.body).toBe(200);
     seen.userApiKey = (await app.app.inject({ method: 'GET', url: '/api/user/self', headers: bearer(user.token) })).json().data.token;
+    // An OpenID Connect identity with the provider's tokens, kept for deprovisioning at refresh (migration 0014).
+    await app.ctx.db
+      .insertInto('provider_identities')
+      .values({
+        user_id: user.id,
+        provider: 'oidc:corp',
+        provider_user_id: 'rot-sub',
+        email: '',
+        created_at: at,
+        refresh_token_enc: sealedBy.encrypt('provider-refresh'),
+        access_token_enc: sealedBy.encrypt('provider-access'),
+      })
+      .execute();
     // A GitHub sign-in in progress: its PKCE verifier is stored encrypted.
     started = await startSignIn(app, 'github');
     // What a signed-in console and a connected MCP client hold.
