@@ -104,7 +104,13 @@ export async function startEntraFake(opts: { tenantPath?: 'common' | 'organizati
       };
       if (state.rewrite) claims = state.rewrite(claims);
       const idToken = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' }).sign(privateKey);
-      return json(200, { token_type: 'Bearer', scope: 'openid profile email', expires_in: 3600, access_token: randomUUID(), id_token: idToken });
+      return json(200, {
+        token_type: 'Bearer',
+        scope: 'openid profile email',
+        expires_in: 3600,
+        access_token: randomUUID(),
+        id_token: idToken,
+      });
     }
     json(404, { error: 'not_found' });
   });

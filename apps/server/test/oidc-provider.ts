@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
 
@@ -212,12 +212,20 @@ export async function visitOidcProvider(authorizeUrl: string, returnTo: string):
   throw new Error('too many redirects at the provider');
 }
 
+/** The callback's answer: a session, or the refusal's code and message. */
+export interface SignInAnswer {
+  success: boolean;
+  code?: string;
+  message: string;
+  data?: { access_token: string; refresh_token: string; user: { id: number; username: string; display_name: string } };
+}
+
 /** The console's side of an OpenID Connect sign-in against a test app: start, the provider's pages, the return. */
 export function oidcFlow(
   app: { inject: FastifyInstance['inject'] },
   server: string,
 ): {
-  signIn(slug: string, opts?: { lang?: string; headers?: Record<string, string> }): Promise<{ status: number; body: Record<string, any> }>;
+  signIn(slug: string, opts?: { lang?: string; headers?: Record<string, string> }): Promise<{ status: number; body: SignInAnswer }>;
 } {
   return {
     async signIn(slug, opts = {}) {

@@ -49,14 +49,7 @@ import {
   UserGrantParams,
   UserGrantsParams,
 } from './oauth-server.js';
-import {
-  HeldIdentity,
-  HeldIdentityParams,
-  LinkedIdentity,
-  LinkIdentityRequest,
-  OidcSlugParams,
-  UserIdentityParams,
-} from './oidc.js';
+import { HeldIdentity, HeldIdentityParams, LinkedIdentity, LinkIdentityRequest, OidcSlugParams, UserIdentityParams } from './oidc.js';
 import { EmbeddingsStatus, OptionEntry, ProbeResult, StatusData, UpdateOptionRequest } from './options.js';
 import { type Route, routes } from './routes.js';
 import {

@@ -289,15 +289,18 @@ export const en = {
   'oauth.bound': '{provider} account linked',
   'oauth.unbound': '{provider} account unlinked',
   'auth.provider_session_ended': '{provider} no longer vouches for this account, so the session has ended: sign in again',
-  'oauth.unknown_identity_provider': 'There is no sign-in provider "{provider}": use github, google or oidc:{slug} of a configured provider',
+  'oauth.unknown_identity_provider':
+    'There is no sign-in provider "{provider}": use github, google or oidc:{slug} of a configured provider',
   'oauth.user_already_bound': '{user} is already linked to another {provider} account: unlink it first',
   'oauth.identity_not_found': 'This user has no such linked identity',
   'oauth.held_not_found': 'There is no such held sign-in (it may have been linked or dismissed already)',
-  'oauth.last_sign_in_method_of': '{provider} is the only way {user} signs in, so it cannot be unlinked: set a password or link another provider first',
+  'oauth.last_sign_in_method_of':
+    '{provider} is the only way {user} signs in, so it cannot be unlinked: set a password or link another provider first',
   'oauth.linked_by_admin': 'Identity linked',
   'oauth.unlinked_by_admin': 'Identity unlinked',
   'oauth.held_dismissed': 'Held sign-in dismissed',
-  'oidc.tenant_not_allowed': 'Sign-in refused: your Microsoft Entra tenant ({tenant}) may not sign in to Toolport through {provider}: ask an administrator',
+  'oidc.tenant_not_allowed':
+    'Sign-in refused: your Microsoft Entra tenant ({tenant}) may not sign in to Toolport through {provider}: ask an administrator',
   'oidc.unknown_provider': 'There is no enabled sign-in provider named "{slug}"',
   'oidc.discovery_failed':
     'Could not sign in with {provider}: its OpenID configuration could not be read ({detail}). An administrator should check the issuer URL',

@@ -287,9 +287,11 @@ export const zhCN: Record<MessageKey, string> = {
   'oidc.claims_missing': '无法通过 {provider} 登录：未返回声明“{claim}”，请管理员在身份提供方处向 Toolport 开放该声明',
   'oidc.email_unverified':
     '{provider} 尚未验证邮箱 {email}，而该邮箱属于已有账号，因此不会关联：请在 {provider} 验证该邮箱，或请管理员关联账号（本次登录已记录在“用户”页面，供管理员处理）',
-  'oidc.email_ambiguous': '有多个账号使用邮箱 {email}：请管理员将你的 {provider} 账号关联到其中一个（本次登录已记录在“用户”页面，供管理员处理）',
+  'oidc.email_ambiguous':
+    '有多个账号使用邮箱 {email}：请管理员将你的 {provider} 账号关联到其中一个（本次登录已记录在“用户”页面，供管理员处理）',
   'oidc.super_admin_link': '超级管理员账号只能在自己的个人资料中关联 {provider}，不会按邮箱关联',
-  'oidc.signup_closed': '没有 Toolport 账号关联到此 {provider} 账号，且 {provider} 登录不允许创建新账号：请联系管理员将其关联到你的账号（本次登录已记录在“用户”页面，供管理员处理）',
+  'oidc.signup_closed':
+    '没有 Toolport 账号关联到此 {provider} 账号，且 {provider} 登录不允许创建新账号：请联系管理员将其关联到你的账号（本次登录已记录在“用户”页面，供管理员处理）',
   'oidc.no_role': '你的 {provider} 账号不在任何可使用 Toolport 的组中（声明“{claim}”）：请联系管理员',
   'option.invalid_oidc_providers': '设置项 {key} 的值无效：{detail}',
   'upstream_oauth.not_remote': '只有远程服务（SSE、流式 HTTP）可以通过 OAuth 连接',

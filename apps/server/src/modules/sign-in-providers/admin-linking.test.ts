@@ -106,7 +106,7 @@ describe.each(engines)('an administrator links provider identities on %s', (engi
     // Now the provider signs her in, as herself.
     const again = await flow.signIn('corp');
     expect(again.status).toBe(200);
-    expect(again.body.data.user.id).toBe(carol.id);
+    expect(again.body.data?.user.id).toBe(carol.id);
 
     // The admin unlinks it (carol has a password): one audit entry; the next provider sign-in is held again.
     const identityId = linked.json().data[0].id as number;
@@ -169,7 +169,9 @@ describe.each(engines)('an administrator links provider identities on %s', (engi
     expect((await link(admin.token, otherAdmin.id, payload)).json().message).toBe(
       'You cannot manage a user whose role is equal to or higher than yours',
     );
-    expect(await t.ctx.db.selectFrom('provider_identities').select('id').where('provider_user_id', '=', 'mallory-sub').execute()).toEqual([]);
+    expect(await t.ctx.db.selectFrom('provider_identities').select('id').where('provider_user_id', '=', 'mallory-sub').execute()).toEqual(
+      [],
+    );
 
     // The super admin may, on an admin; and an admin may then not unlink it.
     const byRoot = await link(root, otherAdmin.id, payload);
@@ -193,7 +195,10 @@ describe.each(engines)('an administrator links provider identities on %s', (engi
     expect((await link(root, a.id, { provider: 'oidc:corp', subject: 'shared-sub' })).statusCode).toBe(200);
     const taken = await link(root, b.id, { provider: 'oidc:corp', subject: 'shared-sub' });
     expect(taken.statusCode).toBe(409);
-    expect(taken.json()).toMatchObject({ code: 'oauth_identity_taken', message: 'This Corp SSO account is already linked to another user' });
+    expect(taken.json()).toMatchObject({
+      code: 'oauth_identity_taken',
+      message: 'This Corp SSO account is already linked to another user',
+    });
     const second = await link(root, a.id, { provider: 'oidc:corp', subject: 'another-sub' }, 'zh-CN');
     expect(second.statusCode).toBe(409);
     expect(second.json().message).toBe(`${a.username} 已关联另一个 Corp SSO 账号：请先解除关联`);

@@ -172,11 +172,7 @@ describe.each(engines)('deprovisioning at refresh on %s', (engine) => {
 
   it('signs out, but never disables, an account that also has a password', async () => {
     const session = await signInAs('fay');
-    await t.ctx.db
-      .updateTable('users')
-      .set({ password_hash: 'x' })
-      .where('id', '=', session.user.id)
-      .execute();
+    await t.ctx.db.updateTable('users').set({ password_hash: 'x' }).where('id', '=', session.user.id).execute();
     await idp.revokeGrants('fay');
     const res = await refresh(session.refresh_token);
     expect(res.statusCode).toBe(401);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
 import { type EntraFake, startEntraFake } from '../../../test/entra-fake.js';
+import { bearer, createTestApp, engines, type TestApp } from '../../../test/harness.js';
 import { makeUser } from '../../../test/kits/users.js';
 import { oidcFlow } from '../../../test/oidc-provider.js';
 
@@ -49,7 +49,7 @@ describe.each(engines)('Microsoft Entra ID common endpoint on %s', (engine) => {
     entra.signInAs({ tid: CONTOSO, sub: 'contoso-ada', name: 'Ada Contoso', email: 'ada@contoso.example' });
     const res = await flow.signIn('entra');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data.user).toMatchObject({ display_name: 'Ada Contoso', username: 'adacontoso.example' });
+    expect(res.body.data?.user).toMatchObject({ display_name: 'Ada Contoso', username: 'adacontoso.example' });
     // Tenants compare without case; each person's own tenant is their issuer.
     entra.signInAs({ tid: FABRIKAM, sub: 'fabrikam-bo', name: 'Bo Fabrikam', email: 'bo@fabrikam.example' });
     expect((await flow.signIn('entra')).status).toBe(200);

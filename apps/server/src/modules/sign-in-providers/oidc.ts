@@ -226,9 +226,13 @@ export class OidcClient {
       const body = asRecord(answer.body);
       // RFC 6749 §5.2: invalid_grant is the provider saying this grant (and so this person's access) is over.
       if (body.error === 'invalid_grant') {
-        return { kind: 'no', reason: `invalid_grant${typeof body.error_description === 'string' ? ` (${body.error_description.slice(0, 200)})` : ''}` };
+        return {
+          kind: 'no',
+          reason: `invalid_grant${typeof body.error_description === 'string' ? ` (${body.error_description.slice(0, 200)})` : ''}`,
+        };
       }
-      if (body.error !== undefined || answer.status !== 200) return { kind: 'unknown', reason: `HTTP ${answer.status} ${String(body.error ?? '')}`.trim() };
+      if (body.error !== undefined || answer.status !== 200)
+        return { kind: 'unknown', reason: `HTTP ${answer.status} ${String(body.error ?? '')}`.trim() };
       if (typeof body.id_token === 'string' && body.id_token) {
         try {
           // Core §12.2: a refreshed ID token is about the same person, without a nonce to check.
@@ -242,7 +246,8 @@ export class OidcClient {
     }
     // An expired access token is refused whether or not the person is still there: it cannot tell.
     if (!req.accessToken || !doc.userinfo_endpoint) return { kind: 'unknown', reason: 'no refresh token, no userinfo' };
-    if (req.accessExpiresAt !== 0 && req.accessExpiresAt <= this.clock()) return { kind: 'unknown', reason: 'the access token has expired' };
+    if (req.accessExpiresAt !== 0 && req.accessExpiresAt <= this.clock())
+      return { kind: 'unknown', reason: 'the access token has expired' };
     let answer: Awaited<ReturnType<typeof callProvider>>;
     try {
       answer = await callProvider(this.label, doc.userinfo_endpoint, {

@@ -128,9 +128,21 @@ export class OAuthRepo {
   }
 
   /** Records (or counts again) a sign-in held for an admin; the oldest go past MAX_HELD_IDENTITIES. */
-  async hold(row: { provider: string; provider_user_id: string; email: string; display_name: string; reason: string; user_id: number | null }): Promise<void> {
+  async hold(row: {
+    provider: string;
+    provider_user_id: string;
+    email: string;
+    display_name: string;
+    reason: string;
+    user_id: number | null;
+  }): Promise<void> {
     const now = Date.now();
-    const fields = { email: row.email.slice(0, 254), display_name: row.display_name.slice(0, 128), reason: row.reason, user_id: row.user_id };
+    const fields = {
+      email: row.email.slice(0, 254),
+      display_name: row.display_name.slice(0, 128),
+      reason: row.reason,
+      user_id: row.user_id,
+    };
     const again = async () =>
       Number(
         (
@@ -152,7 +164,11 @@ export class OAuthRepo {
       ).n,
     );
     if (count >= MAX_HELD_IDENTITIES) {
-      const oldest = this.db.selectFrom('held_identities').select('id').orderBy('last_seen_at').limit(count - MAX_HELD_IDENTITIES + 1);
+      const oldest = this.db
+        .selectFrom('held_identities')
+        .select('id')
+        .orderBy('last_seen_at')
+        .limit(count - MAX_HELD_IDENTITIES + 1);
       await this.db.deleteFrom('held_identities').where('id', 'in', oldest).execute();
     }
     try {

@@ -20,13 +20,13 @@ import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible'
 import type { Config } from '../../config.js';
 import type { UserRow } from '../../db/schema.js';
 import { AppError, badRequest, conflict, forbidden, notFound, tooMany } from '../../http/errors.js';
+import type { Principal } from '../../http/principals.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import { addressKey, limiter } from '../../infra/rate-limit.js';
 import type { RedisHub } from '../../infra/redis.js';
 import { randomToken, type Secrets, sha256 } from '../../infra/secrets.js';
 import type { AuthService } from '../auth/index.js';
 import type { OptionsService } from '../options/index.js';
-import type { Principal } from '../../http/principals.js';
 import { issueApiKey, mayChangeSignIn, toPublicUser, type UsersRepo } from '../users/index.js';
 import { OidcClient } from './oidc.js';
 import { codeChallengeOf, createCodeVerifier } from './pkce.js';
@@ -328,9 +328,7 @@ export class SignInProvidersService {
   async linkAs(actor: Principal, userId: number, req: LinkIdentityRequest): Promise<LinkedIdentity[]> {
     const user = await this.targetFor(actor, userId);
     const known =
-      req.provider === 'github' ||
-      req.provider === 'google' ||
-      this.oidcSettings().some((p) => `oidc:${p.slug}` === req.provider);
+      req.provider === 'github' || req.provider === 'google' || this.oidcSettings().some((p) => `oidc:${p.slug}` === req.provider);
     if (!known) throw badRequest('oauth.unknown_identity_provider', { provider: req.provider }, 'unknown_identity_provider');
     const label = this.labelOf(req.provider);
     const owner = await this.repo.identity(req.provider, req.subject);
