@@ -134,6 +134,8 @@ export const HeldIdentity = z.object({
   reason: HeldReason,
   /** The account whose email matched, when one did: a suggestion, never applied by itself. */
   user_id: z.number().int().nullable(),
+  /** That account's username ('' when none). */
+  user_username: z.string(),
   attempts: z.number().int(),
   created_at: z.number().int(),
   last_seen_at: z.number().int(),

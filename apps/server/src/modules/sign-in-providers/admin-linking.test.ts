@@ -82,6 +82,7 @@ describe.each(engines)('an administrator links provider identities on %s', (engi
         display_name: 'Carol at Corp',
         reason: 'email_unverified',
         user_id: carol.id,
+        user_username: carol.username,
         attempts: 2,
       }),
     ]);

@@ -377,7 +377,13 @@ export class SignInProvidersService {
 
   /** Held provider sign-ins, the latest first. */
   async heldIdentities(): Promise<HeldIdentity[]> {
-    return (await this.repo.heldIdentities(200)).map((r) => ({
+    const rows = await this.repo.heldIdentities(200);
+    const names = new Map<number, string>();
+    for (const id of new Set(rows.map((r) => r.user_id).filter((id): id is number => id !== null))) {
+      const user = await this.deps.usersRepo.byId(id);
+      if (user) names.set(id, user.username);
+    }
+    return rows.map((r) => ({
       id: r.id,
       provider: r.provider,
       provider_label: this.labelOf(r.provider),
@@ -386,6 +392,7 @@ export class SignInProvidersService {
       display_name: r.display_name,
       reason: HeldReason.catch('signup_closed').parse(r.reason),
       user_id: r.user_id,
+      user_username: r.user_id === null ? '' : (names.get(r.user_id) ?? ''),
       attempts: r.attempts,
       created_at: r.created_at,
       last_seen_at: r.last_seen_at,
