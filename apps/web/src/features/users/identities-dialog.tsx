@@ -19,7 +19,9 @@ import { useHeldIdentities, useIdentityActions, useLinkedIdentities } from './us
 /** The providers an admin can link: GitHub and Google when switched on, and every listed OpenID Connect provider. */
 function useProviderChoices(): { key: string; label: string }[] {
   const status = useServerStatus().data;
-  const builtIn = (['github', 'google'] as const).filter((p) => providerEnabled(status, p)).map((p) => ({ key: p, label: providerNames[p] }));
+  const builtIn = (['github', 'google'] as const)
+    .filter((p) => providerEnabled(status, p))
+    .map((p) => ({ key: p, label: providerNames[p] }));
   return [...builtIn, ...(status?.oidc_providers ?? []).map((p) => ({ key: `oidc:${p.slug}`, label: p.label }))];
 }
 
