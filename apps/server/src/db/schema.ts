@@ -36,6 +36,8 @@ export interface ProviderIdentitiesTable {
   /** The provider's access token, encrypted, and when it expires (0: unknown); the same. */
   access_token_enc: Generated<string>;
   access_expires_at: Generated<number>;
+  /** When a refresh last claimed the provider check (decision 0063). */
+  checked_at: Generated<number>;
 }
 
 /** A provider sign-in held for an admin to link (decision 0063). */

@@ -29,6 +29,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('provider_identities').addColumn('refresh_token_enc', 'text', notNullDefault('')).execute();
   await db.schema.alterTable('provider_identities').addColumn('access_token_enc', 'text', notNullDefault('')).execute();
   await db.schema.alterTable('provider_identities').addColumn('access_expires_at', 'bigint', notNullDefault(0)).execute();
+  // When a refresh last claimed the check at the provider: one check at a time per identity, across replicas.
+  await db.schema.alterTable('provider_identities').addColumn('checked_at', 'bigint', notNullDefault(0)).execute();
   if (isPostgres(db)) {
     await sql`ALTER TABLE provider_identities ALTER COLUMN provider TYPE varchar(64)`.execute(db);
     await sql`ALTER TABLE oauth_states ALTER COLUMN provider TYPE varchar(64)`.execute(db);
@@ -37,7 +39,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('held_identities').ifExists().execute();
-  for (const column of ['refresh_token_enc', 'access_token_enc', 'access_expires_at']) {
+  for (const column of ['refresh_token_enc', 'access_token_enc', 'access_expires_at', 'checked_at']) {
     await db.schema.alterTable('provider_identities').dropColumn(column).execute();
   }
 }

@@ -16,6 +16,8 @@ export interface StoredTokens {
   refresh_token_enc: string;
   access_token_enc: string;
   access_expires_at: number;
+  /** 0 after a sign-in: its fresh tokens are asked about at the next refresh. */
+  checked_at?: number;
 }
 
 /** What a user can sign in with, as the unbinding rule sees it. */
@@ -125,6 +127,21 @@ export class OAuthRepo {
       .where('provider', '=', provider)
       .where('provider_user_id', '=', providerUserId)
       .execute();
+  }
+
+  /**
+   * Claims the provider check of one identity: true for the one caller that may ask the provider now, false while
+   * another refresh (on any replica) asked less than `intervalMs` ago. Refresh tokens that rotate are single-use at
+   * the provider: two refreshes presenting the same one at once would make the second look revoked.
+   */
+  async claimCheck(id: number, now: number, intervalMs: number): Promise<boolean> {
+    const res = await this.db
+      .updateTable('provider_identities')
+      .set({ checked_at: now })
+      .where('id', '=', id)
+      .where('checked_at', '<=', now - intervalMs)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
   }
 
   /** Records (or counts again) a sign-in held for an admin; the oldest go past MAX_HELD_IDENTITIES. */

@@ -35,6 +35,12 @@ import { providerClients } from './providers.js';
 import type { OAuthRepo, OAuthStateRow } from './repo.js';
 import { usernameBase, usernameCandidates } from './usernames.js';
 
+/**
+ * A refresh asks the provider about an identity at most this often (decision 0063): concurrent refreshes of one
+ * person (two devices) must not present one rotating refresh token twice; the ones in between go on unasked.
+ */
+export const RECHECK_INTERVAL_MS = 30 * 1000;
+
 /** How long a user has on the provider's page before the sign-in must start again. */
 export const STATE_TTL_SECONDS = 10 * 60;
 
@@ -223,7 +229,7 @@ export class SignInProvidersService {
   private async keepTokens(source: SignInSource, profile: ProviderProfile): Promise<void> {
     if (!source.oidc) return;
     const tokens: ProviderTokens | undefined = source.oidc.deprovision === 'off' ? undefined : profile.tokens;
-    await this.repo.setTokens(source.key, profile.id, this.sealed(tokens));
+    await this.repo.setTokens(source.key, profile.id, { ...this.sealed(tokens), checked_at: 0 });
   }
 
   private sealed(tokens: ProviderTokens | undefined) {
@@ -416,6 +422,7 @@ export class SignInProvidersService {
       const slug = row.provider.slice('oidc:'.length);
       const settings = this.oidcSettings().find((p) => p.slug === slug && p.enabled);
       if (!settings || settings.deprovision === 'off') continue;
+      if (!(await this.repo.claimCheck(row.id, Date.now(), RECHECK_INTERVAL_MS))) continue;
       const verdict = await this.clientFor(settings).recheck({
         clientId: settings.client_id,
         clientSecret: settings.client_secret,
