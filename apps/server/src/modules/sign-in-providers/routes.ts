@@ -60,7 +60,7 @@ export async function oauthRoutes(api: ZodApi, oauth: SignInProvidersService, gu
   route(api, endpoints.oauth.unlink, async (req, reply) =>
     ok(reply, await oauth.unlinkAs(req.principal, req.params.id, req.params.identityId), req.t('oauth.unlinked_by_admin')),
   );
-  route(api, endpoints.oauth.held, async (req, reply) => ok(reply, await oauth.heldIdentities()));
+  route(api, endpoints.oauth.held, async (_req, reply) => ok(reply, await oauth.heldIdentities()));
   route(api, endpoints.oauth.dismissHeld, async (req, reply) => {
     await oauth.dismissHeld(req.params.id);
     return ok(reply, undefined, req.t('oauth.held_dismissed'));
