@@ -1,5 +1,6 @@
 import { type Browser, type Page, request } from '@playwright/test';
 import { type LoopbackOidc, startLoopbackOidc } from '../../apps/server/test/oidc-provider';
+import { axeViolations } from '../support/axe';
 import { expectNoRawKeys } from '../support/console-checks';
 import { ADMIN_PASSWORD } from '../support/constants';
 import { expect, test } from '../support/fixtures';
@@ -115,6 +116,7 @@ test.describe('an administrator links provider identities', () => {
       await expect(panel.getByRole('heading', { name: say.heldTitle })).toBeVisible();
       const item = panel.getByTestId('held-sign-in').filter({ hasText: sub });
       await expect(item).toContainText(email);
+      expect(await axeViolations(page, panel), 'axe on the held sign-ins').toEqual([]);
       await item.getByRole('button', { name: say.linkTo(username) }).click();
       await expect(toast(page, say.linked)).toBeVisible();
       await expect(item).toBeHidden();
@@ -130,6 +132,7 @@ test.describe('an administrator links provider identities', () => {
       await expect(linked).toContainText('Corp SSO');
       await expect(linked).toContainText(sub);
       await expectNoRawKeys(page);
+      expect(await axeViolations(page, dialog), 'axe on the identities dialog').toEqual([]);
       await dialog.getByRole('button', { name: say.unlink(sub) }).click();
       await expect(toast(page, say.unlinked)).toBeVisible();
       await expect(dialog.getByText(say.none)).toBeVisible();
