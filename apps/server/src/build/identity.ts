@@ -1,7 +1,7 @@
 import { allowedHosts } from '../gateway/index.js';
 import { Principals } from '../http/principals.js';
 import { addressCheckedFetch } from '../infra/outbound.js';
-import { type AuthModule, createAuthModule, createRefreshTokens } from '../modules/auth/index.js';
+import { type AuthDeps, type AuthModule, createAuthModule, createRefreshTokens } from '../modules/auth/index.js';
 import { type AuthorizationServerModule, createAuthorizationServerModule } from '../modules/authorization-server/index.js';
 import type { ExposurePorts } from '../modules/exposure/index.js';
 import type { OptionsService } from '../modules/options/index.js';
@@ -40,7 +40,13 @@ export async function buildIdentity(d: IdentityDeps): Promise<Identity> {
   const refreshTokens = createRefreshTokens(db);
   const users = closing(lifecycle, 'users', createUsersModule({ db, refreshTokens, secrets, events, config, logger }));
   const principals = new Principals(users.repo, events);
-  const auth = closing(lifecycle, 'auth', createAuthModule({ refreshTokens, usersRepo: users.repo, secrets, redis, metrics }));
+  // A refresh asks the sign-in providers (built below) whether they still vouch for the person (decision 0063).
+  const providerCheck: NonNullable<AuthDeps['providerCheck']> = (user) => signIn.service.checkAtRefresh(user);
+  const auth = closing(
+    lifecycle,
+    'auth',
+    createAuthModule({ refreshTokens, usersRepo: users.repo, secrets, redis, metrics, providerCheck }),
+  );
   const signIn = closing(
     lifecycle,
     'sign-in providers',
