@@ -32,3 +32,9 @@ export interface Meter {
 
 /** The message a client sees over the limit: `daily request limit exceeded: n/m`. */
 export const limitMessage = (count: number, limit: number): string => `daily request limit exceeded: ${count}/${limit}`;
+
+/** The count and limit of a `limitMessage`, so that a face can say it in the caller's language; else undefined. */
+export function parseLimitMessage(text: string): { count: string; limit: string } | undefined {
+  const m = /^daily request limit exceeded: (\d+)\/(\d+)$/.exec(text);
+  return m ? { count: m[1] ?? '', limit: m[2] ?? '' } : undefined;
+}

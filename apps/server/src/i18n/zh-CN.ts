@@ -381,6 +381,7 @@ export const zhCN: Record<MessageKey, string> = {
   'tools.alias_taken': '名称“{alias}”已被工具 {tool} 使用',
   'tools.disabled': '工具 {name} 已停用：启用后才能试用',
   'tools.call_failed': '调用 {name} 失败：{detail}',
+  'tools.daily_limit': '你对 {name} 的每日请求次数已达上限（{count}/{limit}），将于网关时区的午夜重置。',
   'tools.updated': '已更新工具 {name}',
   'service.enabled_for_me': '已为你启用该服务',
   'service.disabled_for_me': '已为你停用该服务，其他用户不受影响',

@@ -1,5 +1,6 @@
 import type { JSONRPCError, JSONRPCResponse } from '@modelcontextprotocol/sdk/types.js';
 import { type Locale, type MessageKey, translate } from '../../i18n/index.js';
+import { parseLimitMessage } from '../meter.js';
 import { RpcCode } from './rpc-errors.js';
 
 /**
@@ -251,8 +252,8 @@ export function callAnswer(message: JSONRPCResponse | JSONRPCError, status: numb
   if ('error' in message) {
     const text = message.error.message;
     if (status === 429) {
-      const daily = /^daily request limit exceeded: (\d+)\/(\d+)$/.exec(text);
-      if (daily) return failure(429, 'daily_limit', locale, 'openapi.daily_limit', { count: daily[1] ?? '', limit: daily[2] ?? '' });
+      const daily = parseLimitMessage(text);
+      if (daily) return failure(429, 'daily_limit', locale, 'openapi.daily_limit', daily);
       return { status: 429, body: errorBody('too_many_calls', text) };
     }
     if (status !== undefined && status >= 500) return failure(status, 'unavailable', locale, 'openapi.unavailable', { message: text });

@@ -2,6 +2,7 @@ import type { ServiceTool, ServiceTools, ToolOverrideRequest } from '@toolport/c
 import { isAdminRole } from '@toolport/contract';
 import type { ToolOverrideRow } from '../../db/schema.js';
 import type { ServiceCatalog, ServiceSpec } from '../../gateway/catalog.js';
+import { parseLimitMessage } from '../../gateway/meter.js';
 import type { ListedTool, ToolOverride } from '../../gateway/tool-policy.js';
 import { AppError, badRequest, forbidden, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
@@ -78,6 +79,16 @@ export class ServiceToolsService {
     const answer = await this.deps.gateway.callTool(service.id, caller.id, override?.alias ?? originalName, args);
     const duration = Math.round((performance.now() - started) * 10) / 10;
     if ('error' in answer) {
+      // Over the caller's daily limit: said in the caller's language, with the count and the limit.
+      const daily = parseLimitMessage(answer.error.message);
+      if (daily) {
+        throw new AppError(
+          429,
+          'tools.daily_limit',
+          { name: service.name, ...daily },
+          { code: 'daily_limit', data: { rpc_code: answer.error.code } },
+        );
+      }
       const limited = answer.error.message.startsWith('daily request limit exceeded');
       // Said as a protocol error, not as a tool's answer: the call never reached a result (decision 0058).
       throw new AppError(
