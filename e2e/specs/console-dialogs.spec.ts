@@ -32,7 +32,8 @@ const TEXT = {
     took: /Answered in [\d.]+ ms/,
     protocolInResult: /^Protocol error: the tool server refused the call \(JSON-RPC error -32602\), in [\d.]+ ms/,
     toolError: /^The tool answered with an error \(isError\) in [\d.]+ ms/,
-    protocol: /^Protocol error: the call got no result \(JSON-RPC error -?\d+\)/,
+    limited: 'Daily request limit reached',
+    limitText: /Your daily request limit for .+ is reached \(1\/1\)/,
     addService: 'Add Service',
     custom: 'Custom Install',
     name: 'Name',
@@ -78,7 +79,8 @@ const TEXT = {
     took: /[\d.]+ 毫秒内返回/,
     protocolInResult: /^协议错误：工具服务器拒绝了这次调用（JSON-RPC 错误 -32602），用时 [\d.]+ 毫秒/,
     toolError: /^工具返回了错误（isError），用时 [\d.]+ 毫秒/,
-    protocol: /^协议错误：调用没有得到结果（JSON-RPC 错误 -?\d+）/,
+    limited: '已达每日请求上限',
+    limitText: /你对 .+ 的每日请求次数已达上限（1\/1）/,
     addService: '添加服务',
     custom: '自定义安装',
     name: '名称',
@@ -290,7 +292,10 @@ test.describe('the console dialogs (issue 29)', () => {
       });
     }
 
-    test(`${lang}: a role-1 user over the daily limit is told it is a protocol error, not the tool's answer`, async ({ page, request }) => {
+    test(`${lang}: a role-1 user over the daily limit is told so in their language, not as the tool's answer`, async ({
+      page,
+      request,
+    }) => {
       const admin = await accessToken(request);
       const user = await createUser(request, 'dialogs');
       await request.put(`/api/mcp_services/${serviceId}`, { headers: bearer(admin), data: { rpd_limit: 1 } });
@@ -311,8 +316,9 @@ test.describe('the console dialogs (issue 29)', () => {
           await say.getByRole('button', { name: text.run }).click();
           await expect(failure).toBeVisible({ timeout: 2_000 });
         }).toPass({ timeout: 20_000 });
-        await expect(failure.locator('p').first()).toHaveText(text.protocol);
-        await expect(failure).toContainText('daily request limit');
+        await expect(failure.locator('p').first()).toHaveText(text.limited);
+        await expect(failure).toContainText(text.limitText);
+        await expect(failure).not.toContainText('daily request limit exceeded');
         await expect(say.getByTestId('try-result')).toHaveCount(0);
       } finally {
         await request.put(`/api/mcp_services/${serviceId}`, { headers: bearer(admin), data: { rpd_limit: 0 } });

@@ -411,7 +411,8 @@ export const en = {
   'tools.alias_taken': 'The name "{alias}" is already used by the tool {tool}',
   'tools.disabled': 'Tool {name} is disabled: enable it to try it',
   'tools.call_failed': 'The call of {name} failed: {detail}',
-  'tools.daily_limit': 'Your daily request limit for {name} is reached ({count}/{limit}). It resets at midnight in the gateway’s time zone.',
+  'tools.daily_limit':
+    'Your daily request limit for {name} is reached ({count}/{limit}). It resets at midnight in the gateway’s time zone.',
   'tools.updated': 'Tool {name} updated',
   'service.enabled_for_me': 'Service switched on for you',
   'service.disabled_for_me': 'Service switched off for you; other users are not affected',

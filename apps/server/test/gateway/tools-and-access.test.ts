@@ -99,6 +99,27 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
     );
   });
 
+  it('over the daily limit, Try it says so in the caller’s language with the count and the limit', async () => {
+    const carol = await person('carol');
+    expect((await api('PUT', `/mcp_services/${memory}`, admin.token, { rpd_limit: 1 })).status).toBe(200);
+    try {
+      const first = await api('POST', `/mcp_services/${memory}/tools/read_graph/call`, carol.token, { arguments: {} });
+      expect(first.status).toBe(200);
+      for (const [lang, text] of [
+        ['zh-CN', '你对 memory 的每日请求次数已达上限（1/1）'],
+        ['en', 'Your daily request limit for memory is reached (1/1)'],
+      ] as const) {
+        const over = await api('POST', `/mcp_services/${memory}/tools/read_graph/call`, carol.token, { arguments: {} }, lang);
+        expect(over.status).toBe(429);
+        expect(over.body).toMatchObject({ success: false, code: 'daily_limit' });
+        expect(over.body.message).toContain(text);
+        expect(over.body.message).not.toContain('daily request limit exceeded');
+      }
+    } finally {
+      await api('PUT', `/mcp_services/${memory}`, admin.token, { rpd_limit: 0 });
+    }
+  });
+
   it('renames, re-describes and disables tools on /proxy, and clients hear list_changed', async () => {
     client = await connect(gw.url, 'everything', alice.key, { sdk: 'v1', wire: 'http' });
     // The client's standalone stream is open once a list works.

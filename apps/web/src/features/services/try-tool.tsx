@@ -111,7 +111,10 @@ export function TryTool({ serviceId, tool }: { serviceId: number; tool: ServiceT
         }),
       );
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'jsonrpc_error') {
+      if (err instanceof ApiError && err.code === 'daily_limit') {
+        // The caller's own limit, in their language with the count and the limit (the server words it).
+        setFailure({ title: t('try.limited'), detail: err.serverMessage ?? '' });
+      } else if (err instanceof ApiError && err.code === 'jsonrpc_error') {
         const code = (err.data as { rpc_code?: unknown } | undefined)?.rpc_code;
         setFailure({ title: t('try.protocolError', { code: typeof code === 'number' ? code : '?' }), detail: err.serverMessage ?? '' });
       } else setFailure({ title: t('try.failed'), detail: failureText(err, t) });
