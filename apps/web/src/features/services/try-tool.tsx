@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { routes, type ServiceTool, type ToolCallResult } from '@toolport/contract';
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -5,6 +6,7 @@ import { Button } from '../../components/ui/button';
 import { Input } from '../../components/ui/input';
 import { Textarea } from '../../components/ui/textarea';
 import { ApiError, call } from '../../lib/api';
+import { refreshServices } from '../../lib/installed-services';
 
 interface Property {
   type?: string | string[];
@@ -52,6 +54,7 @@ export function TryTool({ serviceId, tool }: { serviceId: number; tool: ServiceT
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const formId = useId();
+  const queryClient = useQueryClient();
 
   const run = async () => {
     const args = argumentsOf(properties, values);
@@ -71,6 +74,8 @@ export function TryTool({ serviceId, tool }: { serviceId: number; tool: ServiceT
       setFailure(err instanceof ApiError || err instanceof Error ? err.message : String(err));
     } finally {
       setBusy(false);
+      // The call counted against the caller's daily use: the card's usage bar moves now, not at the next refresh.
+      void refreshServices(queryClient);
     }
   };
 
