@@ -34,9 +34,10 @@ export const shownStateOf = (service: { health_status: string } & OAuthFacts): H
 
 export const healthLabelKey = (status: string | null | undefined): `health.${HealthState}` => `health.${healthStateOf(status)}`;
 
-/** The milliseconds a healthy check took, from the server's details ("13 tools, 792 ms"); undefined if absent. */
+/** The milliseconds a healthy check took, from the server's details; undefined if absent. */
 export function latencyOf(details: string | null | undefined): number | undefined {
-  const match = /(\d+)\s*ms\b/.exec(details ?? '');
+  // The server says it in the reader's language (decision 0054): "13 tools, 792 ms" or "13 个工具，792 毫秒".
+  const match = /(\d+)\s*(?:ms\b|毫秒)/.exec(details ?? '');
   return match ? Number(match[1]) : undefined;
 }
 
