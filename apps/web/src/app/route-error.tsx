@@ -2,8 +2,8 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate, useRouteError } from 'react-router';
 import { Button } from '../components/ui/button';
+import { isChunkLoadError, reloadOnceForNewBuild, serverAnswers } from '../lib/chunk-reload';
 import { useDocumentTitle } from '../lib/use-document-title';
-import { isChunkLoadError, reloadOnceForNewBuild, serverAnswers } from './chunk-reload';
 
 /** What a page whose code did not arrive shows: nothing while it asks the server, then a reload or a message. */
 type ChunkState = 'probing' | 'reloading' | 'missing' | 'offline' | 'retrying';
