@@ -33,8 +33,9 @@ import { Tracing, traceHttp } from './infra/tracing.js';
 import { createAnalyticsModule } from './modules/analytics/index.js';
 import { type AuditRepo, type AuditTrail, createAuditModule } from './modules/audit/index.js';
 import { type AuthService, createAuthModule, createRefreshTokens } from './modules/auth/index.js';
+import { createAuthorizationServerModule } from './modules/authorization-server/index.js';
 import { createEmbeddingsModule } from './modules/embeddings/index.js';
-import { createGroupsModule, createHubPorts } from './modules/groups/index.js';
+import { createExposureModule, createExposurePorts } from './modules/exposure/index.js';
 import { createHistoryModule, type HistoryRetention } from './modules/history/index.js';
 import { createLogsModule } from './modules/logs/index.js';
 import {
@@ -45,12 +46,11 @@ import {
   type ReplicaInstalls,
 } from './modules/market/index.js';
 import { createMeteringModule } from './modules/metering/index.js';
-import { createOAuthModule } from './modules/oauth/index.js';
-import { createOAuthServerModule } from './modules/oauth-server/index.js';
 import { createOptionsModule, type OptionsService } from './modules/options/index.js';
 import { createServiceCatalog, createServiceRows, createServicesModule, type ServicesModule } from './modules/services/index.js';
+import { createSignInProvidersModule } from './modules/sign-in-providers/index.js';
 import { createStatusModule } from './modules/status/index.js';
-import { createUpstreamOAuthModule } from './modules/upstream-oauth/index.js';
+import { createUpstreamAuthorizationModule } from './modules/upstream-authorization/index.js';
 import { createUsersModule, type UsersRepo, type UsersService } from './modules/users/index.js';
 import { openSecrets } from './secrets-rotation/start-check.js';
 import { VERSION } from './version.js';
@@ -169,11 +169,11 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const auth = createAuthModule({ refreshTokens, usersRepo: users.repo, secrets, redis, metrics });
   // Groups, tool overrides and access (issue 17): the gateway asks their answers through its ToolPolicy and
   // GroupDirectory ports, built first; the module lists live tools through the gateway, built after it.
-  const hub = createHubPorts({ db, events, gate });
+  const hub = createExposurePorts({ db, events, gate });
   const analytics = createAnalyticsModule({ db, options: options.service, access: hub.access, settleCounts: metering.settle });
   const logs = createLogsModule({ db, serviceLog, options: options.service });
   const audit = createAuditModule({ db, options: options.service, logger });
-  const oauth = createOAuthModule({
+  const oauth = createSignInProvidersModule({
     db,
     config,
     options: options.service,
@@ -194,7 +194,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     oidcProviders: (origin) => oauth.service.publicOidcProviders(origin),
   });
   // Toolport as the OAuth server of its MCP endpoints; the proxy accepts its access tokens through a gateway port.
-  const oauthServer = createOAuthServerModule({
+  const oauthServer = createAuthorizationServerModule({
     db,
     secrets,
     options: options.service,
@@ -236,7 +236,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const packages = createReplicaInstalls({ config, redis, events, catalog, rows, serviceLog, logger, sources });
   const meter = metering.meter;
   // Toolport as the OAuth client of remote services: the gateway's links ask it for their tokens.
-  const upstreamOAuth = createUpstreamOAuthModule({
+  const upstreamOAuth = createUpstreamAuthorizationModule({
     db,
     secrets,
     events,
@@ -276,7 +276,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     },
     opts.gateway,
   );
-  const groups = createGroupsModule({ events, ports: hub, catalog, gateway });
+  const groups = createExposureModule({ events, ports: hub, catalog, gateway });
   const services = createServicesModule({
     db,
     secrets,

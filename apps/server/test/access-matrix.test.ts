@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../src/http/access-tokens.js';
 import { hashPassword } from '../src/infra/passwords.js';
 import { randomToken, sha256 } from '../src/infra/secrets.js';
-import { OAuthRepo } from '../src/modules/oauth/repo.js';
+import { OAuthRepo } from '../src/modules/sign-in-providers/repo.js';
 import { issueApiKey } from '../src/modules/users/api-keys.js';
 import { type FakeRegistries, startFakeRegistries } from './fake-registries.js';
 import { ACCEPT_BOTH, initializeBody, SseReader } from './gateway/raw-http.js';
@@ -348,7 +348,7 @@ describe.each(engines)('access matrix on %s', (engine) => {
     },
     'DELETE /api/user/bindings/:provider': { expect: signedIn(200), call: () => ({ method: 'DELETE', url: '/api/user/bindings/github' }) },
 
-    // Toolport as the OAuth server of its MCP endpoints: the console's side (modules/oauth-server)
+    // Toolport as the OAuth server of its MCP endpoints: the console's side (modules/authorization-server)
     'GET /api/oauth-server/requests/:id': { expect: signedIn(404), call: () => get('/api/oauth-server/requests/no-such-request') },
     'POST /api/oauth-server/requests/:id': {
       expect: signedIn(404),

@@ -224,8 +224,8 @@ describe.each(engines)('secrets at rest on %s', (engine) => {
     expect(await echo.text()).toContain('hello');
     await call(r, 'POST', `/api/mcp_services/${seeded.stdioId}/health/check`, userToken, {});
     await call(r, 'POST', `/api/mcp_services/${seeded.remoteId}/health/check`, userToken, {});
-    // An upstream OAuth connection of the remote service, sealed as modules/upstream-oauth seals it (its flow
-    // against a real provider is tested in test/gateway/upstream-oauth.test.ts): client secret, tokens, and an
+    // An upstream OAuth connection of the remote service, sealed as modules/upstream-authorization seals it (its flow
+    // against a real provider is tested in test/gateway/upstream-authorization.test.ts): client secret, tokens, and an
     // authorization in progress.
     const { db, secrets } = r.ctx;
     const now = Date.now();

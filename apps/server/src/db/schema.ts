@@ -292,7 +292,7 @@ export interface ServiceDayRollupsTable extends RollupFigures {
   service_id: number;
 }
 
-/** OAuth authorization server of the MCP endpoints (migration 0006, modules/oauth-server). */
+/** OAuth authorization server of the MCP endpoints (migration 0006, modules/authorization-server). */
 export interface OAuthServerClientsTable {
   client_id: string;
   kind: string;

@@ -10,7 +10,7 @@ export interface ProxyEndpoint {
 }
 
 /**
- * OAuth access tokens as the proxy accepts them besides API keys (modules/oauth-server implements it:
+ * OAuth access tokens as the proxy accepts them besides API keys (modules/authorization-server implements it:
  * the gateway reads no module table). `issuer` is the public base of the request (http/public-base.ts).
  */
 export interface AccessTokenPort {

@@ -113,7 +113,7 @@ export interface GatewayDeps {
   packages?: LocalPackages;
   /** OAuth connections of remote services: the token each remote link sends (gateway/upstream-auth.ts). */
   authorization?: UpstreamAuthorization;
-  /** OAuth access tokens (modules/oauth-server); without it only API keys are accepted. */
+  /** OAuth access tokens (modules/authorization-server); without it only API keys are accepted. */
   accessTokens?: AccessTokenPort;
   /** Tool overrides and access (issue 17); without it no overrides apply and every service is open. */
   tools?: ToolPolicy;

@@ -140,7 +140,7 @@ export interface GroupSpec {
   members: { serviceId: number; tools?: string[] }[];
 }
 
-/** Groups and who may use them, asked of the groups module (the gateway reads no module table). */
+/** Groups and who may use them, asked of the exposure module (the gateway reads no module table). */
 export interface GroupDirectory {
   byName(name: string): Promise<GroupSpec | undefined>;
   /** Whether the user may use the group itself; its members are asked of `ToolPolicy.mayUseService` as well. */

@@ -1,6 +1,6 @@
 /**
  * The port through which the gateway asks for the OAuth credentials of remote services (issue 19,
- * docs/decisions/0030-upstream-oauth.md). modules/upstream-oauth implements it; the gateway never
+ * docs/decisions/0030-upstream-oauth.md). modules/upstream-authorization implements it; the gateway never
  * reads its tables. Like personal values (docs/architecture.md §3, §10): a shared connection feeds the
  * shared link, a per-user connection makes a link of that user's own.
  */

@@ -73,7 +73,7 @@ export function installErrorHandling(app: FastifyInstance): void {
 
 /** Routes that answer in JSON-RPC (the MCP proxy) rather than with the console envelope. */
 const isProxyPath = (url: string | undefined) => (url ?? '').startsWith('/proxy/');
-/** Routes that answer in the OAuth format `{error, error_description}` (modules/oauth-server, decision 0041). */
+/** Routes that answer in the OAuth format `{error, error_description}` (modules/authorization-server, decision 0041). */
 export const isOAuthPath = (url: string | undefined) =>
   /^\/(oauth2|\.well-known\/(oauth-authorization-server|openid-configuration|oauth-protected-resource))(\/|\?|$)/.test(url ?? '');
 const rpcError = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });

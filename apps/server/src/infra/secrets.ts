@@ -13,7 +13,7 @@ export class Secrets {
   private readonly sessionKey: Buffer;
   /** Signs the messages replicas send each other over Redis (infra/redis.ts). */
   readonly replicaKey: Buffer;
-  /** Signs the access tokens Toolport issues to MCP clients as their OAuth server (modules/oauth-server). */
+  /** Signs the access tokens Toolport issues to MCP clients as their OAuth server (modules/authorization-server). */
   readonly mcpTokenKey: Uint8Array;
 
   constructor(master: string) {

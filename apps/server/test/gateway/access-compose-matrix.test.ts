@@ -3,8 +3,8 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pkce } from '../authorization-server/oauth-kit.js';
 import { engines } from '../harness.js';
-import { pkce } from '../oauth-server/oauth-kit.js';
 import { addService, addUserWithToken, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
 import { modernPost, PIN, v2Client } from './modern-kit.js';
 

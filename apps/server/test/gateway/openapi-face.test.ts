@@ -6,8 +6,8 @@ import { validate } from '@readme/openapi-parser';
 import { Role } from '@toolport/contract';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consent, pkce } from '../authorization-server/oauth-kit.js';
 import { engines } from '../harness.js';
-import { consent, pkce } from '../oauth-server/oauth-kit.js';
 import { connect, connectUrl } from './clients.js';
 import { addService, addUserWithToken, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
 

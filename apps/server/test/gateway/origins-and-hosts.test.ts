@@ -126,7 +126,7 @@ describe('paths the console does not own answer JSON 404s', () => {
   const html = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
   it('answers the OAuth metadata probes of mcp-remote and the SDK with JSON, never the page', async () => {
-    // The metadata Toolport publishes as an OAuth server (modules/oauth-server) is JSON whatever the client accepts.
+    // The metadata Toolport publishes as an OAuth server (modules/authorization-server) is JSON whatever the client accepts.
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server']) {
       for (const accept of ['application/json', '*/*', html]) {
         const res = await get(path, accept);

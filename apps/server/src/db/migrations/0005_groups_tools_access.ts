@@ -13,7 +13,7 @@ import { notNullDefault, withId } from './helpers.js';
  * - `groups` / `group_members`: one endpoint for many services, each whole or with a subset of tools.
  *
  * Nothing else references `services` by foreign key: a service is removed by the install lifecycle, which
- * knows nothing of these tables; the groups module drops its rows on `service.removed`.
+ * knows nothing of these tables; the exposure module drops its rows on `service.removed`.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

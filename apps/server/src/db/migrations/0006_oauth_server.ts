@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { withId } from './helpers.js';
 
 /**
- * Toolport as the OAuth 2.1 authorization server of its MCP endpoints (modules/oauth-server,
+ * Toolport as the OAuth 2.1 authorization server of its MCP endpoints (modules/authorization-server,
  * docs/decisions/0028-oauth-authorization-server.md). Everything a flow needs between two requests is
  * in the database, never in one replica's memory, so any replica answers any step. Secrets (codes,
  * refresh tokens, pending request ids) are stored as SHA-256 hashes only.

@@ -48,7 +48,7 @@ export class ProxyAuth {
     events: ConfigEvents,
     /** Refused authentications count per client address; too many and it is answered 429 at once. */
     private readonly guard?: AbuseGuard,
-    /** OAuth access tokens besides API keys (modules/oauth-server, through the gateway's port). */
+    /** OAuth access tokens besides API keys (modules/authorization-server, through the gateway's port). */
     private readonly tokens?: AccessTokenPort,
     /** Who may use which service (issue 17): asked of the modules, cached here like the rest. */
     private readonly policy: Pick<ToolPolicy, 'mayUseService'> = OPEN_POLICY,

@@ -21,7 +21,7 @@ export interface PoolDeps {
   leader?: Pick<Leadership, 'runs'>;
   /** Several replicas: installs a service's package into this replica's DATA_DIR before it starts here. */
   packages?: LocalPackages;
-  /** OAuth connections of remote services (modules/upstream-oauth): tokens per link, never read from tables here. */
+  /** OAuth connections of remote services (modules/upstream-authorization): tokens per link, never read from tables here. */
   authorization?: UpstreamAuthorization;
   /** What a link needs, asked once per acquisition (credentials.ts); built from `catalog` and `authorization` unless given. */
   credentials?: Pick<LinkCredentials, 'forLink'>;

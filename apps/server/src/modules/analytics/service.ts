@@ -18,7 +18,7 @@ export interface Caller {
   role: number;
 }
 
-/** Which services a caller may not see (the groups module's access lists). */
+/** Which services a caller may not see (the exposure module's access lists). */
 export interface AnalyticsAccess {
   hiddenFrom(user: Caller, subject: 'service'): Promise<number[]>;
 }

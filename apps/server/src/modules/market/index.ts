@@ -82,7 +82,7 @@ export interface MarketDeps {
   gateway: HealthProbe;
   /** Tests shorten them. */
   timeouts?: InstallTimeouts;
-  /** Overrides, access and groups in exports and batch imports (the groups module's HubTransfer). */
+  /** Overrides, access and groups in exports and batch imports (the exposure module's ExposureTransfer). */
   transfer?: SettingsTransfer & SettingsExport;
 }
 

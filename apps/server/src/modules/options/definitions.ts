@@ -95,7 +95,7 @@ const timeZone: Definition['normalise'] = (raw) => {
   }
 };
 
-/** OpenID Connect providers (modules/oauth, decision 0048): a JSON array checked against the contract's schema. */
+/** OpenID Connect providers (modules/sign-in-providers, decision 0048): a JSON array checked against the contract's schema. */
 const oidcProviders: Definition['normalise'] = (raw) => {
   const v = raw.trim();
   if (v === '' || v === '[]') return { value: '' };
@@ -139,7 +139,7 @@ export const definitions: Record<OptionKey, Definition> = {
   AllowPrivateNetworkUpstreams: { default: 'true', normalise: bool },
   // Browser-based MCP clients on other sites (gateway/downstream/origin-policy.ts); empty: none.
   AllowedOrigins: { default: '', normalise: originList },
-  // Dynamic client registration (RFC 7591) at /oauth2/register, for MCP clients signing in (modules/oauth-server).
+  // Dynamic client registration (RFC 7591) at /oauth2/register, for MCP clients signing in (modules/authorization-server).
   OAuthClientRegistrationEnabled: { default: 'true', normalise: bool },
   // The embeddings provider of discovery search (modules/embeddings, decision 0046): an OpenAI-compatible
   // base URL (…/v1, where POST /embeddings is), the model, its key, the vector size (0: the model's own) and

@@ -60,9 +60,9 @@ export interface ServicesDeps {
   catalog: Pick<ServiceCatalog, 'recordHealth'>;
   /** The gateway: on-demand health checks are its MCP round trips. */
   gateway: HealthProbe;
-  /** OAuth connections of remote services (modules/upstream-oauth): the view in the list, the mode on edit. */
+  /** OAuth connections of remote services (modules/upstream-authorization): the view in the list, the mode on edit. */
   oauth?: ServiceOAuthPort;
-  /** Who may use which service (issue 17, the groups module): lists are filtered, PUT sets it. */
+  /** Who may use which service (issue 17, the exposure module): lists are filtered, PUT sets it. */
   access?: ServiceAccess;
   /** Folds this replica's metering journal first, so today's counts read are those enforced (decision 0043). */
   settleCounts?: () => Promise<void>;

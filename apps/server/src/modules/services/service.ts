@@ -58,7 +58,7 @@ export interface ServicesServiceDeps {
   events: ConfigEvents;
   /** The time zone today's usage is counted in. */
   options: { get(key: 'TimeZone'): string };
-  /** OAuth connections of remote services (modules/upstream-oauth), plugged in by app.ts. */
+  /** OAuth connections of remote services (modules/upstream-authorization), plugged in by app.ts. */
   oauth?: ServiceOAuthPort;
   /** Access lists (issue 17): without it every service is open to every signed-in user. */
   access?: ServiceAccess;
@@ -66,7 +66,7 @@ export interface ServicesServiceDeps {
   settleCounts?: () => Promise<void>;
 }
 
-/** Who may use a service, as the groups module keeps it. */
+/** Who may use a service, as the exposure module keeps it. */
 export interface ServiceAccess {
   mayUse(user: { id: number; role: number }, subject: 'service', id: number): Promise<boolean>;
   filterFor(user: { id: number; role: number }, subject: 'service'): Promise<(id: number) => boolean>;

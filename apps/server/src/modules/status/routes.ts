@@ -14,7 +14,7 @@ export interface StatusDeps {
   gate?: DatabaseGate;
   options: Pick<OptionsService, 'get' | 'bool' | 'providerUsable'>;
   version: string;
-  /** The enabled OpenID Connect providers and their return addresses (modules/oauth). */
+  /** The enabled OpenID Connect providers and their return addresses (modules/sign-in-providers). */
   oidcProviders?: (origin: string) => OidcPublicProvider[];
   /** When this process started (epoch milliseconds). */
   startedAt: number;

@@ -4,13 +4,14 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { PageHeader } from '../../components/page-header';
+import { Pager } from '../../components/pager';
 import { Button } from '../../components/ui/button';
 import { Card, CardContent } from '../../components/ui/card';
 import { ApiError, callFile } from '../../lib/api';
 import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
+import { pageCount, shownRange } from '../../lib/pagination';
 import { useErrorToast } from '../../lib/use-error-toast';
-import { LogPager, pageCount, shownRange } from '../logs';
 import { AuditFiltersForm } from './audit-filters';
 import { type AuditFilters, auditApiFilter, hasFilters, readAuditSearch, writeAuditSearch } from './audit-query';
 import { AuditTable, type AuditTableState } from './audit-table';
@@ -92,7 +93,7 @@ export function AuditPage() {
       <Card>
         <CardContent className="space-y-4 pt-3">
           <AuditTable state={state} />
-          {range && <LogPager page={page} pages={pages} range={range} onPage={(next) => show(filters, next)} />}
+          {range && <Pager page={page} pages={pages} range={range} onPage={(next) => show(filters, next)} />}
         </CardContent>
       </Card>
     </section>

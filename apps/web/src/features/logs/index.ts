@@ -1,6 +1,3 @@
-// The logs room's door (decision 0047): its routes, and the pager, paging arithmetic and time format the audit
-// log's screen shares.
-export { LogPager } from './log-pager';
-export { formatLogTime } from './log-time';
-export { pageCount, shownRange } from './pagination';
+// The logs room's door (decision 0047): its routes. The pager, page arithmetic and time format it shares with the
+// audit screen live in components/pager.tsx, lib/pagination.ts and lib/log-time.ts.
 export { logsRoutes } from './routes';

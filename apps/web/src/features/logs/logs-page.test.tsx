@@ -2,9 +2,9 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { LogEntry } from '@toolport/contract';
 import { describe, expect, it } from 'vitest';
+import { formatLogTime } from '../../lib/log-time';
 import { type FakeReply, type FakeRequest, fail, fakeApi, ok, selfUser, storeSession } from '../../test/fake-api';
 import { renderApp } from '../../test/render';
-import { formatLogTime } from './log-time';
 
 const LOGS = 'GET /api/mcp_logs';
 const base = new Date(2026, 5, 1, 9, 30, 0).getTime();

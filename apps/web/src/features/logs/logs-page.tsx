@@ -3,16 +3,16 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { PageHeader } from '../../components/page-header';
+import { Pager } from '../../components/pager';
 import { Card, CardContent } from '../../components/ui/card';
 import { ApiError } from '../../lib/api';
 import { failureText } from '../../lib/failure';
 import { notify } from '../../lib/notify';
+import { pageCount, shownRange } from '../../lib/pagination';
 import { useErrorToast } from '../../lib/use-error-toast';
 import { LogFiltersForm } from './log-filters';
-import { LogPager } from './log-pager';
 import { hasFilters, type LogFilters, readLogSearch, writeLogSearch } from './log-query';
 import { LogsTable, type LogsTableState } from './logs-table';
-import { pageCount, shownRange } from './pagination';
 import { useLogs } from './use-logs';
 
 /**
@@ -65,7 +65,7 @@ export function LogsPage() {
       <Card>
         <CardContent className="space-y-4 pt-3">
           <LogsTable state={state} />
-          {range && <LogPager page={page} pages={pages} range={range} onPage={(next) => show(filters, next)} />}
+          {range && <Pager page={page} pages={pages} range={range} onPage={(next) => show(filters, next)} />}
         </CardContent>
       </Card>
     </section>

@@ -15,7 +15,7 @@ import { ServiceLog } from '../../../infra/service-log.js';
 import { openRuntime } from '../../../runtime.js';
 import { bodyFieldsOf, createCommandAudit } from '../../audit/index.js';
 import { createRefreshTokens } from '../../auth/index.js';
-import { createHubPorts, createHubTransfer } from '../../groups/index.js';
+import { createExposurePorts, createExposureTransfer } from '../../exposure/index.js';
 import { createOptionsModule } from '../../options/index.js';
 import { createServiceCatalog, createServiceRows, createServicesModule } from '../../services/index.js';
 import { createUsersModule } from '../../users/index.js';
@@ -126,7 +126,7 @@ async function importEntries(
     replicaInstalls: undefined,
     gateway: probe,
     // Overrides and access travel; groups need the gateway's live tool lists, so this command skips them (and says so).
-    transfer: createHubTransfer({ ports: createHubPorts({ db, events }), events }),
+    transfer: createExposureTransfer({ ports: createExposurePorts({ db, events }), events }),
   });
   try {
     const root = await db.selectFrom('users').selectAll().where('role', '>=', Role.SuperAdmin).orderBy('id').executeTakeFirstOrThrow();

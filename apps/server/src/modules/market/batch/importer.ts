@@ -25,7 +25,7 @@ export type BatchSummary = { success: number; skipped: number; failed: number };
 type Translate = (key: MessageKey, params?: MessageParams) => string;
 
 /**
- * Where a document's `toolport` block goes (the groups module's HubTransfer): a new service's tool
+ * Where a document's `toolport` block goes (the exposure module's ExposureTransfer): a new service's tool
  * overrides and access, and the groups. Each answer says what could not be matched on this instance.
  */
 export interface SettingsTransfer {

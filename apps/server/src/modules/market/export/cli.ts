@@ -5,7 +5,7 @@ import { ConfigEvents } from '../../../infra/events.js';
 import { resolveMasterSecret, Secrets } from '../../../infra/secrets.js';
 import { openRuntime } from '../../../runtime.js';
 import { createCommandAudit } from '../../audit/index.js';
-import { createHubPorts, createHubTransfer } from '../../groups/index.js';
+import { createExposurePorts, createExposureTransfer } from '../../exposure/index.js';
 import { allServiceRows } from '../../services/index.js';
 import type { MarketCommandIo } from '../batch/cli.js';
 import { exportDocument } from './routes.js';
@@ -26,7 +26,7 @@ export async function runExportCommand(args: string[], io: MarketCommandIo = {})
     await migrateToLatest(rt.database.db);
     const secrets = new Secrets(resolveMasterSecret(rt.config.secretKey, rt.config.dataDir));
     const events = new ConfigEvents();
-    const transfer = createHubTransfer({ ports: createHubPorts({ db: rt.database.db, events }), events });
+    const transfer = createExposureTransfer({ ports: createExposurePorts({ db: rt.database.db, events }), events });
     const doc = await exportDocument(
       await allServiceRows(rt.database.db),
       secrets,

@@ -7,7 +7,7 @@ import type { Secrets } from '../../../infra/secrets.js';
 import type { ServiceRows } from '../../services/index.js';
 import { exportServices } from './document.js';
 
-/** The `toolport` block of an export: overrides, access and groups (the groups module's HubTransfer). */
+/** The `toolport` block of an export: overrides, access and groups (the exposure module's ExposureTransfer). */
 export interface SettingsExport {
   exportOf(services: { id: number; name: string }[]): Promise<ToolportSettings | undefined>;
 }

@@ -1,3 +1,5 @@
+// Upstream authorization: Toolport as an OAuth client of remote tool servers that require it (connect, store and
+// refresh their tokens, shared or per user). Console sign-in is modules/sign-in-providers.
 import type { Logger } from 'pino';
 import type { Db } from '../../db/db.js';
 import type { ServiceCatalog } from '../../gateway/catalog.js';
@@ -20,8 +22,8 @@ export type { TokenKeeper } from './token-keeper.js';
 /** How often connections that end soon are looked for (the refresh happens before they do). */
 const REFRESH_SCAN_MS = 60_000;
 
-/** Everything the upstream OAuth module may touch. */
-export interface UpstreamOAuthModuleDeps {
+/** Everything the upstream authorization module may touch. */
+export interface UpstreamAuthorizationModuleDeps {
   db: Db;
   secrets: Secrets;
   events: ConfigEvents;
@@ -42,7 +44,7 @@ export interface UpstreamOAuthModuleDeps {
   refreshScanMs?: number;
 }
 
-export interface UpstreamOAuthModule {
+export interface UpstreamAuthorizationModule {
   /** The token keeper: implements the gateway's UpstreamAuthorization port (asked once per acquisition). */
   keeper: TokenKeeper;
   /** The console's connect flow: implements the services module's ServiceOAuthPort. */
@@ -54,10 +56,10 @@ export interface UpstreamOAuthModule {
 /**
  * Toolport as the OAuth client of remote MCP services (issue 19, docs/decisions/0030-upstream-oauth.md,
  * 0050-credentials-in-one-step.md): the token keeper, the console's connect flow, and the discovery and
- * registration client. Separate from modules/oauth (GitHub and Google sign-in) and modules/oauth-server
+ * registration client. Separate from modules/sign-in-providers (GitHub and Google sign-in) and modules/authorization-server
  * (Toolport's own authorization server).
  */
-export function createUpstreamOAuthModule(deps: UpstreamOAuthModuleDeps): UpstreamOAuthModule {
+export function createUpstreamAuthorizationModule(deps: UpstreamAuthorizationModuleDeps): UpstreamAuthorizationModule {
   const parts: UpstreamOAuthDeps = { ...deps, repo: new UpstreamOAuthRepo(deps.db), fetch: deps.fetch ?? remoteFetch };
   const provider = new ProviderClient(parts, (serviceId) => keeper.changed(serviceId));
   const keeper = new TokenKeeper(parts, provider);

@@ -2,7 +2,7 @@ import { type AccessList, isAdminRole } from '@toolport/contract';
 import { type DatabaseGate, LastKnown } from '../../db/availability.js';
 import { badRequest } from '../../http/errors.js';
 import type { ConfigEvents } from '../../infra/events.js';
-import type { HubRepo, Subject } from './repo.js';
+import type { ExposureRepo, Subject } from './repo.js';
 
 /** The whole picture is re-read at most this often; an 'access.changed' event drops it at once. */
 const CACHE_MS = 5000;
@@ -27,7 +27,7 @@ export class AccessLists {
   private readonly lastRead: LastKnown<Map<number, Set<number>>>;
 
   constructor(
-    private readonly repo: HubRepo,
+    private readonly repo: ExposureRepo,
     private readonly events: ConfigEvents,
     gate?: DatabaseGate,
   ) {

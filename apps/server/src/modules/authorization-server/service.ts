@@ -127,7 +127,7 @@ const s256 = (verifier: string) => createHash('sha256').update(verifier).digest(
  * The authorization server's rules: authorize requests, consent, codes, tokens, refresh rotation
  * with reuse detection, revocation, and the verification of access tokens for the proxy.
  */
-export class OAuthServerService implements AccessTokenPort {
+export class AuthorizationServerService implements AccessTokenPort {
   private readonly grantCache = new Map<number, { at: number; active: boolean }>();
   private readonly touched = new Map<number, number>();
   private readonly now: () => number;

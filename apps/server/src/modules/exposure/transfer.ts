@@ -13,7 +13,7 @@ import type { MessageKey, MessageParams } from '../../i18n/index.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { AccessLists } from './access.js';
 import { type GroupsService, parseTools } from './groups.js';
-import type { HubRepo } from './repo.js';
+import type { ExposureRepo } from './repo.js';
 import { TOOL_NAME } from './tools.js';
 
 type Translate = (key: MessageKey, params?: MessageParams) => string;
@@ -31,10 +31,10 @@ export interface GroupOutcome {
  * block means the same on another instance; what cannot be matched there is reported, never dropped
  * silently.
  */
-export class HubTransfer {
+export class ExposureTransfer {
   constructor(
     private readonly deps: {
-      repo: HubRepo;
+      repo: ExposureRepo;
       access: AccessLists;
       events: ConfigEvents;
       /** Without it (a command run without the gateway) groups are exported but not imported. */

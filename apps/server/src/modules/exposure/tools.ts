@@ -7,7 +7,7 @@ import { AppError, badRequest, forbidden, notFound } from '../../http/errors.js'
 import type { Principal } from '../../http/principals.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { AccessLists } from './access.js';
-import type { HubRepo } from './repo.js';
+import type { ExposureRepo } from './repo.js';
 
 /** MCP tool names (2025-11-25 spec, "Tool names"): 1 to 128 of A–Z, a–z, 0–9, `_`, `-` and `.`. */
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -35,7 +35,7 @@ export const toOverride = (row: ToolOverrideRow): ToolOverride => ({
 export class ServiceToolsService {
   constructor(
     private readonly deps: {
-      repo: HubRepo;
+      repo: ExposureRepo;
       catalog: Pick<ServiceCatalog, 'byId'>;
       gateway: UpstreamTools;
       access: AccessLists;

@@ -1,3 +1,6 @@
+// The exposure module: what each caller is shown and may use — groups (endpoints made of several services), tool
+// overrides per service (enabled, renamed, described) and the access lists of services and groups. The gateway asks
+// it through its ToolPolicy and GroupDirectory ports (gateway/tool-policy.ts).
 import { type DatabaseGate, LastKnown } from '../../db/availability.js';
 import type { Db } from '../../db/db.js';
 import type { ServiceCatalog } from '../../gateway/catalog.js';
@@ -6,26 +9,26 @@ import type { ZodApi } from '../../http/api.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import { AccessLists } from './access.js';
 import { GroupsService, groupSpec } from './groups.js';
-import { HubRepo } from './repo.js';
+import { ExposureRepo } from './repo.js';
 import { groupRoutes } from './routes.js';
 import { ServiceToolsService, toOverride, type UpstreamTools } from './tools.js';
-import { HubTransfer } from './transfer.js';
+import { ExposureTransfer } from './transfer.js';
 
 export type { AccessLists } from './access.js';
 export type { GroupsService } from './groups.js';
 export type { ServiceToolsService } from './tools.js';
-export type { GroupOutcome, HubTransfer } from './transfer.js';
+export type { ExposureTransfer, GroupOutcome } from './transfer.js';
 
 /** What the gateway asks of this module, before the gateway exists: it reads only this module's tables. */
-export interface HubPortsDeps {
+export interface ExposurePortsDeps {
   db: Db;
   events: ConfigEvents;
   /** Bounds the call path's reads; while the database is away they answer from memory (decision 0043). */
   gate?: DatabaseGate;
 }
 
-export interface HubPorts {
-  repo: HubRepo;
+export interface ExposurePorts {
+  repo: ExposureRepo;
   access: AccessLists;
   /** The gateway's ToolPolicy port: overrides and access, answered from this module's tables. */
   policy: ToolPolicy;
@@ -34,10 +37,10 @@ export interface HubPorts {
 }
 
 /** The answers the gateway asks of groups, overrides and access lists: built before the gateway. */
-export function createHubPorts(deps: HubPortsDeps): HubPorts {
-  const repo = new HubRepo(deps.db);
+export function createExposurePorts(deps: ExposurePortsDeps): ExposurePorts {
+  const repo = new ExposureRepo(deps.db);
   const access = new AccessLists(repo, deps.events, deps.gate);
-  const overrides = new LastKnown<Awaited<ReturnType<HubRepo['overridesOf']>>>(deps.gate);
+  const overrides = new LastKnown<Awaited<ReturnType<ExposureRepo['overridesOf']>>>(deps.gate);
   const groups = new LastKnown<GroupSpec | undefined>(deps.gate);
   return {
     repo,
@@ -53,31 +56,31 @@ export function createHubPorts(deps: HubPortsDeps): HubPorts {
   };
 }
 
-/** Everything the groups module may touch. */
-export interface GroupsDeps {
+/** Everything the exposure module may touch. */
+export interface ExposureDeps {
   events: ConfigEvents;
-  /** From createHubPorts: the same tables and access lists the gateway asks. */
-  ports: HubPorts;
+  /** From createExposurePorts: the same tables and access lists the gateway asks. */
+  ports: ExposurePorts;
   /** Services as the gateway reads them. */
   catalog: Pick<ServiceCatalog, 'byId'>;
-  /** The live tool lists and Try it, through the gateway (built after createHubPorts, before this). */
+  /** The live tool lists and Try it, through the gateway (built after createExposurePorts, before this). */
   gateway: Pick<UpstreamTools, 'upstreamTools'> & {
     callTool(serviceId: number, userId: number, name: string, args: Record<string, unknown>): Promise<object>;
   };
 }
 
-export interface GroupsModule {
+export interface ExposureModule {
   groups: GroupsService;
   tools: ServiceToolsService;
   access: AccessLists;
   /** Overrides, access and groups in and out of export and batch import documents. */
-  transfer: HubTransfer;
+  transfer: ExposureTransfer;
   routes(api: ZodApi): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Issue 17: groups, tool overrides per service and access lists of services and groups. */
-export function createGroupsModule(deps: GroupsDeps): GroupsModule {
+export function createExposureModule(deps: ExposureDeps): ExposureModule {
   const { repo, access } = deps.ports;
   // The gateway answers a JSON-RPC response or error; Try it reads it as one of the two.
   const gateway: UpstreamTools = {
@@ -91,7 +94,7 @@ export function createGroupsModule(deps: GroupsDeps): GroupsModule {
   const stop = deps.events.on((e) => {
     if (e.type === 'service.removed') void repo.forgetService(e.serviceId).catch(() => undefined);
   });
-  const transfer = new HubTransfer({ repo, access, events: deps.events, groups });
+  const transfer = new ExposureTransfer({ repo, access, events: deps.events, groups });
   return {
     groups,
     tools,
@@ -103,6 +106,6 @@ export function createGroupsModule(deps: GroupsDeps): GroupsModule {
 }
 
 /** The export's and import's part without the gateway (the `toolport export` command): no groups. */
-export function createHubTransfer(deps: { ports: HubPorts; events: ConfigEvents }): HubTransfer {
-  return new HubTransfer({ repo: deps.ports.repo, access: deps.ports.access, events: deps.events });
+export function createExposureTransfer(deps: { ports: ExposurePorts; events: ConfigEvents }): ExposureTransfer {
+  return new ExposureTransfer({ repo: deps.ports.repo, access: deps.ports.access, events: deps.events });
 }

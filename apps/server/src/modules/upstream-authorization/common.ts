@@ -22,7 +22,7 @@ export interface UpstreamOAuthDeps {
   events: ConfigEvents;
   options: { get(key: 'ServerAddress'): string };
   catalog: Pick<ServiceCatalog, 'byId'>;
-  /** Who may use a service (the groups module's access lists): without it every service is open. */
+  /** Who may use a service (the exposure module's access lists): without it every service is open. */
   access?: { mayUse(user: { id: number; role: number }, subject: 'service', id: number): Promise<boolean> };
   logger: Logger;
   /** Every call to a provider goes through the outbound rules (infra/outbound.ts); tests may wrap it. */

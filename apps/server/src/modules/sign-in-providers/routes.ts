@@ -5,14 +5,14 @@ import { route } from '../../http/endpoints.js';
 import { authenticate, type GuardDeps } from '../../http/guard.js';
 import { ok } from '../../http/locale.js';
 import { clearBrowserNonce, readBrowserNonce, setBrowserNonce } from './browser-cookie.js';
-import { type OAuthService, STATE_TTL_SECONDS } from './service.js';
+import { type SignInProvidersService, STATE_TTL_SECONDS } from './service.js';
 
 const isOn = (flag: string | undefined) => flag === '1' || flag === 'true';
 /** Where the console runs, as the browser reached it (X-Forwarded-* honoured: the app trusts its proxy). */
 const originOf = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
 
 /** Sign-in with GitHub and Google, and linking providers to the caller's account. */
-export async function oauthRoutes(api: ZodApi, oauth: OAuthService, guard: GuardDeps): Promise<void> {
+export async function oauthRoutes(api: ZodApi, oauth: SignInProvidersService, guard: GuardDeps): Promise<void> {
   for (const provider of OAuthProvider.options) {
     const label = oauthProviderLabels[provider];
 

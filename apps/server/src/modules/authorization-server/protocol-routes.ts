@@ -6,10 +6,10 @@ import { publicBase } from '../../http/public-base.js';
 import { MAX_METADATA_BYTES, type OAuthClients } from './clients.js';
 import { OAuthError } from './errors.js';
 import { answerUnknown, installOAuthErrors, refuseNul } from './protocol-answers.js';
-import type { OAuthServerService } from './service.js';
+import type { AuthorizationServerService } from './service.js';
 
 export interface ProtocolDeps {
-  service: OAuthServerService;
+  service: AuthorizationServerService;
   clients: OAuthClients;
   options: { get(key: 'ServerAddress'): string; bool(key: 'OAuthClientRegistrationEnabled'): boolean };
   /** Whether the MCP endpoints answer to a host name (gateway's origin policy): the metadata follows the same rule. */

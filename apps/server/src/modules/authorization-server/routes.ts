@@ -5,10 +5,10 @@ import { forbidden, notFound } from '../../http/errors.js';
 import { ok } from '../../http/locale.js';
 import type { Principal } from '../../http/principals.js';
 import { publicBase } from '../../http/public-base.js';
-import type { ConnectedAppEntry, OAuthServerService } from './service.js';
+import type { AuthorizationServerService, ConnectedAppEntry } from './service.js';
 
 export interface ApiRouteDeps {
-  service: OAuthServerService;
+  service: AuthorizationServerService;
   options: { get(key: 'ServerAddress'): string };
   principals: { byId(id: number): Promise<Principal | null> };
 }

@@ -13,7 +13,7 @@ import { createUpstreamPool, type LinkPool } from '../../src/gateway/upstream/in
 import { type GrantedToken, type UpstreamAuthorization, UpstreamConnectionMissing } from '../../src/gateway/upstream-auth.js';
 import { ConfigEvents } from '../../src/infra/events.js';
 import { hashPassword } from '../../src/infra/passwords.js';
-import { createUpstreamOAuthModule, type TokenKeeper } from '../../src/modules/upstream-oauth/index.js';
+import { createUpstreamAuthorizationModule, type TokenKeeper } from '../../src/modules/upstream-authorization/index.js';
 import { issueApiKey } from '../../src/modules/users/api-keys.js';
 import { type OAuthMcpServer, startOAuthMcpServer } from '../fixtures/oauth-mcp-server.js';
 import { engines } from '../harness.js';
@@ -478,7 +478,7 @@ describe.each(engines)('credentials reach a link in one step (%s)', (engine) => 
     bob = await person(gw, 'bob');
     serviceId = await addService(gw.ctx, { name: 'guarded', type: 'streamableHttp', command: upstream.mcpUrl, args: [] });
     // Hears the configuration events the pool hears, as a replica does through the relay.
-    replica = createUpstreamOAuthModule({ ...replicaDeps(gw.ctx), events: gw.ctx.events });
+    replica = createUpstreamAuthorizationModule({ ...replicaDeps(gw.ctx), events: gw.ctx.events });
     const counting = countingKeeper(replica.keeper);
     asked = counting.asked;
     const { catalog, serviceLog, options, events, logger, config } = gw.ctx;
@@ -573,7 +573,7 @@ const replicaDeps = (ctx: AppParts) => ({
   logger: ctx.logger,
   refreshScanMs: 3_600_000,
 });
-const otherReplica = (ctx: AppParts) => createUpstreamOAuthModule(replicaDeps(ctx));
+const otherReplica = (ctx: AppParts) => createUpstreamAuthorizationModule(replicaDeps(ctx));
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {

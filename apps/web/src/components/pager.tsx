@@ -1,9 +1,9 @@
 import { ChevronLeft, ChevronRight } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
-import { Button } from '../../components/ui/button';
-import { pageWindow, type ShownRange } from './pagination';
+import { pageWindow, type ShownRange } from '../lib/pagination';
+import { Button } from './ui/button';
 
-interface LogPagerProps {
+interface PagerProps {
   page: number;
   pages: number;
   range: ShownRange;
@@ -11,11 +11,11 @@ interface LogPagerProps {
 }
 
 /**
- * 'Showing start to end of total' with previous, up to five page buttons and next (docs/console.md §2.15, §9).
- * On a narrow screen the text sits above the buttons and the arrows lose their words.
+ * 'Showing start to end of total' with previous, up to five page buttons and next (docs/console.md §2.15, §9), under
+ * the paged lists (Logs, Audit). On a narrow screen the text sits above the buttons and the arrows lose their words.
  */
-export function LogPager({ page, pages, range, onPage }: LogPagerProps) {
-  const { t, i18n } = useTranslation('logs');
+export function Pager({ page, pages, range, onPage }: PagerProps) {
+  const { t, i18n } = useTranslation('common');
   const number = new Intl.NumberFormat(i18n.language);
   const go = (target: number) => () => onPage(target);
 

@@ -23,7 +23,7 @@ export interface MemberValues {
 }
 
 /** SQL of issue 17's tables (migration 0005): tool overrides, access lists, groups. No rules here. */
-export class HubRepo {
+export class ExposureRepo {
   constructor(private readonly db: Db) {}
 
   // ---- tool overrides ----

@@ -6,7 +6,7 @@ import { badRequest, forbidden, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { AccessLists } from './access.js';
-import type { HubRepo, MemberValues } from './repo.js';
+import type { ExposureRepo, MemberValues } from './repo.js';
 import type { ServiceToolsService, UpstreamTools } from './tools.js';
 
 const MAX_ID = 2_147_483_647;
@@ -29,7 +29,7 @@ export function parseTools(json: string): string[] | undefined {
 }
 
 /** A group as its face serves it, or undefined: read from the tables alone, so the gateway can ask before this module is whole. */
-export async function groupSpec(repo: Pick<HubRepo, 'groupByName' | 'members'>, name: string): Promise<GroupSpec | undefined> {
+export async function groupSpec(repo: Pick<ExposureRepo, 'groupByName' | 'members'>, name: string): Promise<GroupSpec | undefined> {
   const row = await repo.groupByName(name);
   if (!row) return undefined;
   const members = await repo.members([row.id]);
@@ -53,7 +53,7 @@ export async function groupSpec(repo: Pick<HubRepo, 'groupByName' | 'members'>, 
 export class GroupsService {
   constructor(
     private readonly deps: {
-      repo: HubRepo;
+      repo: ExposureRepo;
       catalog: Pick<ServiceCatalog, 'byId'>;
       gateway: UpstreamTools;
       tools: Pick<ServiceToolsService, 'overridesOf'>;

@@ -1,3 +1,5 @@
+// The authorization server: Toolport issues OAuth 2.1 tokens to MCP clients for its own endpoints (registration,
+// authorize and consent, token, revocation, metadata). Console sign-in is modules/sign-in-providers.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/db.js';
 import type { AccessTokenPort } from '../../gateway/index.js';
@@ -14,11 +16,11 @@ import { OAuthClients } from './clients.js';
 import { registerProtocolRoutes } from './protocol-routes.js';
 import { OAuthServerRepo } from './repo.js';
 import { oauthServerRoutes } from './routes.js';
-import { type OAuthServerDeps, OAuthServerService } from './service.js';
+import { AuthorizationServerService, type OAuthServerDeps } from './service.js';
 
-export type { EndpointAccess, OAuthServerService } from './service.js';
+export type { AuthorizationServerService, EndpointAccess } from './service.js';
 
-export interface OAuthServerModuleDeps {
+export interface AuthorizationServerModuleDeps {
   /** Clients, pending requests, grants, codes and refresh tokens (migration 0006). */
   db: Db;
   /** Its own key for access tokens (Secrets.mcpTokenKey); the console's (jwtKey) to know an admin registering a client. */
@@ -47,8 +49,8 @@ export interface OAuthServerModuleDeps {
   logger: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
-export interface OAuthServerModule {
-  service: OAuthServerService;
+export interface AuthorizationServerModule {
+  service: AuthorizationServerService;
   /** The port through which the proxy accepts access tokens (gateway/index.ts). */
   accessTokens: AccessTokenPort;
   /** The protocol routes on the root app: /.well-known/* and /oauth2/*. */
@@ -64,7 +66,7 @@ const REGISTRATIONS = { keyPrefix: 'oauth_register', points: 10, duration: 60 };
 const DOCUMENT_FETCHES = { keyPrefix: 'oauth_client_fetch', points: 10, duration: 60 };
 
 /** Toolport as the OAuth 2.1 authorization server of its MCP endpoints (docs/decisions/0028-oauth-authorization-server.md). */
-export function createOAuthServerModule(deps: OAuthServerModuleDeps): OAuthServerModule {
+export function createAuthorizationServerModule(deps: AuthorizationServerModuleDeps): AuthorizationServerModule {
   const repo = new OAuthServerRepo(deps.db);
   const limit = (l: typeof REGISTRATIONS) => {
     const admit = admission(l, deps.redis, (err) => deps.logger.warn({ err }, `${l.keyPrefix} limiter failed`));
@@ -75,7 +77,7 @@ export function createOAuthServerModule(deps: OAuthServerModuleDeps): OAuthServe
     admit: limit(DOCUMENT_FETCHES),
     logger: deps.logger,
   });
-  const service = new OAuthServerService({
+  const service = new AuthorizationServerService({
     repo,
     clients,
     tokenKey: deps.secrets.mcpTokenKey,

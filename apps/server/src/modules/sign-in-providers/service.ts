@@ -73,7 +73,7 @@ interface SignInSource {
 const roleNumber = { user: Role.User, admin: Role.Admin } as const;
 
 /** What provider sign-in reads and writes besides its own table. */
-export interface OAuthDeps {
+export interface SignInProvidersDeps {
   config: Pick<Config, 'oauth'> & { oidcProviders?: OidcProviderSettings[] };
   options: Pick<OptionsService, 'get' | 'bool' | 'providerUsable'>;
   secrets: Secrets;
@@ -91,13 +91,13 @@ export interface OAuthDeps {
  * Sign-in with GitHub and Google: the redirect with state and PKCE, the return, finding or
  * creating the account, and linking or unlinking providers on an existing account.
  */
-export class OAuthService {
+export class SignInProvidersService {
   private readonly clients: Record<OAuthProvider, ProviderClient>;
   // Every start writes a row before anyone is signed in: bounded per address, across replicas with Redis.
   private readonly starts: RateLimiterAbstract;
 
   constructor(
-    private readonly deps: OAuthDeps,
+    private readonly deps: SignInProvidersDeps,
     private readonly repo: OAuthRepo,
   ) {
     this.starts = limiter({ keyPrefix: 'oauth_start', points: 60, duration: 60 }, deps.redis);
@@ -409,7 +409,7 @@ export class OAuthService {
    */
   private async applyGrants(source: SignInSource, user: UserRow, profile: ProviderProfile): Promise<UserRow> {
     if (!source.oidc) return user;
-    let grants: ReturnType<OAuthService['grantsOf']>;
+    let grants: ReturnType<SignInProvidersService['grantsOf']>;
     try {
       grants = this.grantsOf(source.oidc, profile);
     } catch (err) {

@@ -1,4 +1,4 @@
-/** Page arithmetic of the Logs screen (docs/console.md §2.15, §9): 1-based pages, at most five page buttons. */
+/** Page arithmetic of the paged lists (Logs, Audit; docs/console.md §2.15, §9): 1-based pages, at most five page buttons. */
 
 export const PAGE_WINDOW = 5;
 
