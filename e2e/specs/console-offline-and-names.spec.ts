@@ -103,8 +103,12 @@ test.describe('the server goes down while the console is open', () => {
       await inLanguage(page, lang);
       await page.setViewportSize({ width, height: 800 });
       const documents = countDocuments(page);
+      // On a phone the menu's code is fetched once the page is idle: a user who has been on it a moment has it.
+      const menuCode = width < 768 ? page.waitForResponse(/\/assets\/mobile-nav-sheet-[^/]+\.js$/) : undefined;
       await page.goto('/');
       await expect(page.getByTestId('uptime')).toBeVisible();
+      await menuCode;
+      await page.waitForLoadState('networkidle');
 
       // Nothing answers any more: every request is refused, as by a stopped server.
       const down = /.*/;

@@ -14,8 +14,10 @@ export function MobileNav() {
   const { t } = useTranslation();
   useEffect(() => {
     if (!window.matchMedia?.('(max-width: 767.98px)').matches) return;
-    const idle = window.requestIdleCallback ?? ((run: () => void) => window.setTimeout(run, 1));
-    idle(() => void loadSheet().catch(() => undefined));
+    const preload = () => void loadSheet().catch(() => undefined);
+    // Idle, or within 2 s on a page that is never idle.
+    if (window.requestIdleCallback) window.requestIdleCallback(preload, { timeout: 2_000 });
+    else window.setTimeout(preload, 1);
   }, []);
   return (
     <LazyDialogButton dialog={MobileNavSheet} variant="ghost" size="icon" className="md:hidden" aria-label={t('nav.menu')}>
