@@ -8,6 +8,11 @@
 //   module-door   a file of modules/<a>/ reaches another module only through modules/<b>/index.ts.
 //   module-internals  outside modules/, only the composition root (app.ts) and the CLI (cli.ts, cli/) may import
 //                 a file of modules/<m>/ other than its index.ts: http/, backup/ and the rest use the doors.
+//   gateway-door  outside gateway/, code that is not a test imports neither gateway/downstream/ nor gateway/upstream/:
+//                 the rest of the server uses gateway/index.ts and the port files of gateway/ itself.
+//   build         src/build/ (the builders of the core, the platform, the server's parts and its HTTP server,
+//                 decision 0062) is imported only by the composition root (app.ts, server.ts), the CLI (cli.ts,
+//                 cli/, a command's cli.ts) and tests; it imports modules through their doors like the rest.
 //   infra         infra/ never imports modules/ or gateway/.
 //   cycle         no import cycle among the server's source files.
 //   test-code     code that is not a test (*.test.ts) imports neither vitest nor apps/server/test/.
@@ -27,7 +32,19 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
-const RULES = ['gateway', 'gateway-sides', 'module-door', 'module-internals', 'infra', 'feature-door', 'shared-code', 'cycle', 'test-code'];
+const RULES = [
+  'gateway',
+  'gateway-sides',
+  'gateway-door',
+  'build',
+  'module-door',
+  'module-internals',
+  'infra',
+  'feature-door',
+  'shared-code',
+  'cycle',
+  'test-code',
+];
 
 /** Enough to show the shape of a tangled graph without flooding the terminal. */
 const MAX_CYCLES = 200;
@@ -110,6 +127,10 @@ function resolveRelative(fromFile, specifier) {
 /** The composition root and the CLI build modules from their parts, so they may import past the doors. */
 const mayReachInternals = (rel) => rel === 'src/app.ts' || /^src\/cli(\.ts$|[-.]|\/)/.test(rel);
 
+/** Who may use the builders of src/build/: the composition root, the CLI and a command's own cli.ts. */
+const mayUseBuilders = (rel) =>
+  rel === 'src/app.ts' || rel === 'src/server.ts' || /^src\/cli(\.ts$|[-.]|\/)/.test(rel) || /^src\/(?:.+\/)?cli\.ts$/.test(rel);
+
 /** Where a file sits: which layer, and which module for a file under modules/<name>/. */
 function placeOf(rel) {
   const parts = rel.split('/');
@@ -121,7 +142,7 @@ function placeOf(rel) {
     const side = parts.length > 3 && (parts[2] === 'downstream' || parts[2] === 'upstream') ? parts[2] : undefined;
     return { area: 'gateway', side };
   }
-  if (parts[1] === 'infra') return { area: parts[1] };
+  if (parts[1] === 'infra' || parts[1] === 'build') return { area: parts[1] };
   return { area: 'src' };
 }
 
@@ -255,13 +276,17 @@ export function checkBoundaries(serverDir) {
       if (fromPlace.area === 'gateway' && (intoModules || to === 'src/context.ts')) report('gateway');
       if (fromPlace.side && toPlace.side && fromPlace.side !== toPlace.side) report('gateway-sides');
       if (fromPlace.area === 'infra' && (intoModules || toPlace.area === 'gateway')) report('infra');
+      const test = fromPlace.area === 'test' || isTestFile(from);
+      if (toPlace.side && fromPlace.area !== 'gateway' && !test) report('gateway-door');
+      if (toPlace.area === 'build' && fromPlace.area !== 'build' && !test && !mayUseBuilders(from)) report('build');
       const pastDoor = toPlace.area === 'modules' && to !== `src/modules/${toPlace.module}/index.ts`;
       if (pastDoor && fromPlace.area === 'modules' && toPlace.module !== fromPlace.module) report('module-door');
-      if (pastDoor && (fromPlace.area === 'src' || fromPlace.area === 'modules-root') && !mayReachInternals(from)) {
+      const outside = fromPlace.area === 'src' || fromPlace.area === 'modules-root' || fromPlace.area === 'build';
+      if (pastDoor && outside && !mayReachInternals(from)) {
         report('module-internals');
       }
     },
-    checked: 'gateway, gateway sides, module doors, module internals, infra, import cycles and test code',
+    checked: 'gateway, gateway sides, gateway door, builders, module doors, module internals, infra, import cycles and test code',
   });
 }
 
@@ -319,6 +344,10 @@ export function describeViolation(v, prefix = '') {
       return `gateway: ${at} imports ${target}; the gateway must not depend on modules/ or context.ts`;
     case 'gateway-sides':
       return `gateway-sides: ${at} imports ${target}; gateway/downstream/ and gateway/upstream/ meet only through gateway/link-api.ts and the other files of gateway/`;
+    case 'gateway-door':
+      return `gateway-door: ${at} imports ${target}; outside gateway/, use ${prefix}src/gateway/index.ts or a port file of gateway/`;
+    case 'build':
+      return `build: ${at} imports ${target}; only app.ts, server.ts and the CLI (cli.ts, cli/, a command's cli.ts) build the graph`;
     case 'module-door': {
       const [, , owner] = v.target.split('/');
       const from = v.file.split('/')[2];

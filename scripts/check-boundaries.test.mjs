@@ -153,6 +153,61 @@ describe('checkBoundaries', () => {
     ]);
   });
 
+  it('reports code outside gateway/ reaching into its sides, and lets tests and the gateway’s own files do it', () => {
+    const sides = {
+      ...clean,
+      'src/gateway/index.ts': "export { pool } from './upstream/pool.js';\n",
+      'src/gateway/upstream/pool.ts': 'export const pool = 1;\n',
+      'src/gateway/downstream/face.ts': 'export const face = 2;\n',
+      'src/app.ts': "import { pool } from './gateway/index.js';\nexport const app = pool;\n",
+      'src/gateway/upstream/pool.test.ts': "import { pool } from './pool.js';\nexport const t = pool;\n",
+      'test/kit.ts': "import { face } from '../src/gateway/downstream/face.js';\nexport const kit = face;\n",
+    };
+    expect(checkBoundaries(tree(sides)).violations).toEqual([]);
+    const result = checkBoundaries(
+      tree({
+        ...sides,
+        'src/app.ts': "import { pool } from './gateway/upstream/pool.js';\nexport const app = pool;\n",
+        'src/modules/a/service.ts':
+          "import type { face } from '../../gateway/downstream/face.js';\nexport const users: (typeof face)[] = [];\n",
+      }),
+    );
+    expect(result.violations.filter((v) => v.rule === 'gateway-door')).toEqual([
+      { rule: 'gateway-door', file: 'src/app.ts', line: 1, test: false, target: 'src/gateway/upstream/pool.ts' },
+      { rule: 'gateway-door', file: 'src/modules/a/service.ts', line: 1, test: false, target: 'src/gateway/downstream/face.ts' },
+    ]);
+    expect(formatReport(result, 'apps/server/')).toContain(
+      'gateway-door: apps/server/src/app.ts:1 imports apps/server/src/gateway/upstream/pool.ts; outside gateway/, use apps/server/src/gateway/index.ts or a port file of gateway/',
+    );
+  });
+
+  it('lets only the composition root, the CLI and tests use the builders, which keep the module doors', () => {
+    const built = {
+      ...clean,
+      'src/build/core.ts': "import { users } from '../modules/a/index.js';\nexport const core = users;\n",
+      'src/app.ts': "import { core } from './build/core.js';\nexport const app = core;\n",
+      'src/cli.ts': "export const run = () => import('./build/core.js');\n",
+      'src/modules/b/cli.ts': "import { core } from '../../build/core.js';\nexport const cmd = core;\n",
+      'test/kit.ts': "import { core } from '../src/build/core.js';\nexport const kit = core;\n",
+    };
+    expect(checkBoundaries(tree(built)).violations).toEqual([]);
+    const result = checkBoundaries(
+      tree({
+        ...built,
+        'src/build/core.ts': "import { users } from '../modules/a/service.js';\nexport const core = users;\n",
+        'src/modules/b/x.ts': "import { core } from '../../build/core.js';\nexport const x = core;\n",
+        'src/infra/log.ts': "import type { core } from '../build/core.js';\nexport const log = (x: typeof core) => x;\n",
+      }),
+    );
+    expect(result.violations.filter((v) => v.rule === 'build').map((v) => v.file)).toEqual(['src/infra/log.ts', 'src/modules/b/x.ts']);
+    expect(result.violations.filter((v) => v.rule === 'module-internals')).toEqual([
+      { rule: 'module-internals', file: 'src/build/core.ts', line: 1, test: false, target: 'src/modules/a/service.ts' },
+    ]);
+    expect(formatReport(result, 'apps/server/')).toContain(
+      "build: apps/server/src/modules/b/x.ts:1 imports apps/server/src/build/core.ts; only app.ts, server.ts and the CLI (cli.ts, cli/, a command's cli.ts) build the graph",
+    );
+  });
+
   it('reports each import cycle once, as a path from its first file', () => {
     const result = checkBoundaries(
       tree({

@@ -1,5 +1,6 @@
-import type { APIRequestContext, Locator, Page } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
 import { expect, test } from '../support/fixtures';
+import { expectNoSidewaysScroll, expectOnScreen, isCard } from '../support/phone-fit';
 import { accessToken, serviceNamed, uninstallNamed } from '../support/services-api';
 
 /**
@@ -48,24 +49,6 @@ async function removeFixtures(request: APIRequestContext, token: string): Promis
   );
 }
 
-/** Neither the document nor anything in it scrolls sideways. */
-async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-    scrollWidth: document.scrollingElement?.scrollWidth ?? Number.POSITIVE_INFINITY,
-    innerWidth: window.innerWidth,
-  }));
-  expect(scrollWidth, `${where}: the page is ${scrollWidth} px wide on a ${innerWidth} px screen`).toBeLessThanOrEqual(innerWidth);
-}
-
-/** `control` is shown and lies wholly between the left and right edge of the screen. */
-async function expectOnScreen(control: Locator, width: number, what: string): Promise<void> {
-  await expect(control, what).toBeVisible();
-  const box = await control.boundingBox();
-  expect(box, what).not.toBeNull();
-  expect(box?.x ?? -1, `${what} starts left of the screen`).toBeGreaterThanOrEqual(0);
-  expect((box?.x ?? 0) + (box?.width ?? 0), `${what} ends right of the screen (${JSON.stringify(box)})`).toBeLessThanOrEqual(width);
-}
-
 async function expectDialogFits(page: Page, width: number, close: string, what: string): Promise<void> {
   const dialog = page.getByRole('dialog');
   await expect(dialog, what).toBeVisible();
@@ -80,10 +63,6 @@ async function expectDialogFits(page: Page, width: number, close: string, what: 
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
 }
-
-/** A row of a table that stacks below 42rem is a flex column (a card of label and value lines), not a table row. */
-const isCard = (row: Locator) =>
-  row.evaluate((el) => getComputedStyle(el).display === 'flex' && getComputedStyle(el).flexDirection === 'column');
 
 test.describe('the Services page with long scoped and Chinese names', () => {
   test.setTimeout(180_000);

@@ -11,7 +11,7 @@ const IDLE_SWEEP_MS = 100;
 
 /** `toolport start`: serve console, API and proxy until SIGTERM or SIGINT, then stop cleanly. */
 export async function startServer(rt: Runtime): Promise<void> {
-  const { app } = await buildApp(rt);
+  const { app, close } = await buildApp({ ...rt, ownsDatabase: true });
   const address = await app.listen({ port: rt.config.port, host: rt.config.host });
   rt.logger.info({ address, database: rt.database.describe, dataDir: rt.config.dataDir }, 'Toolport is listening');
   const bound = app.server.address();
@@ -36,13 +36,12 @@ export async function startServer(rt: Runtime): Promise<void> {
     app.server.close();
     const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
     sweep.unref();
-    try {
-      // preClose: proxied calls in flight finish (at most graceMs), sessions and streams end, upstream
-      // processes stop; onClose: counters, request records and service log lines are written, Redis closes.
-      await app.close();
-      await rt.database.db.destroy();
-    } catch (err) {
-      rt.logger.error({ err }, 'shutdown failed');
+    // The one close path (src/lifecycle.ts, docs/decisions/0062): leadership is given up, the HTTP server refuses
+    // new requests and the gateway lets its calls in flight finish (at most graceMs) and stops its processes, then
+    // installs, modules, counters, request records, log lines, Redis and last the database close, each once.
+    const report = await close();
+    if (report.failed.length > 0 || report.timedOut.length > 0) {
+      rt.logger.error(report, 'shutdown failed');
       process.exit(1);
     }
     rt.logger.info('stopped');

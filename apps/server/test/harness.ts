@@ -88,7 +88,9 @@ export async function createTestApp(
 
   return {
     engine,
-    ...built,
+    app: built.app,
+    ctx: built.ctx,
+    routes: built.routes,
     config,
     dataDir,
     login,
@@ -109,7 +111,8 @@ export async function createTestApp(
       return { id: self.json().data.id as number, username, token };
     },
     async close() {
-      await built.app.close();
+      // The app's one close path (src/lifecycle.ts); the database is this harness's to close.
+      await built.close();
       await database.db.destroy();
       await pgDb?.drop();
       rmSync(dataDir, { recursive: true, force: true });

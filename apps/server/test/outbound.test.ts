@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type AddressKind, classifyAddress, configuredFetch, MAX_REDIRECTS, remoteFetch, setAddressPolicy } from '../src/infra/outbound.js';
+import { type AddressKind, classifyAddress, configuredFetch, MAX_REDIRECTS, remoteAddresses } from '../src/infra/outbound.js';
 import { startFakeRegistries } from './fake-registries.js';
 import { connect, type McpClient, textOf, until } from './gateway/clients.js';
 import { addService, addUser, everythingEntry, type LiveGateway, startGateway } from './gateway/gateway-harness.js';
@@ -110,6 +110,8 @@ describe('remoteFetch and configuredFetch', () => {
   let main: Awaited<ReturnType<typeof serve>>;
   const hits: string[] = [];
   let allow = true;
+  // The rule is read at every request: `allow` changes apply to the next one, as a preference change does.
+  const remoteFetch = remoteAddresses(() => allow).fetch;
 
   beforeAll(async () => {
     other = await serve((_req, res) => res.end('other origin'));
@@ -144,7 +146,6 @@ describe('remoteFetch and configuredFetch', () => {
   beforeEach(() => {
     hits.length = 0;
     allow = true;
-    setAddressPolicy(() => allow);
   });
 
   it('follows redirects within the origin', async () => {

@@ -2,6 +2,7 @@
 export const en = {
   'error.internal': 'Internal server error, please try again later',
   'error.database_unavailable': 'The database cannot be reached right now, please try again in a few seconds',
+  'error.shutting_down': 'The server is shutting down, please try again in a moment',
   'error.not_found': 'The requested resource does not exist',
   'error.route_not_found': 'No API route {method} {path}',
   'error.path_not_found': 'Nothing here: {method} {path}',

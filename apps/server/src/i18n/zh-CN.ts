@@ -3,6 +3,7 @@ import type { MessageKey } from './en.js';
 export const zhCN: Record<MessageKey, string> = {
   'error.internal': '服务器错误，请稍后重试',
   'error.database_unavailable': '暂时无法连接数据库，请几秒后重试',
+  'error.shutting_down': '服务器正在关闭，请稍后重试',
   'error.not_found': '请求的资源不存在',
   'error.route_not_found': '没有 API 路由 {method} {path}',
   'error.path_not_found': '此处没有内容：{method} {path}',

@@ -8,7 +8,7 @@ import { LocalisedError } from '../i18n/localised-error.js';
  *
  * - Redirects are followed by hand, at most MAX_REDIRECTS, and only while the target keeps the
  *   origin (scheme, host and port) of the request; any other redirect is an OutboundError.
- * - `remoteFetch` is for addresses that come in through the API (remote service URLs and their
+ * - `remoteAddresses(allow).fetch` is for addresses that come in through the API (remote service URLs and their
  *   redirects): while the preference AllowPrivateNetworkUpstreams is "false" it refuses loopback,
  *   private, link-local, unspecified and other non-public addresses, IPv4-mapped forms included.
  *   A host name is checked inside the connection's own DNS lookup, so the address checked is the
@@ -16,7 +16,7 @@ import { LocalisedError } from '../i18n/localised-error.js';
  * - `configuredFetch` is for base URLs the operator sets in the environment (registries, mirrors,
  *   OAuth providers): trusted as to address, since a private mirror is a normal set-up, but held
  *   to the same redirect rule.
- * - `addressCheckedFetch(allow)` is `remoteFetch` under another rule than the preference: for URLs a
+ * - `addressCheckedFetch(allow)` is the same under another rule than the preference: for URLs a
  *   caller who is not an admin chooses (an MCP client's Client ID Metadata Document), refused on
  *   private addresses unless the operator allows them (docs/decisions/0041-oauth-server-hostile-input.md).
  */
@@ -39,19 +39,6 @@ const refusalKeys: Record<AddressKind, MessageKey> = {
 
 /** A refused outbound request: a message key for localised answers, English as the Error message. */
 export class OutboundError extends LocalisedError {}
-
-// --- the address policy -------------------------------------------------------------------------
-
-let allowPrivate: () => boolean = () => true;
-
-/**
- * Where the preference is read: app.ts points this at its OptionsService, once per process (each
- * app built later takes over, which only tests do). Read at every request, so a change applies to
- * the next connection without a restart.
- */
-export function setAddressPolicy(allow: () => boolean): void {
-  allowPrivate = allow;
-}
 
 // --- the address classifier ---------------------------------------------------------------------
 
@@ -142,7 +129,7 @@ function refusal(host: string, address: string): OutboundError | undefined {
  * name is resolved (every address must be public); one that does not resolve is not refused
  * here: connecting will fail on its own, and is checked again then.
  */
-export async function checkRemoteUrl(url: URL, allow: () => boolean = allowPrivate): Promise<OutboundError | undefined> {
+export async function checkRemoteUrl(url: URL, allow: () => boolean): Promise<OutboundError | undefined> {
   if (allow()) return undefined;
   const host = hostOf(url);
   if (isIP(host)) return refusal(host, host);
@@ -267,9 +254,6 @@ async function guardedFetch(input: string | URL, init: RequestInit | undefined, 
   }
 }
 
-/** For URLs from the API: remote services and their redirects. */
-export const remoteFetch: FetchLike = (url, init) => guardedFetch(url, init, () => allowPrivate());
-
 /** For base URLs from the operator's configuration: registries, mirrors, OAuth providers. */
 export const configuredFetch: FetchLike = (url, init) => guardedFetch(url, init, undefined);
 
@@ -278,3 +262,20 @@ export const addressCheckedFetch =
   (allowPrivateNetwork: () => boolean): FetchLike =>
   (url, init) =>
     guardedFetch(url, init, allowPrivateNetwork);
+
+/**
+ * The address rule of remote services (URLs that come in through the API) under the preference
+ * AllowPrivateNetworkUpstreams: built once by the core (build/core.ts) and passed to whatever fetches or
+ * checks such URLs. No module-level state: each built core has its own (docs/decisions/0062).
+ */
+export interface RemoteAddresses {
+  /** fetch for remote services and their redirects: private addresses only while the rule allows them. */
+  fetch: FetchLike;
+  /** The refusal for `url` under the rule, or undefined when it may be used (checkRemoteUrl). */
+  check(url: URL): Promise<OutboundError | undefined>;
+}
+
+/** The rule read at every request, so a change of the preference applies to the next connection. */
+export function remoteAddresses(allowPrivate: () => boolean): RemoteAddresses {
+  return { fetch: addressCheckedFetch(allowPrivate), check: (url) => checkRemoteUrl(url, allowPrivate) };
+}

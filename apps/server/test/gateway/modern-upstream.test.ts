@@ -58,7 +58,7 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
   const ids: Record<string, number> = {};
   let remote: ChildProcess | undefined;
   const proxy = (name: string) => `${gw.url}/proxy/${name}/mcp`;
-  const pool = () => gw.ctx.gateway.pool as LinkPool;
+  const pool = () => gw.ctx.gateway.inspect().pool as LinkPool;
   const api = (method: string, url: string, body?: unknown) => apiCall(gw.url, adminToken, method, url, body);
   const v2Service = async (name: string, extra: { rpdLimit?: number } = {}) => {
     ids[name] = await addService(gw.ctx, { name, args: [modernFixture], env: { MODERN_FIXTURE_EVENTS: eventsOf(name) }, ...extra });

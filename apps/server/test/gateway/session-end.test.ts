@@ -98,7 +98,7 @@ describe.each(engines)('ending a session with calls in flight on %s', (engine) =
     await until(async () => (await probeState(watcher)).cancelled === before.cancelled + 1, 'the cancellation to reach the upstream');
     expect((await probeState(watcher)).waiting).toBe(before.waiting);
     // Nothing is left waiting on the gateway's side either (timers, routes).
-    const links = (gw.ctx.gateway.pool as LinkPool).links(probeId);
+    const links = (gw.ctx.gateway.inspect().pool as LinkPool).links(probeId);
     expect(links.length).toBeGreaterThan(0);
     expect(links.map((l) => l.inFlight).filter((n) => n > 0)).toEqual([]);
   };
@@ -142,13 +142,13 @@ describe.each(engines)('ending a session with calls in flight on %s', (engine) =
     const errorsBefore = await metricErrors('probe');
     const { pending, before } = await slowCall(caller, watcher);
 
-    const { limits } = gw.ctx.gateway.sessions;
+    const { limits } = gw.ctx.gateway.inspect().sessions;
     const cap = limits.perUserCap;
     limits.perUserCap = 1;
     try {
       // A second session of the same user: the first, busy or not, has to go.
       await client(gw.url, 'probe', user.key, { sdk: 'v1', wire: 'http' });
-      expect(gw.ctx.gateway.sessions.get(caller.sessionId() ?? '')).toBeUndefined();
+      expect(gw.ctx.gateway.inspect().sessions.get(caller.sessionId() ?? '')).toBeUndefined();
     } finally {
       limits.perUserCap = cap;
     }
@@ -164,11 +164,11 @@ describe.each(engines)('ending a session with calls in flight on %s', (engine) =
     const url = `${gw.url}/proxy/probe/mcp`;
     // A client without a GET stream: its session may be swept when idle.
     const sessionId = await openSession(url, user.key);
-    const { sessions } = gw.ctx.gateway;
+    const { sessions } = gw.ctx.gateway.inspect();
     const far = () => Date.now() + sessions.limits.idleMs + 60_000;
     sessions.sweep(far());
     expect(sessions.get(sessionId)).toBeUndefined();
-    const [link] = (gw.ctx.gateway.pool as LinkPool).links(probeId);
+    const [link] = (gw.ctx.gateway.inspect().pool as LinkPool).links(probeId);
     if (!link) throw new Error('no link for the probe service');
     await link.stop('test: start again on the next call');
     const attached = link.attachedCount;

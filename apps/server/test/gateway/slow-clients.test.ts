@@ -141,7 +141,7 @@ describe('slow clients (SQLite)', () => {
     const endpoint = /event: endpoint\ndata: ([^\n]+)\n/.exec(conn.received)?.[1] as string;
     const sessionId = new URL(endpoint, gw.url).searchParams.get('sessionId') as string;
     conn.stopReading();
-    const session = gw.ctx.gateway.sessions.get(sessionId);
+    const session = gw.ctx.gateway.inspect().sessions.get(sessionId);
     const stream = session?.stream as SseStream;
     expect(stream.open).toBe(true);
 
@@ -172,7 +172,7 @@ describe('slow clients (SQLite)', () => {
     }
     await until(() => session?.closed === true, 'the session to be dropped', 20_000);
     expect(session?.closedReason).toBe('client not reading its stream');
-    expect(gw.ctx.gateway.sessions.get(sessionId)).toBeUndefined();
+    expect(gw.ctx.gateway.inspect().sessions.get(sessionId)).toBeUndefined();
     expect(stream.open).toBe(false);
     // The bound was reached (so it was tested) and never passed by more than the message that crossed it.
     expect(stream.peakBuffered).toBeGreaterThan(CAP);
@@ -212,7 +212,7 @@ describe('slow clients (SQLite)', () => {
     );
     await until(() => conn.received.startsWith('HTTP/1.1 200'), 'the stream to open');
     conn.stopReading();
-    const session = gw.ctx.gateway.sessions.get(sessionId);
+    const session = gw.ctx.gateway.inspect().sessions.get(sessionId);
     const stream = session?.stream as SseStream;
     expect(stream.open).toBe(true);
 
@@ -267,7 +267,7 @@ describe('slow clients (SQLite)', () => {
       'the answer to turn into a stream',
     );
     conn.stopReading();
-    const session = gw.ctx.gateway.sessions.get(sessionId);
+    const session = gw.ctx.gateway.inspect().sessions.get(sessionId);
     await until(async () => (await slowReaders()) > before, 'the streamed answer to be cut off', 30_000);
     // The call was cancelled upstream (the client is gone) and its slot given back; the session itself lives on.
     await until(() => session?.inflight === 0, 'the call to end');

@@ -482,7 +482,16 @@ describe.each(engines)('credentials reach a link in one step (%s)', (engine) => 
     const counting = countingKeeper(replica.keeper);
     asked = counting.asked;
     const { catalog, serviceLog, options, events, logger, config } = gw.ctx;
-    pool = createUpstreamPool({ catalog, serviceLog, options, events, logger, config, authorization: counting.port });
+    pool = createUpstreamPool({
+      catalog,
+      serviceLog,
+      options,
+      events,
+      logger,
+      config,
+      remoteFetch: gw.ctx.remote.fetch,
+      authorization: counting.port,
+    });
   });
   afterAll(async () => {
     await pool?.shutdown();
@@ -571,6 +580,7 @@ const replicaDeps = (ctx: AppParts) => ({
   options: ctx.options,
   catalog: ctx.catalog,
   logger: ctx.logger,
+  fetch: ctx.remote.fetch,
   refreshScanMs: 3_600_000,
 });
 const otherReplica = (ctx: AppParts) => createUpstreamAuthorizationModule(replicaDeps(ctx));

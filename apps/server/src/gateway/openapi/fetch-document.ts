@@ -1,4 +1,4 @@
-import { OutboundError, remoteFetch } from '../../infra/outbound.js';
+import { type FetchLike, OutboundError } from '../../infra/outbound.js';
 import { MAX_DOCUMENT_BYTES, OpenApiError } from './compile.js';
 import { readCapped } from './read-capped.js';
 
@@ -9,7 +9,7 @@ const FETCH_TIMEOUT_MS = 15_000;
  * the address preference, redirects within the origin), within FETCH_TIMEOUT_MS and MAX_DOCUMENT_BYTES.
  * A refused address is thrown as the OutboundError it is; every other failure as an OpenApiError.
  */
-export async function fetchDocument(url: URL): Promise<string> {
+export async function fetchDocument(url: URL, remoteFetch: FetchLike): Promise<string> {
   const shown = `${url.origin}${url.pathname}`.slice(0, 300);
   let response: Response;
   try {

@@ -201,3 +201,12 @@ export async function reapLeftoversAndRecordRun(dataDir: string, logger: Logger)
     },
   };
 }
+
+/**
+ * What a server does before its gateway may start a tool server (docs/decisions/0045): the process census
+ * logs through `logger`, what earlier runs on DATA_DIR left behind is killed, and this run is recorded.
+ */
+export async function recordRun(dataDir: string, logger: Logger): Promise<RunRecord> {
+  census.configure({ logger });
+  return reapLeftoversAndRecordRun(dataDir, logger);
+}

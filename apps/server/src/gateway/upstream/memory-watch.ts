@@ -11,14 +11,14 @@ import { census } from './process-census.js';
 type OverLimit = (rssBytes: number, limitBytes: number) => void;
 
 export class MemoryWatch {
-  private maxRssMb = 1024;
   private readonly watched = new Map<number, OverLimit>();
   private stopListening: (() => void) | undefined;
 
-  /** Applied from the configuration at app start; 0 turns the watch off. */
-  configure(settings: { maxRssMb: number }): void {
-    this.maxRssMb = settings.maxRssMb;
-  }
+  /**
+   * One per built gateway (build/server.ts passes it as a dependency, decision 0062), with the limit of the
+   * configuration (STDIO_MAX_RSS_MB); 0 turns the watch off.
+   */
+  constructor(private readonly maxRssMb: number) {}
 
   get limitBytes(): number {
     return this.maxRssMb * 1024 * 1024;
@@ -54,6 +54,3 @@ export class MemoryWatch {
     this.stopListening = undefined;
   }
 }
-
-/** The gateway's one watch: stdio channels register here, app start configures it. */
-export const memoryWatch = new MemoryWatch();

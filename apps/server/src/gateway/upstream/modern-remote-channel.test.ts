@@ -6,6 +6,7 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, stdioSpec, until } from '../../../test/fixtures/upstream-kit.js';
+import { configuredFetch } from '../../infra/outbound.js';
 import type { ServiceSpec } from '../catalog.js';
 import { decodeHeaderValue, encodeHeaderValue, META } from '../wire/revision-2026-07-28.js';
 import { ModernRemoteChannel } from './modern-remote-channel.js';
@@ -67,7 +68,7 @@ class Probe {
   }
 
   static async open(spec: ServiceSpec, auth: RemoteAuth = {}, timeoutMs = 10_000): Promise<Probe> {
-    return new Probe(await ModernRemoteChannel.open(spec, logger, timeoutMs, auth));
+    return new Probe(await ModernRemoteChannel.open(spec, logger, timeoutMs, configuredFetch, auth));
   }
 
   answerOf(id: RequestId): Answer | undefined {

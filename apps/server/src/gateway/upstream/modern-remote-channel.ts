@@ -58,12 +58,18 @@ export class ModernRemoteChannel implements Channel {
    * stands where the 2025-11-25 handshake stood (other requests are bounded by the link's own call timeout,
    * which withdraws them with `notifications/cancelled`).
    */
-  static async open(spec: ServiceSpec, logger: Logger, timeoutMs: number, auth: RemoteAuth = {}): Promise<ModernRemoteChannel> {
+  static async open(
+    spec: ServiceSpec,
+    logger: Logger,
+    timeoutMs: number,
+    base: FetchLike,
+    auth: RemoteAuth = {},
+  ): Promise<ModernRemoteChannel> {
     const live = new Set<AbortController>();
     const channel = new ModernRemoteChannel(new URL(spec.command), { ...spec.headers }, live, logger, timeoutMs);
     // Answers that break (reset, truncated, not JSON) fail their request at once (answer-guard.ts); each
     // request's own signal aborts it (per-request-fetch.ts `followSignal`).
-    channel.fetch = answerGuard(withAuthorization(perRequestFetch(live, undefined, true), auth), (message) => {
+    channel.fetch = answerGuard(withAuthorization(perRequestFetch(live, base, true), auth), (message) => {
       if (message.id !== undefined) channel.respond(message.id, message);
     });
     return channel;

@@ -15,7 +15,7 @@ import type { UpstreamTuning } from './types.js';
  * remote one, or the in-process channel of an OpenAPI service. The pool's links and the one-off health probe (probe.ts) start upstreams alike.
  */
 export async function openUpstream(
-  deps: Pick<PoolDeps, 'serviceLog' | 'logger' | 'config' | 'metrics' | 'packages'>,
+  deps: Pick<PoolDeps, 'serviceLog' | 'logger' | 'config' | 'metrics' | 'packages' | 'remoteFetch' | 'memory'>,
   tuning: Pick<UpstreamTuning, 'initializeTimeoutMs' | 'stopGraceMs' | 'stderrLinesPerSecond' | 'stdinStallMs'>,
   spec: ServiceSpec,
   userEnv: Record<string, string> | undefined,
@@ -31,11 +31,11 @@ export async function openUpstream(
     ...Object.values(spec.headers),
   ]);
   // An OpenAPI service is answered in this process, its calls go out as REST requests (openapi-channel.ts).
-  if (spec.type === 'openapi') return OpenApiChannel.open(spec, logger, tuning.initializeTimeoutMs, userEnv);
+  if (spec.type === 'openapi') return OpenApiChannel.open(spec, logger, tuning.initializeTimeoutMs, userEnv, deps.remoteFetch);
   if (spec.type !== 'stdio') {
     // A streamable HTTP server is spoken to in the 2026-07-28 binding on a modern link (modern-link.ts).
-    if (era === 'modern') return ModernRemoteChannel.open(spec, logger, tuning.initializeTimeoutMs, auth);
-    return RemoteChannel.open(spec, logger, tuning.initializeTimeoutMs, auth);
+    if (era === 'modern') return ModernRemoteChannel.open(spec, logger, tuning.initializeTimeoutMs, deps.remoteFetch, auth);
+    return RemoteChannel.open(spec, logger, tuning.initializeTimeoutMs, deps.remoteFetch, auth);
   }
   // Every command run is on record (docs/architecture.md §8); secret values are redacted by the writer.
   serviceLog.write({
@@ -54,6 +54,7 @@ export async function openUpstream(
     stopGraceMs: tuning.stopGraceMs,
     stderrLinesPerSecond: tuning.stderrLinesPerSecond,
     stdinStallMs: tuning.stdinStallMs,
+    memory: deps.memory,
     onSpawn: () => deps.metrics?.processStarted(spec.name),
     onExit: () => deps.metrics?.processExited(spec.name),
   });

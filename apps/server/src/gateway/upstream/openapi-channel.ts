@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { remoteFetch } from '../../infra/outbound.js';
+import type { FetchLike } from '../../infra/outbound.js';
 import { VERSION } from '../../version.js';
 import type { ServiceSpec } from '../catalog.js';
 import { type CallSetup, callOperation } from '../openapi/call.js';
@@ -43,6 +43,7 @@ export class OpenApiChannel implements Channel {
     logger: Logger,
     timeoutMs: number,
     userEnv: Record<string, string> | undefined,
+    remoteFetch: FetchLike,
   ): Promise<OpenApiChannel> {
     const plan = spec.openapi;
     if (!plan) throw new Error('the service has no compiled OpenAPI document; add it again');

@@ -2,6 +2,7 @@ import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../../test/fixtures/upstream-kit.js';
+import { configuredFetch } from '../../infra/outbound.js';
 import { Backoff } from './backoff.js';
 import { LineLimiter } from './line-limiter.js';
 import { LineSplitter } from './line-splitter.js';
@@ -143,7 +144,7 @@ describe('perRequestFetch', () => {
   it('never listens on the shared signal and forgets each request once its body is read', async () => {
     const shared = new AbortController();
     const live = new Set<AbortController>();
-    const fetchOne = perRequestFetch(live);
+    const fetchOne = perRequestFetch(live, configuredFetch);
     const bodies = await Promise.all(
       Array.from({ length: 30 }, () => fetchOne(`${url}/`, { signal: shared.signal }).then((r) => r.text())),
     );
@@ -154,7 +155,7 @@ describe('perRequestFetch', () => {
 
   it('keeps a streaming request abortable until it ends', async () => {
     const live = new Set<AbortController>();
-    const response = await perRequestFetch(live)(`${url}/stream`);
+    const response = await perRequestFetch(live, configuredFetch)(`${url}/stream`);
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
     expect(live.size).toBe(1);

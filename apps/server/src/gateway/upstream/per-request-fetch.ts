@@ -1,5 +1,4 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { remoteFetch } from '../../infra/outbound.js';
 
 const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 
@@ -7,12 +6,12 @@ const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
  * The SDK client transports pass one long-lived AbortSignal to every fetch; undici then piles a
  * listener per request onto it (a peer gateway saw ~39,500). Here each request gets a controller
  * of its own, kept in `live` while the request and its body last; the channel aborts them all when
- * it closes, so nothing ever listens on the shared signal. Requests go out through `remoteFetch`:
- * redirects only within the origin, addresses as the AllowPrivateNetworkUpstreams preference says.
+ * it closes, so nothing ever listens on the shared signal. Requests go out through `base` (the gateway's `remoteFetch`,
+ * infra/outbound.ts): redirects only within the origin, addresses as AllowPrivateNetworkUpstreams says.
  * With `followSignal`, a caller that gives each request a signal of its own (modern-remote-channel.ts)
  * aborts that request with it; the SDK transports' shared signal is never followed.
  */
-export function perRequestFetch(live: Set<AbortController>, base: FetchLike = remoteFetch, followSignal = false): FetchLike {
+export function perRequestFetch(live: Set<AbortController>, base: FetchLike, followSignal = false): FetchLike {
   return async (url, init) => {
     const controller = new AbortController();
     if (init?.signal?.aborted) controller.abort(init.signal.reason);

@@ -2,9 +2,11 @@ import type { Logger } from 'pino';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { Leadership } from '../../infra/leader.js';
 import type { UpstreamMetrics } from '../../infra/metrics.js';
+import type { FetchLike } from '../../infra/outbound.js';
 import type { ServiceCatalog, ServiceSpec } from '../catalog.js';
 import type { UpstreamAuthorization } from '../upstream-auth.js';
 import type { LinkCredentials } from './credentials.js';
+import type { MemoryWatch } from './memory-watch.js';
 import type { RegistryMirrors } from './process-env.js';
 import type { OptionsReader, ServiceLogWriter } from './types.js';
 
@@ -15,6 +17,13 @@ export interface PoolDeps {
   events: ConfigEvents;
   logger: Logger;
   config: { dataDir: string; registries?: RegistryMirrors };
+  /**
+   * Remote services, OpenAPI base URLs and their redirects are fetched through this: the core's
+   * `remoteAddresses(…).fetch` (infra/outbound.ts), under the preference AllowPrivateNetworkUpstreams.
+   */
+  remoteFetch: FetchLike;
+  /** The resident-memory cap of stdio processes (memory-watch.ts, STDIO_MAX_RSS_MB); nothing is measured without it. */
+  memory?: MemoryWatch;
   /** Processes and restarts are counted here (infra/metrics.ts). */
   metrics?: UpstreamMetrics;
   /** Several replicas: who health-checks the remote services (infra/leader.ts). */

@@ -5,7 +5,10 @@ import { openUpstream } from './open-upstream.js';
 import type { PoolDeps } from './pool-deps.js';
 import { defaultTuning, type UpstreamTuning } from './types.js';
 
-export type OneOffHealthDeps = Pick<PoolDeps, 'catalog' | 'serviceLog' | 'options' | 'logger' | 'config' | 'metrics'>;
+export type OneOffHealthDeps = Pick<
+  PoolDeps,
+  'catalog' | 'serviceLog' | 'options' | 'logger' | 'config' | 'metrics' | 'remoteFetch' | 'memory'
+>;
 
 /**
  * Health checks without a pool: every check is a short-lived connection of its own (initialize +

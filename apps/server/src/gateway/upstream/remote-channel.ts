@@ -31,12 +31,12 @@ export class RemoteChannel implements Channel {
     transport.onerror = (err) => this.transportError(err);
   }
 
-  static async open(spec: ServiceSpec, logger: Logger, timeoutMs: number, auth: RemoteAuth = {}): Promise<RemoteChannel> {
+  static async open(spec: ServiceSpec, logger: Logger, timeoutMs: number, base: FetchLike, auth: RemoteAuth = {}): Promise<RemoteChannel> {
     const url = new URL(spec.command);
     const live = new Set<AbortController>();
     let brokenAnswer: (message: JSONRPCMessage) => void = () => undefined;
     // Answers that break (reset, truncated, not JSON) fail their request at once (answer-guard.ts).
-    const fetch = answerGuard(withAuthorization(perRequestFetch(live), auth), (message) => brokenAnswer(message));
+    const fetch = answerGuard(withAuthorization(perRequestFetch(live, base), auth), (message) => brokenAnswer(message));
     // 'follow': the transports leave redirects to the fetch, where infra/outbound.ts applies its rules.
     const opts = { requestInit: { headers: { ...spec.headers } }, fetch, redirectPolicy: 'follow' as const };
     const transport = spec.type === 'sse' ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, opts);

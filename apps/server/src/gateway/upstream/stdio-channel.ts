@@ -6,7 +6,7 @@ import type { Channel } from './channel.js';
 import { responseIdOf } from './json-head.js';
 import { LineLimiter } from './line-limiter.js';
 import { LineSplitter } from './line-splitter.js';
-import { memoryWatch } from './memory-watch.js';
+import type { MemoryWatch } from './memory-watch.js';
 import { type SpawnedGroup, spawnGroup, stopGroup } from './process-group.js';
 import { StderrLog } from './stderr-log.js';
 import { StdinWriter } from './stdin-writer.js';
@@ -35,6 +35,8 @@ export interface StdioChannelOptions {
   /** The process started; it (and its group) ended. Each called once, for the metrics. */
   onSpawn?: () => void;
   onExit?: () => void;
+  /** The resident-memory cap (memory-watch.ts): the process is stopped when its family goes over it. */
+  memory?: MemoryWatch;
 }
 
 const isJsonRpc = (value: unknown): value is JSONRPCMessage =>
@@ -77,7 +79,7 @@ export class StdioChannel implements Channel {
     );
     this.input = new StdinWriter(group.child.stdin, opts.stdinStallMs);
     this.pipesClosed = new Promise((resolve) => group.child.once('close', () => resolve()));
-    this.unwatch = memoryWatch.watch(group.instance, (rss, limit) => this.overMemory(rss, limit));
+    this.unwatch = opts.memory?.watch(group.instance, (rss, limit) => this.overMemory(rss, limit)) ?? (() => undefined);
     this.wire();
     opts.onSpawn?.();
   }

@@ -1,6 +1,5 @@
+import { withCore } from '../../build/core.js';
 import { CliUsageError, parseCommand } from '../../cli/args.js';
-import { migrateToLatest } from '../../db/db.js';
-import { openRuntime } from '../../runtime.js';
 import { isDay } from './days.js';
 import { recomputeRollups, recordedDays } from './rollups.js';
 
@@ -26,18 +25,14 @@ export async function runHistoryCommand(args: string[], io: HistoryCommandIo = {
     if (bound !== undefined && !isDay(bound)) throw new CliUsageError(`${bound} is not a day (YYYY-MM-DD); ${USAGE}`);
   }
   const print = io.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const rt = await openRuntime(io.env ?? process.env);
-  try {
-    await migrateToLatest(rt.database.db);
-    const days = (await recordedDays(rt.database.db)).filter(
+  await withCore(io.env, async ({ db }) => {
+    const days = (await recordedDays(db)).filter(
       (day) => (values.from === undefined || day >= values.from) && (values.to === undefined || day <= values.to),
     );
-    const { rebuilt, skipped } = await recomputeRollups(rt.database.db, days);
+    const { rebuilt, skipped } = await recomputeRollups(db, days);
     print(`Rebuilt the rollups of ${rebuilt.length} day${rebuilt.length === 1 ? '' : 's'}`);
     if (skipped.length > 0) {
       print(`Kept ${skipped.length} day${skipped.length === 1 ? '' : 's'} whose records were partly purged: ${skipped.join(', ')}`);
     }
-  } finally {
-    await rt.database.db.destroy();
-  }
+  });
 }

@@ -2,7 +2,7 @@ import type { CustomServiceRequest, ServiceType } from '@toolport/contract';
 import type { OpenApiPlan } from '../../gateway/openapi/plan.js';
 import { AppError, badRequest } from '../../http/errors.js';
 import type { MessageKey } from '../../i18n/index.js';
-import { checkRemoteUrl } from '../../infra/outbound.js';
+import type { RemoteAddresses } from '../../infra/outbound.js';
 import {
   CommandLineError,
   executableBaseName,
@@ -83,9 +83,9 @@ export function checkedUrl(raw: string): URL {
   return url;
 }
 
-/** A remote service URL the address preference allows (infra/outbound.ts), else 400 saying why. */
-export async function checkedRemoteAddress(url: string): Promise<void> {
-  const refused = await checkRemoteUrl(new URL(url));
+/** A remote service URL the address preference allows (infra/outbound.ts `remoteAddresses`), else 400 saying why. */
+export async function checkedRemoteAddress(url: string, remote: Pick<RemoteAddresses, 'check'>): Promise<void> {
+  const refused = await remote.check(new URL(url));
   if (refused) throw badRequest(refused.key, refused.params, 'address_refused');
 }
 

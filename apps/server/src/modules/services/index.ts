@@ -4,6 +4,7 @@ import type { ServiceRow } from '../../db/schema.js';
 import type { ServiceCatalog } from '../../gateway/catalog.js';
 import type { ZodApi } from '../../http/api.js';
 import type { ConfigEvents } from '../../infra/events.js';
+import type { RemoteAddresses } from '../../infra/outbound.js';
 import type { Secrets } from '../../infra/secrets.js';
 import type { ServiceLog } from '../../infra/service-log.js';
 import type { UsersRepo } from '../users/index.js';
@@ -17,7 +18,7 @@ import { type ServiceAccess, type ServiceOAuthPort, ServicesService } from './se
 
 export type { ServicesCatalog } from './catalog.js';
 export { SERVICE_NAME, slugFrom } from './command-line.js';
-export { type CustomDraft, checkedEnv, checkedHeaders, checkedRemoteAddress } from './custom.js';
+export { type CustomDraft, checkedEnv, checkedHeaders } from './custom.js';
 export type { HealthChecks, HealthProbe } from './health.js';
 export { previewTools } from './openapi.js';
 export type { PersonalEnvs } from './personal-env.js';
@@ -53,6 +54,8 @@ export interface ServicesDeps {
   events: ConfigEvents;
   /** The time zone a user's requests of today are counted in. */
   options: { get(key: 'TimeZone'): string };
+  /** The address rule of remote URLs (infra/outbound.ts `remoteAddresses`), built by the core. */
+  remote: RemoteAddresses;
   serviceLog: Pick<ServiceLog, 'redact'>;
   /** From createServiceRows: the same rows the replica installs read. */
   rows: ServiceRows;
@@ -87,6 +90,7 @@ export function createServicesModule(deps: ServicesDeps): ServicesModule {
     secrets: deps.secrets,
     events: deps.events,
     options: deps.options,
+    remote: deps.remote,
     oauth: deps.oauth,
     access: deps.access,
     settleCounts: deps.settleCounts,

@@ -6,6 +6,7 @@ import type { Principal } from '../../http/principals.js';
 import type { Translator } from '../../i18n/localised-error.js';
 import { dayIn } from '../../infra/day.js';
 import type { ConfigEvents } from '../../infra/events.js';
+import type { RemoteAddresses } from '../../infra/outbound.js';
 import type { Secrets } from '../../infra/secrets.js';
 import { SECRET_MASK } from '../options/index.js';
 import { slugFrom } from './command-line.js';
@@ -58,7 +59,9 @@ export interface ServicesServiceDeps {
   events: ConfigEvents;
   /** The time zone today's usage is counted in. */
   options: { get(key: 'TimeZone'): string };
-  /** OAuth connections of remote services (modules/upstream-authorization), plugged in by app.ts. */
+  /** The address rule of remote URLs (infra/outbound.ts `remoteAddresses`): service URLs, OpenAPI documents and base URLs. */
+  remote: RemoteAddresses;
+  /** OAuth connections of remote services (modules/upstream-authorization), plugged in by build/server.ts. */
   oauth?: ServiceOAuthPort;
   /** Access lists (issue 17): without it every service is open to every signed-in user. */
   access?: ServiceAccess;
@@ -90,6 +93,11 @@ export interface ServiceOAuthPort {
  */
 export class ServicesService {
   constructor(private readonly deps: ServicesServiceDeps) {}
+
+  /** A remote URL the address preference allows, else the localised 400 saying why (the installs ask it too). */
+  checkedRemoteAddress(url: string): Promise<void> {
+    return checkedRemoteAddress(url, this.deps.remote);
+  }
 
   private today(): string {
     return dayIn(this.deps.options.get('TimeZone'));
@@ -162,10 +170,10 @@ export class ServicesService {
   async prepareCustom(req: CustomServiceRequest): Promise<{ draft: CustomDraft; name: string }> {
     const draft = draftCustomService(req);
     if (draft.type === 'openapi') {
-      draft.openapi = await compileOpenApi(req);
+      draft.openapi = await compileOpenApi(req, this.deps.remote);
       draft.command = draft.openapi.sourceUrl;
       draft.nameSeed = slugFrom(draft.openapi.title || new URL(draft.openapi.baseUrl).hostname);
-    } else if (draft.type !== 'stdio') await checkedRemoteAddress(draft.command);
+    } else if (draft.type !== 'stdio') await checkedRemoteAddress(draft.command, this.deps.remote);
     return { draft, name: await this.freeName(draft) };
   }
   /** The name asked for (409 when taken), or one derived from the package or host, made unique. */
@@ -253,7 +261,7 @@ export class ServicesService {
     if (row.type !== 'stdio' && row.type !== 'openapi' && req.command !== undefined) {
       const url = checkedUrl(req.command).toString();
       // A new address must pass the address preference; the stored one is checked again at connect.
-      if (url !== row.command) await checkedRemoteAddress(url);
+      if (url !== row.command) await checkedRemoteAddress(url, this.deps.remote);
       announce ||= url !== row.command;
       patch.command = url;
     }

@@ -6,7 +6,7 @@ import type { ServiceCatalog } from '../../gateway/catalog.js';
 import type { ZodApi } from '../../http/api.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { Leadership } from '../../infra/leader.js';
-import { type FetchLike, remoteFetch } from '../../infra/outbound.js';
+import type { FetchLike } from '../../infra/outbound.js';
 import type { Secrets } from '../../infra/secrets.js';
 import type { UpstreamOAuthDeps } from './common.js';
 import { ConnectFlow } from './connect-flow.js';
@@ -36,8 +36,8 @@ export interface UpstreamAuthorizationModuleDeps {
   logger: Logger;
   /** Every replica scans; the claim in the database lets one refresh each connection. */
   leader?: Pick<Leadership, 'runs'>;
-  /** Tests may watch the provider calls; production uses infra/outbound.ts's remoteFetch. */
-  fetch?: FetchLike;
+  /** The remote services' fetch (infra/outbound.ts `remoteAddresses`), under the address preference; tests may watch it. */
+  fetch: FetchLike;
   /** Checks a service's health after a successful Connect (the services module's health checks). */
   recheck?: (serviceId: number) => Promise<unknown>;
   /** Tests shorten the background scan. */
@@ -60,7 +60,7 @@ export interface UpstreamAuthorizationModule {
  * (Toolport's own authorization server).
  */
 export function createUpstreamAuthorizationModule(deps: UpstreamAuthorizationModuleDeps): UpstreamAuthorizationModule {
-  const parts: UpstreamOAuthDeps = { ...deps, repo: new UpstreamOAuthRepo(deps.db), fetch: deps.fetch ?? remoteFetch };
+  const parts: UpstreamOAuthDeps = { ...deps, repo: new UpstreamOAuthRepo(deps.db), fetch: deps.fetch };
   const provider = new ProviderClient(parts, (serviceId) => keeper.changed(serviceId));
   const keeper = new TokenKeeper(parts, provider);
   const flow = new ConnectFlow(parts, provider, keeper);

@@ -1,12 +1,10 @@
 import { CreateUserRequest, Role } from '@toolport/contract';
 import { z } from 'zod';
+import { withCore } from '../../build/core.js';
 import { CliUsageError, parseCommand } from '../../cli/args.js';
-import { migrateToLatest } from '../../db/db.js';
 import { AppError } from '../../http/errors.js';
 import { translate } from '../../i18n/index.js';
-import { ConfigEvents } from '../../infra/events.js';
-import { randomToken, resolveMasterSecret, Secrets } from '../../infra/secrets.js';
-import { openRuntime } from '../../runtime.js';
+import { randomToken } from '../../infra/secrets.js';
 import { type CommandAction, createCommandAudit } from '../audit/index.js';
 import { createRefreshTokens } from '../auth/index.js';
 import { createUsersModule, type UsersService } from './index.js';
@@ -34,27 +32,19 @@ export async function runUserCommand(args: string[], io: UserCommandIo = {}): Pr
   if (!sub) throw new CliUsageError(name ? `unknown user command "${name}"` : 'missing user command (create or reset-password)');
   const print = io.print ?? ((line: string) => process.stdout.write(`${line}\n`));
 
-  const rt = await openRuntime(io.env ?? process.env);
   try {
-    await migrateToLatest(rt.database.db);
-    const secrets = new Secrets(resolveMasterSecret(rt.config.secretKey, rt.config.dataDir));
-    const { service } = createUsersModule({
-      db: rt.database.db,
-      refreshTokens: createRefreshTokens(rt.database.db),
-      secrets,
-      // A running server learns of the change within its principal cache window (a few seconds).
-      events: new ConfigEvents(),
-      config: rt.config,
-      logger: rt.logger,
+    // On the core (build/core.ts): its events reach no running server, which learns of the change within its
+    // principal cache window (a few seconds).
+    await withCore(io.env, async ({ db, secrets, events, config, logger, lifecycle }) => {
+      const users = createUsersModule({ db, refreshTokens: createRefreshTokens(db), secrets, events, config, logger });
+      lifecycle.add({ name: 'users', close: () => users.close() });
+      const audit = createCommandAudit(db);
+      await sub(users.service, rest, print, (a) => audit.command({ ...a, command: `toolport user ${name}` }));
     });
-    const audit = createCommandAudit(rt.database.db);
-    await sub(service, rest, print, (a) => audit.command({ ...a, command: `toolport user ${name}` }));
   } catch (err) {
     // A refused argument (name taken, unknown user) is the operator's input error, said plainly.
     if (err instanceof AppError) throw new CliUsageError(translate('en', err.key, err.params));
     throw err;
-  } finally {
-    await rt.database.db.destroy();
   }
 }
 

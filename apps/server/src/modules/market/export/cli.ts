@@ -1,9 +1,6 @@
 import { writeFileSync } from 'node:fs';
+import { withCore } from '../../../build/core.js';
 import { CliUsageError, parseCommand } from '../../../cli/args.js';
-import { migrateToLatest } from '../../../db/db.js';
-import { ConfigEvents } from '../../../infra/events.js';
-import { resolveMasterSecret, Secrets } from '../../../infra/secrets.js';
-import { openRuntime } from '../../../runtime.js';
 import { createCommandAudit } from '../../audit/index.js';
 import { createExposurePorts, createExposureTransfer } from '../../exposure/index.js';
 import { allServiceRows } from '../../services/index.js';
@@ -21,21 +18,18 @@ export async function runExportCommand(args: string[], io: MarketCommandIo = {})
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new CliUsageError('expected: toolport export [--include-secrets] [file]');
   const print = io.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const rt = await openRuntime(io.env ?? process.env);
-  try {
-    await migrateToLatest(rt.database.db);
-    const secrets = new Secrets(resolveMasterSecret(rt.config.secretKey, rt.config.dataDir));
-    const events = new ConfigEvents();
-    const transfer = createExposureTransfer({ ports: createExposurePorts({ db: rt.database.db, events }), events });
+  // Read straight from the database on the core (build/core.ts), which its lifecycle closes.
+  await withCore(io.env, async ({ db, secrets, events, config }) => {
+    const transfer = createExposureTransfer({ ports: createExposurePorts({ db, events }), events });
     const doc = await exportDocument(
-      await allServiceRows(rt.database.db),
+      await allServiceRows(db),
       secrets,
-      rt.config.dataDir,
+      config.dataDir,
       { includeSecrets: values['include-secrets'] === true },
       transfer,
     );
     const text = JSON.stringify(doc, null, 2);
-    await createCommandAudit(rt.database.db).command({
+    await createCommandAudit(db).command({
       command: 'toolport export',
       action: 'export_services',
       object: 'export',
@@ -52,7 +46,5 @@ export async function runExportCommand(args: string[], io: MarketCommandIo = {})
     }
     writeFileSync(file, `${text}\n`, { mode: 0o600 });
     print(`Exported ${Object.keys(doc.mcpServers).length} services to ${file}`);
-  } finally {
-    await rt.database.db.destroy();
-  }
+  });
 }

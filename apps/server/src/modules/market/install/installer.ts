@@ -12,7 +12,7 @@ import { AppError, badRequest, conflict, notFound } from '../../../http/errors.j
 import type { MessageKey } from '../../../i18n/index.js';
 import { resolveInstallDir, storedInstallDir } from '../../../infra/install-dir.js';
 import type { Secrets } from '../../../infra/secrets.js';
-import { checkedEnv, checkedHeaders, checkedRemoteAddress, type PersonalEnvs, type ServiceRows } from '../../services/index.js';
+import { checkedEnv, checkedHeaders, type PersonalEnvs, type ServiceRows, type ServicesService } from '../../services/index.js';
 import { serviceNameFor } from '../details/mcp-config.js';
 import { isPinnableVersion, parseNpmSpec, parsePypiSpec, planFromNpx, planFromUvx } from '../installers/runner-args.js';
 import {
@@ -72,6 +72,8 @@ export class MarketInstaller {
   constructor(
     private readonly deps: {
       market: MarketService;
+      /** The address preference of remote URLs: a registry's remote URL is held to it as one an admin types in. */
+      addresses: Pick<ServicesService, 'checkedRemoteAddress'>;
       tasks: InstallTasks;
       jobs: InstallJobs;
       rows: ServiceRows;
@@ -249,7 +251,7 @@ export class MarketInstaller {
     if (remote && url === undefined) throw urlVariablesMissing(remote, values);
     if (remote && url && !URL.canParse(url)) throw urlVariableRefused('market.url_variables_invalid', remote.variables);
     // A registry's remote URL is held to the address preference as one typed in by an admin.
-    if (url) await checkedRemoteAddress(url);
+    if (url) await this.deps.addresses.checkedRemoteAddress(url);
     const headers = remote ? headersOf(remote, values) : {};
     const env = remote ? {} : checkedEnv(values);
     const name = target.name ?? (await this.freeName(serviceNameFor(target.nameSeed)));

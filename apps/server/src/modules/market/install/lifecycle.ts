@@ -69,6 +69,7 @@ export function createInstallLifecycle(deps: InstallLifecycleDeps): InstallLifec
   });
   const installer = new MarketInstaller({
     market: deps.market,
+    addresses: deps.services,
     tasks,
     jobs,
     rows,
