@@ -10,7 +10,9 @@ export default defineConfig({
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           environment: 'node',
           pool: 'forks',
-          maxWorkers: 2,
+          // Three on two cores: the suites wait on processes, servers and timeouts more than they compute (about 1.25
+          // cores were busy with two workers; docs/performance.md, "Test suite time").
+          maxWorkers: 3,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -22,7 +24,7 @@ export default defineConfig({
           include: ['src/**/*.test.ts'],
           environment: 'node',
           // Vitest refuses projects with different maxWorkers in one group: all of them share the setting.
-          maxWorkers: 2,
+          maxWorkers: 3,
         },
       },
       {
@@ -31,7 +33,7 @@ export default defineConfig({
           root: './scripts',
           include: ['**/*.test.mjs'],
           environment: 'node',
-          maxWorkers: 2,
+          maxWorkers: 3,
         },
       },
       {
@@ -46,7 +48,7 @@ export default defineConfig({
           // A page test clicks through lazily loaded screens; beside the server suites on 2 cores that can pass 5 s.
           testTimeout: 20_000,
           // Same as the server project: Vitest runs projects with equal maxWorkers side by side.
-          maxWorkers: 2,
+          maxWorkers: 3,
         },
       },
     ],

@@ -53,6 +53,9 @@ test.describe('services: an admin’s journey', () => {
       await page.getByRole('button', { name: `Edit ${NAME}` }).click();
       const dialog = page.getByRole('dialog', { name: 'Edit Service' });
       await expect(dialog.getByLabel('Command line')).toHaveValue(everythingCommand());
+      // The values are masked until shown (issue 29).
+      await expect(dialog.getByLabel('Environment variables')).toHaveValue('GREETING=••••••••');
+      await dialog.getByRole('button', { name: 'Show values' }).click();
       await expect(dialog.getByLabel('Environment variables')).toHaveValue('GREETING=hello');
       await expect(dialog.getByLabel('Type')).toBeDisabled();
       await dialog.getByLabel('Display name').fill('');

@@ -12,6 +12,8 @@ export const ErrorEnvelope = z.object({
   success: z.literal(false),
   message: z.string(),
   code: z.string().optional(),
+  /** The request's field the refusal is about, when it is about one (decision 0058). */
+  field: z.string().optional(),
   data: z.unknown().optional(),
 });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
@@ -23,6 +25,8 @@ export interface ApiEnvelope<T = unknown> {
   success: boolean;
   message?: string;
   code?: string;
+  /** A failure's field of the request, when the refusal is about one (decision 0058). */
+  field?: string;
   data?: T;
   /** What went partly wrong in a success (a search whose sources did not all answer). */
   warnings?: { source?: string; message: string }[];

@@ -24,6 +24,7 @@ export function installErrorHandling(app: FastifyInstance): void {
         success: false,
         message: req.t(err.key, err.params),
         ...(err.extra?.code ? { code: err.extra.code } : {}),
+        ...(err.extra?.field ? { field: err.extra.field } : {}),
         ...(err.extra?.data !== undefined ? { data: err.extra.data } : {}),
       });
     }
@@ -33,6 +34,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       return reply.status(400).send({
         success: false,
         code: 'validation_error',
+        ...(first?.instancePath ? { field } : {}),
         message: req.t('error.validation', { field, reason: first?.message ?? 'invalid' }),
       });
     }

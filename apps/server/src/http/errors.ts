@@ -9,10 +9,31 @@ export class AppError extends Error {
     readonly status: number,
     readonly key: MessageKey,
     readonly params?: MessageParams,
-    readonly extra?: { code?: string; data?: unknown; headers?: Record<string, string> },
+    readonly extra?: { code?: string; data?: unknown; headers?: Record<string, string>; field?: string },
   ) {
     super(key);
     this.name = 'AppError';
+  }
+
+  /** The same error, blamed on the request's `field` (the envelope's `field`, decision 0058). */
+  inField(field: string): AppError {
+    return new AppError(this.status, this.key, this.params, { ...this.extra, field });
+  }
+}
+
+/**
+ * Runs `check` and marks an AppError it throws (or its promise rejects with) as the fault of the request's
+ * `field`, so a dialog can show the refusal next to that field (decision 0058). Other errors pass unchanged.
+ */
+export function inField<T>(field: string, check: () => T): T {
+  const blame = (err: unknown): never => {
+    throw err instanceof AppError && !err.extra?.field ? err.inField(field) : err;
+  };
+  try {
+    const result = check();
+    return (result instanceof Promise ? result.catch(blame) : result) as T;
+  } catch (err) {
+    return blame(err);
   }
 }
 

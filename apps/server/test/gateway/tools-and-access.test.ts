@@ -262,6 +262,12 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
       expect(res.status, message).toBe(400);
       expect(res.body.message).toContain(message);
     }
+    // Refusals about one field name it, for the dialog to show beside it (decision 0058).
+    expect((await api('POST', '/groups', admin.token, group)).body).toMatchObject({ code: 'group_name_taken', field: 'name' });
+    expect((await api('POST', '/groups', admin.token, { ...group, name: 'other', separator: 'e' })).body).toMatchObject({
+      field: 'separator',
+    });
+    expect((await api('POST', '/groups', admin.token, { ...group, name: 'other', members: [] })).body).toMatchObject({ field: 'members' });
     // Discovery mode is built (decision 0033); a mode that does not exist is refused.
     expect((await api('POST', '/groups', admin.token, { ...group, name: 'other', mode: 'smart' })).status).toBe(400);
     const zh = await api('POST', '/groups', admin.token, { ...group, name: 'other', members: [] }, 'zh-CN');

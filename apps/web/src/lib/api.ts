@@ -26,6 +26,8 @@ export class ApiError extends Error {
     readonly serverMessage?: string,
     readonly code?: string,
     readonly data?: unknown,
+    /** The request's field the server's refusal is about, when it named one (decision 0058). */
+    readonly field?: string,
   ) {
     super(serverMessage || (status ? `HTTP ${status}` : kind));
     this.name = 'ApiError';
@@ -148,7 +150,7 @@ export async function apiEnvelope<T>(path: string, options: ApiOptions = {}): Pr
     // A 401 of a call without a session (a wrong password, say) is an ordinary failure.
     hooks.notify(kind === 'unauthorized' ? 'other' : kind, body?.message);
   }
-  throw new ApiError(res.status, kind, body?.message || undefined, body?.code, body?.data);
+  throw new ApiError(res.status, kind, body?.message || undefined, body?.code, body?.data, body?.field);
 }
 
 /** An option the endpoint requires, may take, or does not take, by its type. */

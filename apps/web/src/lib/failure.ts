@@ -77,3 +77,24 @@ export function failureText(err: unknown, t: TFunction<FlatNamespace>): string {
   if (err instanceof ApiError && err.kind === 'network') return t('errors.network.description', { ns: 'common' });
   return t('errors.other.description', { ns: 'common' });
 }
+
+/** A refusal shown in the dialog that sent the request: the server's message, beside `field` when it named one. */
+export interface Refusal<Field extends string | number | symbol = string> {
+  field?: Field;
+  message: string;
+}
+
+/**
+ * The server's refusal of a dialog's request (a 4xx other than 401, 403 and 404, with a message), for the
+ * dialog to show inline and keep what was typed (decision 0058); the envelope's `field` is mapped onto the
+ * form's field by `fieldOf`. Anything else (no answer, 403, 5xx) is not a refusal of the input: null, and
+ * the caller shows its toast.
+ */
+export function refusalOf<Field extends string | number | symbol>(
+  err: unknown,
+  fieldOf: (serverField: string) => Field | undefined = () => undefined,
+): Refusal<Field> | null {
+  if (!(err instanceof ApiError) || err.kind !== 'other' || !err.serverMessage) return null;
+  const field = err.field ? fieldOf(err.field) : undefined;
+  return field === undefined ? { message: err.serverMessage } : { field, message: err.serverMessage };
+}

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import type { Refusal } from './failure';
 
 /** Create and edit dialogs (docs/console.md §4): idle → validating → validationSuccess (0.8 s) → submittingApi → idle. */
 export type SubmitPhase = 'idle' | 'validating' | 'validationSuccess' | 'submittingApi';
@@ -58,19 +59,25 @@ export function useResetAfterClose(open: boolean, reset: () => void): void {
 }
 
 /**
- * A dialog's form values and field errors: editing a field clears its error (docs/console.md §5), and both
- * go back to `initial()` 300 ms after the dialog closed.
+ * A dialog's form values, field errors and the server's last refusal (decision 0058): editing a field clears
+ * its error, and the refusal when it was about that field (docs/console.md §5); all go back to `initial()`
+ * 300 ms after the dialog closed.
  */
 export function useDialogForm<F extends object, ErrorKey extends string>(open: boolean, initial: () => F) {
   const [form, setForm] = useState<F>(initial);
   const [errors, setErrors] = useState<Partial<Record<keyof F, ErrorKey>>>({});
+  const [refusal, setRefusal] = useState<Refusal<keyof F> | null>(null);
   useResetAfterClose(open, () => {
     setForm(initial());
     setErrors({});
+    setRefusal(null);
   });
   const edit = (field: keyof F) => (value: string) => {
     setForm((f) => ({ ...f, [field]: value }));
     setErrors(({ [field]: _cleared, ...rest }) => rest as Partial<Record<keyof F, ErrorKey>>);
+    setRefusal((r) => (r?.field === field ? null : r));
   };
-  return { form, setForm, errors, setErrors, edit };
+  /** The server's words about `field`, when its last refusal named it. */
+  const refusedFor = (field: keyof F): string | undefined => (refusal?.field === field ? refusal.message : undefined);
+  return { form, setForm, errors, setErrors, edit, refusal, setRefusal, refusedFor };
 }

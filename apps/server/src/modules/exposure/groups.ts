@@ -135,12 +135,13 @@ export class GroupsService {
 
   private async save(id: number | undefined, input: GroupInput, caller: Principal): Promise<Group> {
     const name = input.name.trim();
-    if (!GROUP_NAME.test(name)) throw badRequest('group.name_invalid', { name }, 'group_name_invalid');
+    if (!GROUP_NAME.test(name)) throw badRequest('group.name_invalid', { name }, 'group_name_invalid').inField('name');
     const taken = await this.deps.repo.groupByName(name);
-    if (taken && taken.id !== id) throw badRequest('group.name_taken', { name }, 'group_name_taken');
+    if (taken && taken.id !== id) throw badRequest('group.name_taken', { name }, 'group_name_taken').inField('name');
     const separator = input.separator;
-    if (!GROUP_SEPARATOR.test(separator)) throw badRequest('group.separator_invalid', { separator }, 'separator_invalid');
-    if (input.members.length === 0) throw badRequest('group.no_members', undefined, 'no_members');
+    if (!GROUP_SEPARATOR.test(separator))
+      throw badRequest('group.separator_invalid', { separator }, 'separator_invalid').inField('separator');
+    if (input.members.length === 0) throw badRequest('group.no_members', undefined, 'no_members').inField('members');
     const members = await this.checkedMembers(input, caller);
     await this.deps.access.checkUsers(input.access.user_ids);
     const groupId = await this.deps.repo.saveGroup(
@@ -168,7 +169,9 @@ export class GroupsService {
       const spec = await this.deps.catalog.byId(member.service_id);
       if (!spec) throw badRequest('group.unknown_service', { id: member.service_id }, 'unknown_service');
       if (spec.name.includes(input.separator)) {
-        throw badRequest('group.separator_ambiguous', { separator: input.separator, service: spec.name }, 'separator_ambiguous');
+        throw badRequest('group.separator_ambiguous', { separator: input.separator, service: spec.name }, 'separator_ambiguous').inField(
+          'separator',
+        );
       }
       specs.push(spec);
     }

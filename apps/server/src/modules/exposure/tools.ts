@@ -79,7 +79,13 @@ export class ServiceToolsService {
     const duration = Math.round((performance.now() - started) * 10) / 10;
     if ('error' in answer) {
       const limited = answer.error.message.startsWith('daily request limit exceeded');
-      throw new AppError(limited ? 429 : 502, 'tools.call_failed', { name: originalName, detail: answer.error.message.slice(0, 500) });
+      // Said as a protocol error, not as a tool's answer: the call never reached a result (decision 0058).
+      throw new AppError(
+        limited ? 429 : 502,
+        'tools.call_failed',
+        { name: originalName, detail: answer.error.message.slice(0, 500) },
+        { code: 'jsonrpc_error', data: { rpc_code: answer.error.code } },
+      );
     }
     const result = answer.result;
     return {

@@ -203,6 +203,22 @@ describe.each(engines)('custom service install on %s', (engine) => {
     const again = await create({ name: 'dup-name', type: 'stdio', command: 'npx -y other' });
     expect(again.statusCode).toBe(409);
     expect(again.json().message).toBe('A service named "dup-name" already exists');
+    // The envelope names the field, so the dialog says it next to the name (decision 0058).
+    expect(again.json().field).toBe('name');
+  });
+
+  it.each([
+    [{ name: '  ', type: 'stdio', command: 'npx -y pkg' }, 'name'],
+    [{ name: 'ctl\u0007name', type: 'stdio', command: 'npx -y pkg' }, 'name'],
+    [{ name: 's1', type: 'stdio', command: '/no/such/binary' }, 'command'],
+    [{ name: 's1', type: 'stdio', command: 'npx -y "pkg' }, 'command'],
+    [{ name: 's1', type: 'stdio', command: 'npx -y pkg', environments: '1BAD=x' }, 'environments'],
+    [{ name: 's1', type: 'sse', url: 'not a url' }, 'url'],
+    [{ name: 's1', type: 'streamableHttp', url: 'http://h/mcp', headers: 'Bad Header=x' }, 'headers'],
+  ])('names the field of the refusal of %o: %s', async (payload, field) => {
+    const res = await create(payload, admin, 'zh-CN');
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toMatchObject({ success: false, field });
   });
 
   it('lets only admins create services', async () => {

@@ -1,6 +1,6 @@
 import type { CustomServiceRequest, ServiceType } from '@toolport/contract';
 import type { OpenApiPlan } from '../../gateway/openapi/plan.js';
-import { AppError, badRequest } from '../../http/errors.js';
+import { AppError, badRequest, inField } from '../../http/errors.js';
 import type { MessageKey } from '../../i18n/index.js';
 import type { RemoteAddresses } from '../../infra/outbound.js';
 import {
@@ -116,8 +116,8 @@ function stdioPart(commandLine: string) {
  */
 export function draftCustomService(req: CustomServiceRequest): CustomDraft {
   const given = req.name.trim();
-  if (!given) throw new AppError(400, 'service.name_required');
-  const displayName = checkedDisplayName(given);
+  if (!given) throw new AppError(400, 'service.name_required', undefined, { field: 'name' });
+  const displayName = inField('name', () => checkedDisplayName(given));
   const common = {
     displayName,
     description: req.description.trim(),
@@ -127,7 +127,7 @@ export function draftCustomService(req: CustomServiceRequest): CustomDraft {
   };
 
   if (req.type === 'stdio') {
-    const cmd = stdioPart(req.command);
+    const cmd = inField('command', () => stdioPart(req.command));
     const seed = cmd.packageName ? packageBaseName(cmd.packageName) : executableBaseName(cmd.command);
     return {
       ...common,
@@ -137,7 +137,7 @@ export function draftCustomService(req: CustomServiceRequest): CustomDraft {
       packageName: cmd.packageName,
       packageVersion: cmd.packageVersion,
       packageManager: cmd.packageManager,
-      env: checkedEnv(req.environments),
+      env: inField('environments', () => checkedEnv(req.environments)),
       headers: {},
     };
   }
@@ -156,7 +156,7 @@ export function draftCustomService(req: CustomServiceRequest): CustomDraft {
     };
   }
   // The console sends the address in `url`; an older form put it in `command`.
-  const url = checkedUrl(req.url || req.command);
+  const url = inField(req.url ? 'url' : 'command', () => checkedUrl(req.url || req.command));
   return {
     ...common,
     nameSeed: slugFrom(url.port ? `${url.hostname}-${url.port}` : url.hostname),
@@ -166,6 +166,6 @@ export function draftCustomService(req: CustomServiceRequest): CustomDraft {
     packageVersion: '',
     packageManager: '',
     env: {},
-    headers: checkedHeaders(req.headers),
+    headers: inField('headers', () => checkedHeaders(req.headers)),
   };
 }

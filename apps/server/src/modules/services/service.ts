@@ -1,7 +1,7 @@
 import type { CustomServiceRequest, InstalledService, UpdateServiceRequest } from '@toolport/contract';
 import { isAdminRole } from '@toolport/contract';
 import type { ServiceRow, ServiceUpdate } from '../../db/schema.js';
-import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
+import { badRequest, conflict, forbidden, inField, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
 import type { Translator } from '../../i18n/localised-error.js';
 import { dayIn } from '../../infra/day.js';
@@ -173,13 +173,14 @@ export class ServicesService {
       draft.openapi = await compileOpenApi(req, this.deps.remote);
       draft.command = draft.openapi.sourceUrl;
       draft.nameSeed = slugFrom(draft.openapi.title || new URL(draft.openapi.baseUrl).hostname);
-    } else if (draft.type !== 'stdio') await checkedRemoteAddress(draft.command, this.deps.remote);
+    } else if (draft.type !== 'stdio')
+      await inField(req.url ? 'url' : 'command', () => checkedRemoteAddress(draft.command, this.deps.remote));
     return { draft, name: await this.freeName(draft) };
   }
   /** The name asked for (409 when taken), or one derived from the package or host, made unique. */
   private async freeName(draft: CustomDraft): Promise<string> {
     if (draft.name) {
-      if (await this.deps.repo.byName(draft.name)) throw conflict('service.name_taken', { name: draft.name });
+      if (await this.deps.repo.byName(draft.name)) throw conflict('service.name_taken', { name: draft.name }).inField('name');
       return draft.name;
     }
     for (let n = 1; n < 1000; n += 1) {
@@ -187,7 +188,7 @@ export class ServicesService {
       const candidate = `${draft.nameSeed.slice(0, 64 - suffix.length)}${suffix}`;
       if (!(await this.deps.repo.byName(candidate))) return candidate;
     }
-    throw conflict('service.name_taken', { name: draft.nameSeed });
+    throw conflict('service.name_taken', { name: draft.nameSeed }).inField('name');
   }
 
   private async insert(name: string, draft: CustomDraft): Promise<ServiceRow> {
@@ -221,7 +222,7 @@ export class ServicesService {
       });
     } catch (err) {
       // Two creates of one name at once: the unique index decides.
-      if (isUniqueViolation(err)) throw conflict('service.name_taken', { name });
+      if (isUniqueViolation(err)) throw conflict('service.name_taken', { name }).inField('name');
       throw err;
     }
   }
@@ -251,7 +252,7 @@ export class ServicesService {
       return { kind: 'limit', limit };
     }
     const patch: ServiceUpdate = {};
-    if (req.display_name !== undefined) patch.display_name = checkedDisplayName(req.display_name);
+    if (req.display_name !== undefined) patch.display_name = inField('display_name', () => checkedDisplayName(req.display_name as string));
     if (req.description !== undefined) patch.description = req.description.trim();
     if (req.rpd_limit !== undefined) patch.rpd_limit = limitOf(req.rpd_limit);
     // Announced when the limit or what the upstream runs with changes: the proxy re-reads the service,
@@ -259,21 +260,27 @@ export class ServicesService {
     let announce = req.rpd_limit !== undefined;
     // An OpenAPI service's document is compiled once: another document is another service.
     if (row.type !== 'stdio' && row.type !== 'openapi' && req.command !== undefined) {
-      const url = checkedUrl(req.command).toString();
+      const url = inField('command', () => checkedUrl(req.command as string)).toString();
       // A new address must pass the address preference; the stored one is checked again at connect.
-      if (url !== row.command) await checkedRemoteAddress(url, this.deps.remote);
+      if (url !== row.command) await inField('command', () => checkedRemoteAddress(url, this.deps.remote));
       announce ||= url !== row.command;
       patch.command = url;
     }
     if (row.type !== 'stdio' && req.headers_json !== undefined) {
       const previous = this.deps.secrets.decryptJson<Record<string, string>>(row.headers_enc, {});
-      const headers = keepMasked(checkedHeaders(req.headers_json), previous);
+      const headers = keepMasked(
+        inField('headers_json', () => checkedHeaders(req.headers_json)),
+        previous,
+      );
       announce ||= !sameValues(headers, previous);
       patch.headers_enc = this.deps.secrets.encryptJson(headers);
     }
     if (req.default_envs_json !== undefined) {
       const previous = this.deps.secrets.decryptJson<Record<string, string>>(row.env_enc, {});
-      const env = keepMasked(checkedEnv(req.default_envs_json), previous);
+      const env = keepMasked(
+        inField('default_envs_json', () => checkedEnv(req.default_envs_json)),
+        previous,
+      );
       announce ||= !sameValues(env, previous);
       patch.env_enc = this.deps.secrets.encryptJson(env);
     }

@@ -11,6 +11,7 @@ import { Label } from '../../components/ui/label';
 import { RadioGroup, RadioGroupItem } from '../../components/ui/radio-group';
 import { Textarea } from '../../components/ui/textarea';
 import { call, messageOf } from '../../lib/api';
+import { type Refusal, refusalOf } from '../../lib/failure';
 import { notify } from '../../lib/notify';
 import { serviceTitle } from '../services';
 import {
@@ -24,7 +25,11 @@ import {
 } from './group-form';
 import { refreshGroups } from './use-groups';
 
-/** The tools of one chosen service (GET /api/mcp_services/{id}/tools), by their original names. */
+/**
+ * The tools of one chosen service (GET /api/mcp_services/{id}/tools), each by the name clients see (its alias,
+ * the original name beside it); a member keeps original names. A tool switched off on the service is not offered
+ * (its checkbox is disabled and says why), unless the group already has it, so that it can be taken out.
+ */
 function ToolPicker({
   service,
   tools,
@@ -40,7 +45,7 @@ function ToolPicker({
     queryKey: ['services', service.id, 'tools'],
     queryFn: ({ signal }) => call(routes.services.tools, { params: { id: String(service.id) }, signal, notify: false }),
   });
-  const names = list.data?.tools.map((tool) => tool.original_name) ?? [];
+  const names = list.data?.tools.filter((tool) => tool.enabled).map((tool) => tool.original_name) ?? [];
   return (
     <div className="ml-6 space-y-1.5">
       <label className="flex items-center gap-2 text-sm">
@@ -56,19 +61,42 @@ function ToolPicker({
           </p>
         ) : (
           <fieldset aria-label={serviceTitle(service)} className="grid gap-1 sm:grid-cols-2">
-            {list.data.tools.map((tool) => (
-              <label key={tool.original_name} htmlFor={`${id}-${tool.original_name}`} className="flex items-center gap-2 text-sm">
-                <input
-                  id={`${id}-${tool.original_name}`}
-                  type="checkbox"
-                  checked={tools.includes(tool.original_name)}
-                  onChange={(e) =>
-                    onChange(e.target.checked ? [...tools, tool.original_name] : tools.filter((n) => n !== tool.original_name))
-                  }
-                />
-                <span className="font-mono text-xs">{tool.original_name}</span>
-              </label>
-            ))}
+            {list.data.tools.map((tool) => {
+              const chosen = tools.includes(tool.original_name);
+              const off = !tool.enabled;
+              return (
+                <label
+                  key={tool.original_name}
+                  htmlFor={`${id}-${tool.original_name}`}
+                  className={`flex min-w-0 items-start gap-2 text-sm ${off && !chosen ? 'text-slate-600 dark:text-slate-400' : ''}`}
+                >
+                  <input
+                    id={`${id}-${tool.original_name}`}
+                    type="checkbox"
+                    className="mt-0.5"
+                    checked={chosen}
+                    disabled={off && !chosen}
+                    aria-describedby={off ? `${id}-${tool.original_name}-off` : undefined}
+                    onChange={(e) =>
+                      onChange(e.target.checked ? [...tools, tool.original_name] : tools.filter((n) => n !== tool.original_name))
+                    }
+                  />
+                  <span className="min-w-0 break-words">
+                    <span className="font-mono text-xs">{tool.name}</span>
+                    {tool.alias && (
+                      <span className="block font-mono text-xs text-slate-600 dark:text-slate-400">
+                        {t('form.originalName', { name: tool.original_name })}
+                      </span>
+                    )}
+                    {off && (
+                      <span id={`${id}-${tool.original_name}-off`} className="block text-xs text-slate-600 dark:text-slate-400">
+                        {t('form.toolOff')}
+                      </span>
+                    )}
+                  </span>
+                </label>
+              );
+            })}
           </fieldset>
         ))}
     </div>
@@ -120,6 +148,11 @@ function UserPicker({ userIds, onChange }: { userIds: number[]; onChange(ids: nu
   );
 }
 
+/** The fields of POST/PUT /groups a refusal may name, which the dialog shows beside their own fields. */
+type RefusedField = 'name' | 'separator' | 'members';
+const groupFieldOf = (field: string): RefusedField | undefined =>
+  field === 'name' || field === 'separator' || field === 'members' ? field : undefined;
+
 interface GroupDialogProps {
   /** The group to edit; absent: a new group. */
   group?: Group;
@@ -168,7 +201,7 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
   const queryClient = useQueryClient();
   const [form, setForm] = useState<GroupForm>(() => (group ? groupFormOf(group) : emptyGroupForm()));
   const [errors, setErrors] = useState<GroupFormErrors>({});
-  const [serverError, setServerError] = useState<string | null>(null);
+  const [serverError, setServerError] = useState<Refusal<RefusedField> | null>(null);
   const [busy, setBusy] = useState(false);
 
   // Each opening starts from the group as it is now (or blank), not from what the last opening left.
@@ -179,14 +212,26 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
     setServerError(null);
   }, [open, group]);
 
-  const edit = <K extends keyof GroupForm>(key: K, value: GroupForm[K]) => setForm((f) => ({ ...f, [key]: value }));
-  const setMember = (id: number, tools: string[] | null | undefined) =>
+  // Editing a field takes back what was said about it, by the console or by the server.
+  const clear = (field: RefusedField) => {
+    setErrors(({ [field]: _cleared, ...rest }) => rest);
+    setServerError((r) => (r?.field === field ? null : r));
+  };
+  const edit = <K extends keyof GroupForm>(key: K, value: GroupForm[K]) => {
+    setForm((f) => ({ ...f, [key]: value }));
+    if (key === 'name' || key === 'separator') clear(key);
+  };
+  const setMember = (id: number, tools: string[] | null | undefined) => {
+    // Choosing a service answers "choose at least one service"; a tool chosen answers "no tools" for it.
+    if (tools !== undefined) clear('members');
+    if (tools?.length !== 0) setErrors(({ emptyServiceId, ...rest }) => (emptyServiceId === id ? rest : { ...rest, emptyServiceId }));
     setForm((f) => {
       const members = { ...f.members };
       if (tools === undefined) delete members[id];
       else members[id] = tools;
       return { ...f, members };
     });
+  };
 
   const submit = async () => {
     const found = validateGroup(form);
@@ -205,12 +250,14 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
       await refreshGroups(queryClient);
       onOpenChange(false);
     } catch (err) {
-      setServerError(messageOf(err, t('form.failed')));
+      // A refusal about one field is said beside it; any other failure above the form (decision 0058).
+      setServerError(refusalOf(err, groupFieldOf) ?? { message: messageOf(err, t('form.failed')) });
     } finally {
       setBusy(false);
     }
   };
 
+  const refused = (field: RefusedField) => (serverError?.field === field ? serverError.message : undefined);
   // A member whose service is gone from the installed list is still named, by its id.
   const emptyService =
     errors.emptyServiceId === undefined
@@ -230,12 +277,12 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
           cancelLabel={t('form.cancel')}
           submitLabel={group ? t('form.save') : t('form.create')}
         >
-          {serverError && (
+          {serverError && serverError.field === undefined && (
             <ErrorAlert title={t('form.failed')}>
-              <p>{serverError}</p>
+              <p>{serverError.message}</p>
             </ErrorAlert>
           )}
-          <FormField label={t('form.name')} hint={t('form.nameHint')} error={errors.name && t(errors.name)}>
+          <FormField label={t('form.name')} hint={t('form.nameHint')} error={errors.name ? t(errors.name) : refused('name')}>
             <Input value={form.name} autoComplete="off" className="font-mono" onChange={(e) => edit('name', e.target.value)} />
           </FormField>
           <FormField label={t('form.displayName')}>
@@ -245,7 +292,11 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
             <Textarea value={form.description} onChange={(e) => edit('description', e.target.value)} />
           </FormField>
           <ModeChoice value={form.mode} onChange={(mode) => edit('mode', mode)} />
-          <FormField label={t('form.separator')} hint={t('form.separatorHint')} error={errors.separator && t(errors.separator)}>
+          <FormField
+            label={t('form.separator')}
+            hint={t('form.separatorHint')}
+            error={errors.separator ? t(errors.separator) : refused('separator')}
+          >
             <Input
               value={form.separator}
               autoComplete="off"
@@ -276,9 +327,9 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
                 </div>
               );
             })}
-            {errors.members && (
+            {(errors.members || refused('members')) && (
               <p role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
-                {t(errors.members)}
+                {errors.members ? t(errors.members) : refused('members')}
               </p>
             )}
             {emptyService && (

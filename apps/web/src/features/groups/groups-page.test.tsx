@@ -214,6 +214,92 @@ describe('groups page (docs/console.md §2.9b)', () => {
     expect(within(dialog).getByLabelText('Name')).toHaveValue('dev');
   });
 
+  it('clears "choose at least one service" once one is chosen, and shows a refusal naming a field beside it', async () => {
+    const { user } = await renderPage(
+      10,
+      {
+        'POST /api/groups': () => ({
+          status: 400,
+          body: { success: false, message: 'A group named "dev" already exists', code: 'group_name_taken', field: 'name' },
+        }),
+      },
+      [],
+    );
+    await user.click(await screen.findByRole('button', { name: 'New group' }));
+    const dialog = await screen.findByRole('dialog');
+    await user.type(within(dialog).getByLabelText('Name'), 'dev');
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    expect(within(dialog).getByText('Choose at least one service.')).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('checkbox', { name: 'Everything' }));
+    expect(within(dialog).queryByText('Choose at least one service.')).not.toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    const name = within(dialog).getByLabelText('Name');
+    await waitFor(() => expect(name).toHaveAccessibleDescription(/A group named "dev" already exists/));
+    expect(name).toHaveAttribute('aria-invalid', 'true');
+    expect(within(dialog).queryByText('The group could not be saved')).not.toBeInTheDocument();
+    await user.type(name, '2');
+    expect(name).not.toHaveAttribute('aria-invalid');
+  });
+
+  it('offers tools by the name clients see, with the original name beside it, and not the tools switched off', async () => {
+    const { user, api } = await renderPage(
+      10,
+      {
+        'GET /api/mcp_services/1/tools': () =>
+          ok({
+            tools: [
+              {
+                name: 'say',
+                original_name: 'echo',
+                enabled: true,
+                description: '',
+                original_description: '',
+                alias: 'say',
+                input_schema: {},
+              },
+              {
+                name: 'add',
+                original_name: 'add',
+                enabled: false,
+                description: '',
+                original_description: '',
+                alias: null,
+                input_schema: {},
+              },
+              {
+                name: 'sleep',
+                original_name: 'sleep',
+                enabled: true,
+                description: '',
+                original_description: '',
+                alias: null,
+                input_schema: {},
+              },
+            ],
+            dormant: [],
+          }),
+        'POST /api/groups': () => ok(group({ id: 9, name: 'new' })),
+      },
+      [],
+    );
+    await user.click(await screen.findByRole('button', { name: 'New group' }));
+    const dialog = await screen.findByRole('dialog');
+    await user.type(within(dialog).getByLabelText('Name'), 'new');
+    await user.click(within(dialog).getByRole('checkbox', { name: 'Everything' }));
+    await user.click(within(dialog).getByRole('checkbox', { name: 'All tools, including tools it gains later' }));
+    const picker = within(dialog).getByRole('group', { name: 'Everything' });
+    const say = within(picker).getByRole('checkbox', { name: /^say/ });
+    expect(say).toBeChecked();
+    expect(say.closest('label')).toHaveTextContent('sayOriginal name: echo');
+    const add = within(picker).getByRole('checkbox', { name: /^add/ });
+    expect(add).toBeDisabled();
+    expect(add).not.toBeChecked();
+    expect(add).toHaveAccessibleDescription('Switched off on the service: clients cannot call it');
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(api.callsTo('POST', '/api/groups')).toHaveLength(1));
+    expect(api.callsTo('POST', '/api/groups')[0]?.body).toMatchObject({ members: [{ service_id: 1, tools: ['echo', 'sleep'] }] });
+  });
+
   it('edits a group from what the server holds, and saves it with PUT', async () => {
     let body: unknown;
     const { user } = await renderPage(10, {

@@ -201,4 +201,51 @@ describe('profile', () => {
     expect(alert).toHaveTextContent('Could not load your profile');
     expect(alert).toHaveTextContent('profile store down');
   });
+
+  describe('connected apps', () => {
+    const app = (id: number, client: string, grants = 1) => ({
+      id,
+      client_id: `c${id}`,
+      client_name: client,
+      resource: 'http://gw.example/proxy/everything/mcp',
+      approved_at: Date.UTC(2026, 0, 1),
+      last_used_at: null,
+      grant_count: grants,
+    });
+
+    it('says how many registrations a row stands for, and puts the focus on the next row after a Revoke, then on the list', async () => {
+      let listed = [app(1, 'mcp-remote', 6), app(2, 'Claude Code')];
+      const { user, server } = await openProfile(
+        {},
+        {
+          'GET /api/oauth-server/grants': () => ok(listed),
+          'DELETE /api/oauth-server/grants/1': () => {
+            listed = listed.filter((a) => a.id !== 1);
+            return ok();
+          },
+          'DELETE /api/oauth-server/grants/2': () => {
+            listed = listed.filter((a) => a.id !== 2);
+            return ok();
+          },
+        },
+      );
+      const first = await screen.findByRole('listitem', { name: 'mcp-remote' });
+      expect(within(first).getByTestId('grant-count')).toHaveTextContent(
+        'Registered 6 times (the client registers anew on each start): one row, revoked together',
+      );
+      expect(within(screen.getByRole('listitem', { name: 'Claude Code' })).queryByTestId('grant-count')).toBeNull();
+
+      await user.click(within(first).getByRole('button', { name: 'Revoke mcp-remote' }));
+      const confirm = await screen.findByRole('alertdialog');
+      expect(confirm).toHaveTextContent('All 6 of its registrations are revoked.');
+      await user.click(within(confirm).getByRole('button', { name: 'Revoke' }));
+      await waitFor(() => expect(screen.getByRole('button', { name: 'Revoke Claude Code' })).toHaveFocus());
+      expect(server.callsTo('DELETE', '/api/oauth-server/grants/1')).toHaveLength(1);
+
+      await user.click(screen.getByRole('button', { name: 'Revoke Claude Code' }));
+      await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Revoke' }));
+      await waitFor(() => expect(screen.getByRole('region', { name: 'Connected apps' })).toHaveFocus());
+      expect(screen.getByText(/No connected apps/)).toBeInTheDocument();
+    });
+  });
 });

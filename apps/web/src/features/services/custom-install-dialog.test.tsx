@@ -142,6 +142,27 @@ describe('custom install dialog (docs/console.md §2.7, §5)', () => {
     expect(within(dialog).getByLabelText('Name')).toHaveValue('remote');
   });
 
+  it('shows a refusal beside the field the server names, in the dialog, and keeps what was typed', async () => {
+    const { dialog, user } = await openCustomInstall({
+      'POST /api/mcp_market/custom_service': () => ({
+        status: 400,
+        body: { success: false, message: '/no/such/bin does not exist or is not an executable file', field: 'command' },
+      }),
+    });
+    await fillStdio(user, dialog, '/no/such/bin --flag');
+    await submit(user, dialog);
+    await advance(VALIDATION_SUCCESS_PAUSE_MS);
+    const command = within(dialog).getByLabelText('Command');
+    await waitFor(() => expect(command).toHaveAttribute('aria-invalid', 'true'));
+    expect(command).toHaveAccessibleDescription(/\/no\/such\/bin does not exist or is not an executable file/);
+    expect(command).toHaveValue('/no/such/bin --flag');
+    expect(within(dialog).getByLabelText('Name')).toHaveValue('everything');
+    // Said in the dialog, not in a passing toast.
+    expect(screen.queryByText('Failed to create the service')).not.toBeInTheDocument();
+    await user.type(command, ' x');
+    expect(command).not.toHaveAttribute('aria-invalid');
+  });
+
   it('prefills the first required variable as NAME= when the server asks for it', async () => {
     const { dialog, user } = await openCustomInstall({
       'POST /api/mcp_market/custom_service': () => ({

@@ -26,6 +26,15 @@ export function customServiceRequest(form: CustomServiceForm) {
   return { ...base, url: form.url.trim(), headers: parseKeyValueLines(form.headers) };
 }
 
+/**
+ * The form's field a field of POST /mcp_market/custom_service names in a refusal (decision 0058); `command`
+ * is the URL's old name for a remote service.
+ */
+export function customFieldOf(field: string, type: CustomServiceForm['type']): keyof CustomServiceForm | undefined {
+  if (field === 'command') return type === 'stdio' ? 'command' : 'url';
+  return (['name', 'environments', 'url', 'headers', 'isolation'] as const).find((f) => f === field);
+}
+
 interface CustomInstallDialogProps {
   open: boolean;
   onOpenChange(open: boolean): void;
@@ -48,7 +57,7 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
   const { t } = useTranslation('services');
   const queryClient = useQueryClient();
   const state = useDialogForm<CustomServiceForm, ParseKeys<'services'>>(open, () => emptyCustomServiceForm);
-  const { form, setForm, errors, edit } = state;
+  const { form, setForm, errors, edit, setRefusal, refusedFor } = state;
 
   const create = async () => {
     try {
@@ -77,9 +86,9 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
       if (missing.length === 0) throw err;
       // The server named the variables it needs: the first is put in the form for the user to fill in.
       setForm((f) => ({ ...f, environments: withEnvPrefill(f.environments, missing[0] as string) }));
-      const description =
+      const message =
         err instanceof ApiError && err.serverMessage ? err.serverMessage : t('errors.missingEnv', { names: missing.join(', ') });
-      notify.error(t('toasts.createFailed'), description);
+      setRefusal({ field: 'environments', message });
       return false;
     }
   };
@@ -91,9 +100,14 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
       mode="custom"
       state={state}
       validate={validateCustomService}
+      fieldOf={(field) => customFieldOf(field, form.type)}
       save={create}
       command={
-        <FormField label={t('form.command')} hint={t('form.commandHint')} error={errors.command && t(errors.command)}>
+        <FormField
+          label={t('form.command')}
+          hint={t('form.commandHint')}
+          error={errors.command ? t(errors.command) : refusedFor('command')}
+        >
           <Input
             value={form.command}
             placeholder={t('form.commandPlaceholder')}
@@ -105,7 +119,7 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
         </FormField>
       }
     >
-      <FormField label={t('form.name')} hint={nameHintOf(form, t)} error={errors.name && t(errors.name)}>
+      <FormField label={t('form.name')} hint={nameHintOf(form, t)} error={errors.name ? t(errors.name) : refusedFor('name')}>
         <Input
           value={form.name}
           placeholder={t('form.namePlaceholder')}

@@ -46,8 +46,26 @@ describe('edit service dialog (docs/console.md §2.8)', () => {
     const commandLine = within(dialog).getByLabelText('Command line');
     expect(commandLine).toHaveValue(`/usr/bin/node '/srv/every thing/index.js' stdio`);
     expect(commandLine).toHaveAttribute('readonly');
-    expect(within(dialog).getByLabelText('Environment variables')).toHaveValue('API_KEY=k=1\nMODE=fast');
+    // The values are secrets: masked and read-only until revealed (issue 29).
+    const env = within(dialog).getByLabelText('Environment variables');
+    expect(env).toHaveValue('API_KEY=••••••••\nMODE=••••••••');
+    expect(env).toHaveAttribute('readonly');
     expect(within(dialog).queryByLabelText('Server URL')).not.toBeInTheDocument();
+  });
+
+  it('reveals the variables on demand, hides them again, and saves them unchanged when they were never shown', async () => {
+    const { dialog, user, api } = await openEdit(stdio, { 'PUT /api/mcp_services/3': () => ok(undefined, 'Service updated') });
+    const env = within(dialog).getByLabelText('Environment variables');
+    await user.click(within(dialog).getByRole('button', { name: 'Show values' }));
+    expect(env).toHaveValue('API_KEY=k=1\nMODE=fast');
+    expect(env).not.toHaveAttribute('readonly');
+    await user.click(within(dialog).getByRole('button', { name: 'Hide values' }));
+    expect(env).toHaveValue('API_KEY=••••••••\nMODE=••••••••');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(api.callsTo('PUT', '/api/mcp_services/3')).toHaveLength(1), { timeout: 3_000 });
+    expect(api.callsTo('PUT', '/api/mcp_services/3')[0]?.body).toMatchObject({
+      default_envs_json: JSON.stringify({ API_KEY: 'k=1', MODE: 'fast' }),
+    });
   });
 
   it('saves a stdio service with its variables as JSON', async () => {
@@ -56,6 +74,7 @@ describe('edit service dialog (docs/console.md §2.8)', () => {
     await user.clear(name);
     await user.type(name, 'Everything 2');
     const env = within(dialog).getByLabelText('Environment variables');
+    await user.click(within(dialog).getByRole('button', { name: 'Show values' }));
     await user.clear(env);
     await user.type(env, 'API_KEY=new{enter}dropped{enter}EMPTY=');
     const isolation = within(dialog).getByLabelText('Isolation');
@@ -77,7 +96,7 @@ describe('edit service dialog (docs/console.md §2.8)', () => {
     const { dialog, user, api } = await openEdit(remote, { 'PUT /api/mcp_services/4': () => ok() });
     const url = within(dialog).getByLabelText('Server URL');
     expect(url).toHaveValue('https://mcp.example.com/sse');
-    expect(within(dialog).getByLabelText('Request headers')).toHaveValue('X-Api-Key=secret');
+    expect(within(dialog).getByLabelText('Request headers')).toHaveValue('X-Api-Key=••••••••');
     await user.clear(url);
     await user.type(url, 'https://other.example.com/sse');
     await user.click(within(dialog).getByRole('button', { name: 'Save' }));
@@ -108,5 +127,24 @@ describe('edit service dialog (docs/console.md §2.8)', () => {
     expect(await screen.findByText('Update Failed', {}, { timeout: 3_000 })).toBeInTheDocument();
     expect(screen.getByText('Invalid request header "bad key"')).toBeInTheDocument();
     expect(screen.getByRole('dialog', { name: 'Edit Service' })).toBeInTheDocument();
+  });
+
+  it('shows a refusal that names a field beside that field, keeps the input, and clears it once the field is edited', async () => {
+    const { dialog, user } = await openEdit(remote, {
+      'PUT /api/mcp_services/4': () => ({
+        status: 400,
+        body: { success: false, message: 'The address 10.0.0.1 is on a private network', code: 'address_refused', field: 'command' },
+      }),
+    });
+    const url = within(dialog).getByLabelText('Server URL');
+    await user.clear(url);
+    await user.type(url, 'http://10.0.0.1/sse');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(url).toHaveAccessibleDescription('The address 10.0.0.1 is on a private network'), { timeout: 3_000 });
+    expect(url).toHaveAttribute('aria-invalid', 'true');
+    expect(url).toHaveValue('http://10.0.0.1/sse');
+    expect(screen.queryByText('Update Failed')).not.toBeInTheDocument();
+    await user.type(url, 'x');
+    expect(within(dialog).queryByText('The address 10.0.0.1 is on a private network')).not.toBeInTheDocument();
   });
 });

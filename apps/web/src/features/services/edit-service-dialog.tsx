@@ -50,6 +50,17 @@ export function endpointHintOf(service: Pick<InstalledService, 'name' | 'display
   return t('form.endpointNameHint', { endpoint: service.name });
 }
 
+/** The form's field of each field of PUT /mcp_services/{id} a refusal may name (decision 0058). */
+const editFields: Record<string, keyof EditServiceForm> = {
+  display_name: 'displayName',
+  description: 'description',
+  command: 'url',
+  headers_json: 'headers',
+  default_envs_json: 'environments',
+  isolation: 'isolation',
+};
+const editFieldOf = (field: string): keyof EditServiceForm | undefined => editFields[field];
+
 interface EditServiceDialogProps {
   service: InstalledService;
   open: boolean;
@@ -61,7 +72,7 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
   const { t } = useTranslation('services');
   const queryClient = useQueryClient();
   const state = useDialogForm<EditServiceForm, ParseKeys<'services'>>(open, () => editFormOf(service));
-  const { form, errors, edit } = state;
+  const { form, errors, edit, refusedFor } = state;
   const name = service.display_name || service.name;
 
   const save = async () => {
@@ -79,6 +90,7 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
       name={name}
       state={state}
       validate={validateEditService}
+      fieldOf={editFieldOf}
       save={save}
       command={
         <FormField label={t('form.commandLine')}>
@@ -89,7 +101,7 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
       <FormField label={t('form.endpointName')} hint={endpointHintOf(service, t)}>
         <Input readOnly value={service.name} className="font-mono" />
       </FormField>
-      <FormField label={t('form.displayName')} error={errors.displayName && t(errors.displayName)}>
+      <FormField label={t('form.displayName')} error={errors.displayName ? t(errors.displayName) : refusedFor('displayName')}>
         <Input value={form.displayName} autoComplete="off" onChange={(e) => edit('displayName')(e.target.value)} />
       </FormField>
       <FormField label={t('form.description')}>

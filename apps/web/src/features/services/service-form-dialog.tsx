@@ -5,11 +5,13 @@ import { useTranslation } from 'react-i18next';
 import { DialogForm } from '../../components/dialog-form';
 import { FormField } from '../../components/form-field';
 import { PhaseOverlay } from '../../components/phase-overlay';
+import { ErrorAlert } from '../../components/ui/alert';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
+import { SecretLinesTextarea } from '../../components/ui/secret-lines';
 import { Select } from '../../components/ui/select';
 import { Textarea } from '../../components/ui/textarea';
-import { showFailure } from '../../lib/failure';
+import { type Refusal, refusalOf, showFailure } from '../../lib/failure';
 import { useSubmitPhases } from '../../lib/use-submit-phases';
 import { IsolationField } from './isolation-field';
 import { type CustomServiceForm, type FieldErrors, hasErrors } from './service-form';
@@ -30,7 +32,17 @@ interface ServiceFormDialogProps<F extends SharedFields> {
   mode: 'custom' | 'edit';
   name?: string;
   /** The dialog's form, from useDialogForm. */
-  state: { form: F; errors: FieldErrors<F>; setErrors(errors: FieldErrors<F>): void; edit(field: keyof F): (value: string) => void };
+  state: {
+    form: F;
+    errors: FieldErrors<F>;
+    setErrors(errors: FieldErrors<F>): void;
+    edit(field: keyof F): (value: string) => void;
+    refusal: Refusal<keyof F> | null;
+    setRefusal(refusal: Refusal<keyof F> | null): void;
+    refusedFor(field: keyof F): string | undefined;
+  };
+  /** The form's field a field of the request names, for a refusal the server blames on it (decision 0058). */
+  fieldOf(serverField: string): keyof F | undefined;
   /** The field errors of the form as it is (none: it may be sent). */
   validate(form: F): FieldErrors<F>;
   /**
@@ -51,21 +63,26 @@ interface ServiceFormDialogProps<F extends SharedFields> {
  */
 export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDialogProps<F>) {
   const { t } = useTranslation('services');
-  const { form, errors, setErrors, edit } = props.state;
+  const { form, errors, setErrors, edit, refusal, setRefusal, refusedFor } = props.state;
   const { phase, busy, run } = useSubmitPhases();
+  const failed = props.mode === 'custom' ? 'toasts.createFailed' : 'toasts.updateFailed';
   const submit = () =>
     run(
       () => {
         const found = props.validate(form);
         setErrors(found);
+        setRefusal(null);
         return !hasErrors(found);
       },
       async () => {
         try {
           if ((await props.save()) !== false) props.onOpenChange(false);
         } catch (err) {
-          const failed = props.mode === 'custom' ? 'toasts.createFailed' : 'toasts.updateFailed';
-          showFailure(err, t, { failed: t(failed), fallback: t('errors.unknown') });
+          // The server refused what was typed: said in the dialog, beside the field it names, and the
+          // input stays (decision 0058). No answer, a 403 or a 5xx is not about the input: a toast.
+          const refused = refusalOf(err, props.fieldOf);
+          if (refused) setRefusal(refused);
+          else showFailure(err, t, { failed: t(failed), fallback: t('errors.unknown') });
         }
       },
     );
@@ -73,8 +90,10 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
   const isolation = <IsolationField value={form.isolation} onChange={edit('isolation')} />;
   const error = (field: keyof F) => {
     const key: ParseKeys<'services'> | undefined = errors[field];
-    return key && t(key);
+    return key ? t(key) : refusedFor(field);
   };
+  // Edit shows a service's stored values: masked until revealed, as secrets elsewhere (issue 29).
+  const KeyValues = props.mode === 'edit' ? SecretLinesTextarea : Textarea;
   return (
     <Dialog open={props.open} onOpenChange={(next) => (busy && !next ? undefined : props.onOpenChange(next))}>
       <DialogContent className="max-w-lg" locked={busy}>
@@ -89,6 +108,11 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
           cancelLabel={t('form.cancel')}
           submitLabel={t(`${props.mode}.submit`)}
         >
+          {refusal && refusal.field === undefined && (
+            <ErrorAlert title={t(failed)}>
+              <p>{refusal.message}</p>
+            </ErrorAlert>
+          )}
           {props.children}
           <FormField label={t('form.type')}>
             {props.mode === 'edit' ? (
@@ -109,8 +133,8 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
             <>
               {props.command}
               {props.mode === 'edit' && isolation}
-              <FormField label={t('form.environments')} hint={t('form.keyValueHint')}>
-                <Textarea
+              <FormField label={t('form.environments')} hint={t('form.keyValueHint')} error={error('environments')}>
+                <KeyValues
                   value={form.environments}
                   placeholder={t('form.environmentsPlaceholder')}
                   className="font-mono"
@@ -132,8 +156,8 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
                   onChange={(e) => edit('url')(e.target.value)}
                 />
               </FormField>
-              <FormField label={t('form.headers')} hint={t('form.keyValueHint')}>
-                <Textarea
+              <FormField label={t('form.headers')} hint={t('form.keyValueHint')} error={error('headers')}>
+                <KeyValues
                   value={form.headers}
                   placeholder={t('form.headersPlaceholder')}
                   className="font-mono"

@@ -31,7 +31,7 @@ const listed: ServiceTools = {
   dormant: [],
 };
 
-async function openTools(role: number, routes: Parameters<typeof fakeApi>[0] = {}) {
+async function openTools(role: number, routes: Parameters<typeof fakeApi>[0] = {}, count = '1 of 2 tools enabled') {
   storeSession({ role });
   const service = installedService({ id: 7, name: 'everything', display_name: 'Everything' });
   const api = fakeApi({
@@ -44,7 +44,7 @@ async function openTools(role: number, routes: Parameters<typeof fakeApi>[0] = {
   await renderWithProviders(<ServicesPage />);
   await user.click((await screen.findAllByRole('button', { name: 'Tools of Everything' }))[0] as HTMLElement);
   const dialog = await screen.findByRole('dialog');
-  await within(dialog).findByText('1 of 2 tools enabled');
+  await within(dialog).findByText(count);
   return { api, user, dialog };
 }
 
@@ -55,7 +55,7 @@ describe('the Tools dialog of a service (decision 0026)', () => {
     expect(within(dialog).getByText('Echoes back the input')).toBeInTheDocument();
     expect(within(dialog).getByText(/"message"/)).toBeInTheDocument();
     expect(within(dialog).getByRole('switch', { name: 'Enable tool echo' })).toBeDisabled();
-    expect(within(dialog).queryByRole('textbox', { name: /Name of tool/ })).toBeNull();
+    expect(within(dialog).queryByRole('textbox', { name: /Name clients see/ })).toBeNull();
   });
 
   it('lets an admin switch a tool on and rename it, and shows what the gateway answered', async () => {
@@ -69,7 +69,9 @@ describe('the Tools dialog of a service (decision 0026)', () => {
     await within(dialog).findByText('2 of 2 tools enabled');
     expect(api.callsTo('PUT', '/api/mcp_services/7/tools/get-sum')[0]?.body).toEqual({ enabled: true });
 
-    await user.type(within(dialog).getByRole('textbox', { name: 'Name of tool echo (empty: its own)' }), 'say');
+    // The rename field has a visible label, and its accessible name starts with it.
+    expect(within(dialog).getAllByText('Name clients see')[0]).toBeVisible();
+    await user.type(within(dialog).getByRole('textbox', { name: 'Name clients see (echo)' }), 'say');
     await user.click(within(dialog).getAllByRole('button', { name: 'Save' })[0] as HTMLElement);
     await within(dialog).findByText('Original name: echo');
     expect(api.callsTo('PUT', '/api/mcp_services/7/tools/echo')[0]?.body).toEqual({ alias: 'say', description: null });
@@ -88,6 +90,98 @@ describe('the Tools dialog of a service (decision 0026)', () => {
     expect(result).toHaveTextContent('Echo: hello');
     expect(result).toHaveTextContent('Answered in 12.5 ms');
     expect(api.callsTo('POST', '/api/mcp_services/7/tools/echo/call')[0]?.body).toEqual({ arguments: { message: 'hello' } });
+  });
+
+  it('filters the tools by name, original name or description, keeping what was typed in a hidden row', async () => {
+    const { user, dialog } = await openTools(10);
+    const filter = within(dialog).getByRole('searchbox', { name: 'Filter tools' });
+    await user.type(within(dialog).getByRole('textbox', { name: 'Name clients see (echo)' }), 'draft');
+    await user.type(filter, 'NUMBERS');
+    const rows = within(dialog).getAllByTestId('tool-row');
+    expect(rows[0]).not.toBeVisible();
+    expect(rows[1]).toBeVisible();
+    expect(within(dialog).getByText('1 of 2 tools shown')).toBeInTheDocument();
+    await user.clear(filter);
+    await user.type(filter, 'nothing like it');
+    expect(within(dialog).getByText('No tool matches “nothing like it”.')).toBeInTheDocument();
+    await user.clear(filter);
+    expect(within(dialog).getByRole('textbox', { name: 'Name clients see (echo)' })).toHaveValue('draft');
+  });
+
+  it('does not send a Try it form with an empty required field, and says so beside the field', async () => {
+    const required: ServiceTools = {
+      tools: [
+        {
+          ...(listed.tools[0] as ServiceTools['tools'][number]),
+          input_schema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+        },
+      ],
+      dormant: [],
+    };
+    const { api, user, dialog } = await openTools(1, { 'GET /api/mcp_services/7/tools': () => ok(required) }, '1 of 1 tools enabled');
+    const echo = within(dialog).getAllByTestId('tool-row')[0] as HTMLElement;
+    await user.click(within(echo).getByText('Try it'));
+    await user.click(within(echo).getByRole('button', { name: 'Run' }));
+    const field = within(echo).getByLabelText('message *');
+    expect(field).toHaveAttribute('aria-invalid', 'true');
+    expect(field).toHaveAccessibleDescription('message is required');
+    expect(field).toHaveFocus();
+    expect(api.callsTo('POST', '/api/mcp_services/7/tools/echo/call')).toHaveLength(0);
+    await user.type(field, 'x');
+    expect(field).not.toHaveAttribute('aria-invalid');
+  });
+
+  it('names the tool by the name clients see, and tells a JSON-RPC error from an error the tool answered', async () => {
+    const renamed: ServiceTools = {
+      tools: [{ ...(listed.tools[0] as ServiceTools['tools'][number]), name: 'say', alias: 'say' }],
+      dormant: [],
+    };
+    let reply = 0;
+    const { user, dialog } = await openTools(
+      1,
+      {
+        'GET /api/mcp_services/7/tools': () => ok(renamed),
+        'POST /api/mcp_services/7/tools/echo/call': () => {
+          reply += 1;
+          if (reply === 1)
+            return {
+              status: 502,
+              body: {
+                success: false,
+                message: 'The call of echo failed: upstream closed',
+                code: 'jsonrpc_error',
+                data: { rpc_code: -32000 },
+              },
+            };
+          if (reply === 2)
+            return ok({
+              is_error: true,
+              content: [{ type: 'text', text: 'MCP error -32602: Input validation error: bad' }],
+              duration_ms: 3,
+            });
+          return ok({ is_error: true, content: [{ type: 'text', text: 'disk full' }], duration_ms: 4 });
+        },
+      },
+      '1 of 1 tools enabled',
+    );
+    const row = within(dialog).getAllByTestId('tool-row')[0] as HTMLElement;
+    await user.click(within(row).getByText('Try it'));
+    const tryIt = within(row).getByTestId('try-tool');
+    expect(tryIt).toHaveTextContent('Calls the tool as clients see it:say · Original name: echo');
+    const run = within(row).getByRole('button', { name: 'Run' });
+    await user.click(run);
+    expect(await within(row).findByTestId('try-failure')).toHaveTextContent(
+      'Protocol error: the call got no result (JSON-RPC error -32000)The call of echo failed: upstream closed',
+    );
+    await user.click(run);
+    expect(await within(row).findByTestId('try-result')).toHaveTextContent(
+      'Protocol error: the tool server refused the call (JSON-RPC error -32602), in 3 ms',
+    );
+    await user.click(run);
+    await waitFor(() =>
+      expect(within(row).getByTestId('try-result')).toHaveTextContent('The tool answered with an error (isError) in 4 ms'),
+    );
+    expect(within(row).getByTestId('try-result')).not.toHaveTextContent('Protocol error');
   });
 
   it('shows "N of M tools enabled" on a card when some are off', async () => {

@@ -1,10 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type InstalledService, routes, type ServiceTool, type ServiceTools } from '@toolport/contract';
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';
+import { Label } from '../../components/ui/label';
 import { Switch } from '../../components/ui/switch';
 import { Textarea } from '../../components/ui/textarea';
 import { call } from '../../lib/api';
@@ -24,6 +25,13 @@ interface ToolsDialogProps {
 }
 
 const toolsKey = (id: number) => ['service-tools', id] as const;
+
+/** Whether a tool matches the filter: its name as clients see it, its original name or either description. */
+export function toolMatches(tool: ServiceTool, filter: string): boolean {
+  const words = filter.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const text = [tool.name, tool.original_name, tool.alias ?? '', tool.description, tool.original_description].join('\n').toLowerCase();
+  return words.every((word) => text.includes(word));
+}
 
 /**
  * A service's tools as its upstream lists them now (GET /mcp_services/{id}/tools), with the overrides the
@@ -56,25 +64,66 @@ export default function ToolsDialog({ service, admin, open, onOpenChange }: Tool
   useEffect(() => {
     if (listing) patchService(queryClient, service.id, serviceCountsOf(toolCountsOfListing(listing)));
   }, [listing, queryClient, service.id]);
+  const [filter, setFilter] = useState('');
+  const filterId = useId();
+  const shown = tools.filter((tool) => toolMatches(tool, filter)).length;
 
   return (
-    <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogContent className="max-h-[90vh] overflow-y-auto sm:max-w-2xl">
-        <DialogHeader>
+    <Dialog
+      open={open}
+      onOpenChange={(next) => {
+        if (!next) setFilter('');
+        onOpenChange(next);
+      }}
+    >
+      {/* The header and the filter stay in place; only the list scrolls (issue 29). */}
+      <DialogContent className="flex max-h-[90dvh] flex-col overflow-hidden sm:max-w-2xl">
+        <DialogHeader className="pr-6">
           <DialogTitle>{t('tools.title', { name: serviceTitle(service) })}</DialogTitle>
           <DialogDescription>{counts ? t('tools.count', counts) : t('tools.description')}</DialogDescription>
         </DialogHeader>
-        {query.isPending && <p className="text-sm text-slate-500 dark:text-slate-400">{t('tools.loading')}</p>}
-        {query.isError && (
-          <p role="alert" className="text-sm text-red-600 dark:text-red-400">
-            {query.error instanceof Error ? query.error.message : t('tools.failed')}
-          </p>
+        {tools.length > 0 && (
+          <div className="space-y-1.5">
+            <Label htmlFor={filterId}>{t('tools.filter')}</Label>
+            <Input
+              id={filterId}
+              type="search"
+              value={filter}
+              autoComplete="off"
+              placeholder={t('tools.filterPlaceholder')}
+              aria-describedby={`${filterId}-count`}
+              onChange={(e) => setFilter(e.target.value)}
+            />
+            <p id={`${filterId}-count`} aria-live="polite" className="text-xs text-slate-600 dark:text-slate-400">
+              {filter.trim()
+                ? shown === 0
+                  ? t('tools.filterNone', { filter: filter.trim() })
+                  : t('tools.filterShown', { shown, total: tools.length })
+                : ''}
+            </p>
+          </div>
         )}
-        <ul className="flex flex-col gap-3">
-          {tools.map((tool) => (
-            <ToolRow key={tool.original_name} serviceId={id} tool={tool} admin={admin} onSave={(body) => save(tool, body)} />
-          ))}
-        </ul>
+        <div data-testid="tools-list" className="-mx-2 min-h-0 flex-1 overflow-y-auto px-2 pb-1">
+          {query.isPending && <p className="text-sm text-slate-600 dark:text-slate-400">{t('tools.loading')}</p>}
+          {query.isError && (
+            <p role="alert" className="text-sm text-red-600 dark:text-red-400">
+              {query.error instanceof Error ? query.error.message : t('tools.failed')}
+            </p>
+          )}
+          <ul className="flex flex-col gap-3">
+            {tools.map((tool) => (
+              // Hidden rather than left out: a row keeps what was typed in it while the filter hides it.
+              <ToolRow
+                key={tool.original_name}
+                serviceId={id}
+                tool={tool}
+                admin={admin}
+                hidden={!toolMatches(tool, filter)}
+                onSave={(body) => save(tool, body)}
+              />
+            ))}
+          </ul>
+        </div>
       </DialogContent>
     </Dialog>
   );
@@ -84,11 +133,13 @@ function ToolRow({
   serviceId,
   tool,
   admin,
+  hidden,
   onSave,
 }: {
   serviceId: number;
   tool: ServiceTool;
   admin: boolean;
+  hidden: boolean;
   onSave(body: { enabled?: boolean | null; alias?: string | null; description?: string | null }): Promise<void>;
 }) {
   const { t } = useTranslation('services');
@@ -101,8 +152,9 @@ function ToolRow({
     setBusy(false);
   };
   const changed = alias.trim() !== (tool.alias ?? '') || description !== tool.description;
+  const fieldId = useId();
   return (
-    <li data-testid="tool-row" className="rounded-md border border-slate-200 p-3 dark:border-slate-800">
+    <li data-testid="tool-row" hidden={hidden} className="rounded-md border border-slate-200 p-3 dark:border-slate-800">
       <div className="flex items-start justify-between gap-2">
         <div className="min-w-0">
           <p className="font-mono text-sm font-semibold">{tool.name}</p>
@@ -119,18 +171,35 @@ function ToolRow({
       </div>
       {admin ? (
         <div className="mt-2 flex flex-col gap-2">
-          <Input
-            value={alias}
-            placeholder={tool.original_name}
-            aria-label={t('tools.alias', { name: tool.original_name })}
-            onChange={(e) => setAlias(e.target.value)}
-          />
-          <Textarea
-            value={description}
-            rows={2}
-            aria-label={t('tools.descriptionOf', { name: tool.original_name })}
-            onChange={(e) => setDescription(e.target.value)}
-          />
+          <div className="space-y-1">
+            {/* A visible label; the accessible name starts with it and adds the tool (label in name). */}
+            <Label htmlFor={`${fieldId}-alias`} className="text-xs">
+              {t('tools.aliasLabel')}
+            </Label>
+            <Input
+              id={`${fieldId}-alias`}
+              value={alias}
+              placeholder={tool.original_name}
+              aria-label={t('tools.alias', { name: tool.original_name })}
+              aria-describedby={`${fieldId}-alias-hint`}
+              onChange={(e) => setAlias(e.target.value)}
+            />
+            <p id={`${fieldId}-alias-hint`} className="text-xs text-slate-600 dark:text-slate-400">
+              {t('tools.aliasHint', { name: tool.original_name })}
+            </p>
+          </div>
+          <div className="space-y-1">
+            <Label htmlFor={`${fieldId}-description`} className="text-xs">
+              {t('tools.descriptionLabel')}
+            </Label>
+            <Textarea
+              id={`${fieldId}-description`}
+              value={description}
+              rows={2}
+              aria-label={t('tools.descriptionOf', { name: tool.original_name })}
+              onChange={(e) => setDescription(e.target.value)}
+            />
+          </div>
           <div className="flex gap-2">
             <Button
               size="sm"
@@ -165,12 +234,12 @@ function ToolRow({
       )}
       {tool.enabled && (
         <details className="mt-2">
-          <summary className="cursor-pointer text-xs text-slate-500 dark:text-slate-400">{t('try.open')}</summary>
+          <summary className="cursor-pointer text-xs text-slate-600 dark:text-slate-400">{t('try.open')}</summary>
           <TryTool serviceId={serviceId} tool={tool} />
         </details>
       )}
       <details className="mt-2">
-        <summary className="cursor-pointer text-xs text-slate-500 dark:text-slate-400">{t('tools.inputSchema')}</summary>
+        <summary className="cursor-pointer text-xs text-slate-600 dark:text-slate-400">{t('tools.inputSchema')}</summary>
         <pre className="mt-1 overflow-x-auto rounded bg-slate-50 p-2 text-xs dark:bg-slate-900">
           {JSON.stringify(tool.input_schema, null, 2)}
         </pre>

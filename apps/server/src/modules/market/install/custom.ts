@@ -86,10 +86,11 @@ export class CustomInstalls {
     try {
       plan = pinnedPlanOf(req.command);
     } catch (err) {
-      if (err instanceof InstallError) throw badRequest('service.command_not_pinnable', { reason: err.message.slice(0, 300) });
+      if (err instanceof InstallError)
+        throw badRequest('service.command_not_pinnable', { reason: err.message.slice(0, 300) }).inField('command');
       throw err;
     }
-    if (!plan) throw badRequest('service.command_parse_failed');
+    if (!plan) throw badRequest('service.command_parse_failed').inField('command');
     const { row, taskId } = await this.deps.installer.startPinned(
       caller.id,
       {

@@ -153,7 +153,7 @@ export class MarketInstaller {
     try {
       created = await this.create(callerId, target, values, 'custom');
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict('service.name_taken', { name: target.name ?? target.nameSeed });
+      if (isUniqueViolation(err)) throw conflict('service.name_taken', { name: target.name ?? target.nameSeed }).inField('name');
       throw err;
     }
     void this.run(created, target.plan, values, 'disable');
