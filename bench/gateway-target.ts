@@ -42,7 +42,7 @@ async function settledMemory() {
     await new Promise((r) => setTimeout(r, 200));
   }
   const m = process.memoryUsage();
-  return { type: 'memory', rss: m.rss, heapUsed: m.heapUsed, external: m.external, sessions: ctx.gateway.inspect().sessions.size };
+  return { type: 'memory', rss: m.rss, heapUsed: m.heapUsed, external: m.external, sessions: ctx.gateway.stats().sessions };
 }
 
 process.on('message', (message: { type: string }) => {

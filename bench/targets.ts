@@ -52,6 +52,8 @@ export interface GatewayTarget {
   keys: string[];
   pid: number;
   memory(): Promise<{ rss: number; heapUsed: number; external: number; sessions: number }>;
+  /** Sends `{type}` over IPC and resolves with the target's first message of the same type (search-target.ts: `changed`). */
+  ask<T = unknown>(type: string): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -92,6 +94,7 @@ export async function startGateway(
     ...ready,
     pid: child.pid ?? 0,
     memory: () => ask('memory'),
+    ask,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());
@@ -206,12 +209,12 @@ export async function startFloorRelay(): Promise<PeerTarget> {
  * a temporary directory outside the repository (so that neither the type check nor the linter reads the old copy),
  * with its packages resolved through a link to this checkout's node_modules. The bench harness itself is this
  * tree's (`bench/`, and the test kits bench-app.ts seeds with), so that both sides are measured the same way.
- * Returns the target script to start.
+ * Returns the target script to start (`target`, a script of bench/: gateway-target.ts unless told).
  */
-export function beforeTree(commit: string, label: string): string {
+export function beforeTree(commit: string, label: string, target = 'gateway-target.ts'): string {
   const root = path.resolve(here, '..');
   const dir = path.join(tmpdir(), `toolport-${label}-before-${commit}`);
-  const script = path.join(dir, 'bench', 'gateway-target.ts');
+  const script = path.join(dir, 'bench', target);
   if (existsSync(script)) return script;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });

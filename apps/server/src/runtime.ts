@@ -11,10 +11,15 @@ export interface Runtime {
   database: DbHandle;
 }
 
-export async function openRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
+/** The configuration and the logger, read from the environment as the server reads them. */
+export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Pick<Runtime, 'config' | 'logger'> {
   const config = loadConfig(env);
+  return { config, logger: createLogger(config.logLevel, logDestination(config.logFormat)) };
+}
+
+export async function openRuntime(env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
+  const { config, logger } = readEnvironment(env);
   prepareDataDir(config.dataDir);
-  const logger = createLogger(config.logLevel, logDestination(config.logFormat));
   const database = openDatabase(config);
   try {
     await sql`select 1`.execute(database.db);

@@ -347,6 +347,21 @@ describe.each(engines)('access matrix on %s', (engine) => {
       call: async () => json('POST', '/api/user/manage', { username: (await victim()).username, action: 'disable' }),
     },
     'DELETE /api/user/bindings/:provider': { expect: signedIn(200), call: () => ({ method: 'DELETE', url: '/api/user/bindings/github' }) },
+    // Provider identities of other users, linked and unlinked by an admin (decision 0063)
+    'GET /api/user/:id/identities': { expect: adminOnly(200), call: async () => get(`/api/user/${(await victim()).id}/identities`) },
+    'POST /api/user/:id/identities': {
+      expect: adminOnly(200),
+      call: async () => json('POST', `/api/user/${(await victim()).id}/identities`, { provider: 'github', subject: unique('gh') }),
+    },
+    'DELETE /api/user/:id/identities/:identityId': {
+      expect: adminOnly(404),
+      call: async () => ({ method: 'DELETE', url: `/api/user/${(await victim()).id}/identities/999999` }),
+    },
+    'GET /api/user/held_identities': { expect: adminOnly(200), call: () => get('/api/user/held_identities') },
+    'DELETE /api/user/held_identities/:id': {
+      expect: adminOnly(404),
+      call: () => ({ method: 'DELETE', url: '/api/user/held_identities/999999' }),
+    },
 
     // Toolport as the OAuth server of its MCP endpoints: the console's side (modules/authorization-server)
     'GET /api/oauth-server/requests/:id': { expect: signedIn(404), call: () => get('/api/oauth-server/requests/no-such-request') },

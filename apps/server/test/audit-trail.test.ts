@@ -79,6 +79,17 @@ describe.each(engines)('audit trail on %s', (engine) => {
       url: '/api/user/manage',
       payload: { username: (await victim()).username, action: 'promote' },
     }),
+    // Provider identities an admin links and unlinks (decision 0063); an unknown id is recorded as a failed attempt.
+    'POST /api/user/:id/identities': async () => ({
+      method: 'POST',
+      url: `/api/user/${(await victim()).id}/identities`,
+      payload: { provider: 'github', subject: unique('gh') },
+    }),
+    'DELETE /api/user/:id/identities/:identityId': async () => ({
+      method: 'DELETE',
+      url: `/api/user/${(await victim()).id}/identities/999999`,
+    }),
+    'DELETE /api/user/held_identities/:id': () => ({ method: 'DELETE', url: '/api/user/held_identities/999999' }),
     'PUT /api/option/': () => ({ method: 'PUT', url: '/api/option/', payload: { key: 'GitHubClientSecret', value: secret('option') } }),
     'POST /api/option/embeddings/check': () => ({ method: 'POST', url: '/api/option/embeddings/check', payload: {} }),
     'POST /api/mcp_market/custom_service': () => ({

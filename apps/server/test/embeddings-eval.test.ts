@@ -109,7 +109,10 @@ describe.each(['sqlite', 'postgres'] as Engine[])('the embeddings module on %s',
     await search.answer(list, ctx('warm up'));
     await embeddings.ranker.settled();
     const names = async (s: DiscoverySearch, q: string) => {
-      const answer = (await s.answer(list, ctx(q))).structuredContent as { tools: { name: string }[]; mode: string };
+      const answer = (JSON.parse(await s.answer(list, ctx(q))) as { structuredContent: unknown }).structuredContent as {
+        tools: { name: string }[];
+        mode: string;
+      };
       if (s === search && answer.mode === 'hybrid') fused += 1;
       return answer.tools.map((t) => t.name);
     };

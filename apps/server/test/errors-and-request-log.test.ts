@@ -6,6 +6,7 @@ import { type BuiltApp, buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/db.js';
 import { createLogger } from '../src/infra/logger.js';
+import { addUser } from './gateway/gateway-harness.js';
 import { ADMIN_PASSWORD, createPgDatabase, engines } from './harness.js';
 
 /**
@@ -120,5 +121,40 @@ describe.each(engines)('errors and request log on %s', (engine) => {
     expect(requests.find((r) => r.url === '/api/option/')?.status).toBe(401);
     expect(log()).not.toContain(apiKey);
     expect(log()).not.toContain(bearerToken);
+  });
+
+  it('writes no line for a group face call answered well, as for a service, and one for a refused one', async () => {
+    const { key } = await addUser(built.ctx, 'log-quiet');
+    const now = Date.now();
+    await built.ctx.db
+      .insertInto('groups')
+      .values({
+        name: 'quiet',
+        display_name: 'quiet',
+        description: '',
+        mode: 'discovery',
+        separator: '__',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    const post = (name: string) =>
+      built.app.inject({
+        method: 'POST',
+        url: `/group/${name}/mcp`,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        payload: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'log', version: '1' } },
+        }),
+      });
+    expect((await post('quiet')).statusCode).toBe(200);
+    expect((await post('no-such-group')).statusCode).toBe(404);
+    const requests = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+    expect(requests.filter((r) => String(r.url).startsWith('/group/')).map((r) => [r.url, r.status])).toEqual([
+      ['/group/no-such-group/mcp', 404],
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
 
@@ -34,11 +35,18 @@ export interface LoopbackOidc {
   tamper: ((idToken: string) => string) | undefined;
   /** How many times the JWKS was fetched. */
   jwksFetches: number;
+  /** Revokes every grant the account gave Toolport, as an admin ending its access at the provider does. */
+  revokeGrants(sub: string): Promise<void>;
+  /** How many refresh token grants the provider answered (any outcome). */
+  refreshes: number;
+  /** While set, the token endpoint answers this HTTP status without doing anything: a provider outage. */
+  outage: number | undefined;
   close(): Promise<void>;
 }
 
 export async function startLoopbackOidc(opts: { mode: 'plain' | 'groups'; redirectUris: string[] }): Promise<LoopbackOidc> {
   const accounts = new Map<string, AccountClaims>();
+  const grants = new Map<string, string[]>();
   let current = '';
   const clientId = `toolport-${randomUUID().slice(0, 8)}`;
   const clientSecret = `secret-${randomUUID()}`;
@@ -56,7 +64,7 @@ export async function startLoopbackOidc(opts: { mode: 'plain' | 'groups'; redire
           client_id: clientId,
           client_secret: clientSecret,
           redirect_uris: opts.redirectUris,
-          grant_types: ['authorization_code'],
+          grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
           token_endpoint_auth_method: 'client_secret_basic',
         },
@@ -64,6 +72,8 @@ export async function startLoopbackOidc(opts: { mode: 'plain' | 'groups'; redire
       jwks: { keys: [jwk] },
       cookies: { keys: ['loopback-cookie-key'] },
       pkce: { required: () => true, methods: ['S256'] },
+      // A company directory's confidential client gets a refresh token at every sign-in (Keycloak does).
+      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       claims: {
         openid: ['sub'],
         email: ['email', 'email_verified'],
@@ -86,7 +96,8 @@ export async function startLoopbackOidc(opts: { mode: 'plain' | 'groups'; redire
         if (!session?.accountId || !client) return undefined;
         const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
         grant.addOIDCScope('openid email profile groups');
-        await grant.save();
+        const id = await grant.save();
+        grants.set(session.accountId, [...(grants.get(session.accountId) ?? []), id]);
         return grant;
       },
     };
@@ -102,6 +113,12 @@ export async function startLoopbackOidc(opts: { mode: 'plain' | 'groups'; redire
     accounts,
     tamper: undefined,
     jwksFetches: 0,
+    refreshes: 0,
+    outage: undefined,
+    revokeGrants: async (sub) => {
+      for (const id of grants.get(sub) ?? []) await (await provider.Grant.find(id))?.destroy();
+      grants.delete(sub);
+    },
     signInAs: (sub) => {
       current = sub;
     },
@@ -127,6 +144,24 @@ export async function startLoopbackOidc(opts: { mode: 'plain' | 'groups'; redire
         res.end(String(err));
       }
       return;
+    }
+    if (url.pathname === '/token' && req.method === 'POST') {
+      const body = await new Promise<string>((resolve) => {
+        let text = '';
+        req.on('data', (c: Buffer) => {
+          text += c.toString('utf8');
+        });
+        req.on('end', () => resolve(text));
+      });
+      if (new URLSearchParams(body).get('grant_type') === 'refresh_token') state.refreshes++;
+      if (state.outage !== undefined) {
+        res.statusCode = state.outage;
+        res.setHeader('content-type', 'text/html');
+        res.end('<h1>upstream unavailable</h1>');
+        return;
+      }
+      // The body was read here: the provider reads it from the raw request again.
+      Object.defineProperty(req, 'body', { value: body, configurable: true });
     }
     const tamper = state.tamper;
     if (url.pathname === '/token' && tamper) {
@@ -175,4 +210,36 @@ export async function visitOidcProvider(authorizeUrl: string, returnTo: string):
     url = next.href;
   }
   throw new Error('too many redirects at the provider');
+}
+
+/** The callback's answer: a session, or the refusal's code and message. */
+export interface SignInAnswer {
+  success: boolean;
+  code?: string;
+  message: string;
+  data?: { access_token: string; refresh_token: string; user: { id: number; username: string; display_name: string } };
+}
+
+/** The console's side of an OpenID Connect sign-in against a test app: start, the provider's pages, the return. */
+export function oidcFlow(
+  app: { inject: FastifyInstance['inject'] },
+  server: string,
+): {
+  signIn(slug: string, opts?: { lang?: string; headers?: Record<string, string> }): Promise<{ status: number; body: SignInAnswer }>;
+} {
+  return {
+    async signIn(slug, opts = {}) {
+      const returnTo = `${server}/oauth/oidc/${slug}`;
+      const started = await app.inject({ method: 'GET', url: `/api/oauth/oidc/${slug}/authorize`, headers: opts.headers ?? {} });
+      if (started.statusCode !== 200) throw new Error(`authorize failed: ${started.statusCode} ${started.body}`);
+      const cookie = String(started.headers['set-cookie'] ?? '').split(';')[0] ?? '';
+      const params = await visitOidcProvider(started.json().data.url, returnTo);
+      const res = await app.inject({
+        method: 'GET',
+        url: `/api/oauth/oidc/${slug}?${new URLSearchParams(params)}`,
+        headers: { cookie, 'accept-language': opts.lang ?? 'en' },
+      });
+      return { status: res.statusCode, body: res.json() };
+    },
+  };
 }

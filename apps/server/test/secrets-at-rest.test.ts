@@ -29,8 +29,11 @@ import { serviceRow } from './kits/services.js';
 const OLD_KEY = 'at-rest-old-key-0123456789-abcdefghijklmnopqrstuvwxyz';
 const NEW_KEY = 'at-rest-new-key-9876543210-zyxwvutsrqponmlkjihgfedcba';
 const FIXTURE = new URL('./fixtures/fixture-mcp-server.mjs', import.meta.url).pathname;
-/** What `Secrets.encrypt` writes: `v1.<iv>.<tag>.<ciphertext>`. */
-const SEALED_ANYWHERE = /v1\.[\w-]{16}\.[\w-]{22}\.[\w-]*/g;
+/**
+ * What `Secrets.encrypt` writes: `v1.<iv>.<tag>.<ciphertext>`. The ciphertext ends where the next sealed value
+ * begins, too: SQLite stores a row's text columns side by side (provider_identities' two tokens).
+ */
+const SEALED_ANYWHERE = /v1\.[\w-]{16}\.[\w-]{22}\.[\w-]*?(?=v1\.[\w-]{16}\.|[^\w-]|$)/g;
 
 const VALUES = {
   envSecret: 'at-rest-env-secret-c0ffee',
@@ -44,6 +47,8 @@ const VALUES = {
   upstreamAccess: 'at-rest-upstream-access-token-88bb',
   upstreamRefresh: 'at-rest-upstream-refresh-token-99cc',
   upstreamVerifier: 'at-rest-upstream-code-verifier-00dd',
+  providerRefresh: 'at-rest-sign-in-provider-refresh-00ee',
+  providerAccess: 'at-rest-sign-in-provider-access-00ff',
 };
 
 interface Running {
@@ -257,6 +262,19 @@ describe.each(engines)('secrets at rest on %s', (engine) => {
         redirect_uri: 'http://127.0.0.1/api/upstream_oauth/callback',
         created_at: now,
         expires_at: now + 600_000,
+      })
+      .execute();
+    // An OpenID Connect identity with the provider's tokens, kept for deprovisioning at refresh (decision 0063).
+    await db
+      .insertInto('provider_identities')
+      .values({
+        user_id: seeded.userId,
+        provider: 'oidc:corp',
+        provider_user_id: 'at-rest-sub',
+        email: '',
+        created_at: now,
+        refresh_token_enc: secrets.encrypt(VALUES.providerRefresh),
+        access_token_enc: secrets.encrypt(VALUES.providerAccess),
       })
       .execute();
     await r.close();

@@ -49,7 +49,7 @@ import {
   UserGrantParams,
   UserGrantsParams,
 } from './oauth-server.js';
-import { OidcSlugParams } from './oidc.js';
+import { HeldIdentity, HeldIdentityParams, LinkedIdentity, LinkIdentityRequest, OidcSlugParams, UserIdentityParams } from './oidc.js';
 import { EmbeddingsStatus, OptionEntry, ProbeResult, StatusData, UpdateOptionRequest } from './options.js';
 import { type Route, routes } from './routes.js';
 import {
@@ -563,6 +563,39 @@ const oauth = {
     data: PublicUser,
     tags: ['oauth'],
     summary: 'Unlink GitHub or Google from the caller’s account (not the last way to sign in)',
+  }),
+  identities: endpoint(routes.oauth.identities, {
+    params: UserIdParams,
+    data: z.array(LinkedIdentity),
+    tags: ['oauth', 'users'],
+    summary: 'The provider identities linked to a user (admins)',
+  }),
+  link: endpoint(routes.oauth.link, {
+    params: UserIdParams,
+    body: LinkIdentityRequest,
+    data: z.array(LinkedIdentity),
+    tags: ['oauth', 'users'],
+    summary: 'Link a provider identity (a held sign-in, or a provider and subject) to a user (admins)',
+    description:
+      'An admin acts only on users of a lower role; the super admin on anyone. The provider must be configured and the ' +
+      'identity linked to nobody else; the user may have one identity per provider. A held sign-in of that identity is ' +
+      'used up. Answers the user’s identities.',
+  }),
+  unlink: endpoint(routes.oauth.unlink, {
+    params: UserIdentityParams,
+    data: z.array(LinkedIdentity),
+    tags: ['oauth', 'users'],
+    summary: 'Unlink a provider identity from a user (admins; not the user’s last way to sign in)',
+  }),
+  held: endpoint(routes.oauth.held, {
+    data: z.array(HeldIdentity),
+    tags: ['oauth', 'users'],
+    summary: 'Provider sign-ins refused until an admin links them (an unverified email of an existing account, sign-up closed)',
+  }),
+  dismissHeld: endpoint(routes.oauth.dismissHeld, {
+    params: HeldIdentityParams,
+    tags: ['oauth', 'users'],
+    summary: 'Forget a held provider sign-in without linking it (admins)',
   }),
   oidcAuthorize: endpoint(routes.oauth.oidcAuthorize, {
     params: OidcSlugParams,

@@ -113,6 +113,12 @@ export const routes = {
       google: { method: 'GET', path: '/oauth/google', auth: 'public' },
     },
     unbind: { method: 'DELETE', path: '/user/bindings/:provider', auth: 'user' },
+    // An administrator links and unlinks provider identities of other users (decision 0063).
+    identities: { method: 'GET', path: '/user/:id/identities', auth: 'admin' },
+    link: { method: 'POST', path: '/user/:id/identities', auth: 'admin' },
+    unlink: { method: 'DELETE', path: '/user/:id/identities/:identityId', auth: 'admin' },
+    held: { method: 'GET', path: '/user/held_identities', auth: 'admin' },
+    dismissHeld: { method: 'DELETE', path: '/user/held_identities/:id', auth: 'admin' },
     // Any OpenID Connect provider an admin configured, by its slug (decision 0048).
     oidcAuthorize: { method: 'GET', path: '/oauth/oidc/:slug/authorize', auth: 'public' },
     oidcCallback: { method: 'GET', path: '/oauth/oidc/:slug', auth: 'public' },

@@ -1,16 +1,19 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { type CommandCore, withCommandCore } from '../build/core.js';
 import { CliCommandError, CliUsageError, parseCommand } from '../cli/args.js';
-import { type Config, loadConfig, prepareDataDir } from '../config.js';
+import { prepareDataDir } from '../config.js';
 import { migrations } from '../db/migrations/index.js';
 import { resolveInstallDir } from '../infra/install-dir.js';
 import { Secrets } from '../infra/secrets.js';
-import { recordCommandAt } from '../modules/audit/index.js';
+import { recordCommandIn } from '../modules/audit/index.js';
 import { BackupError, backupDatabase, type DatabaseSummary, DB_FILE, databaseInUse, inspectDatabase, replaceDatabase } from './sqlite.js';
 
 /**
  * `toolport backup <file>` and `toolport restore <file>` (docs/operations.md, "Backups"). Both read
- * the environment like the server; neither starts it. With PostgreSQL they explain the pg_dump and
+ * the environment like the server, on a command core (build/core.ts): the file is copied by its own
+ * connection (backup/sqlite.ts), the database is opened through the core only for the audit entry, after the
+ * copy, and closed by its lifecycle; neither starts the server. With PostgreSQL they explain the pg_dump and
  * pg_restore commands instead and exit 1, since nothing was backed up or restored.
  */
 export interface BackupCommandIo {
@@ -78,27 +81,29 @@ const postgresRestore = (file: string) =>
 export async function runBackupCommand(args: string[], io: BackupCommandIo = {}): Promise<void> {
   const file = fileArgument(args, 'backup');
   const print = io.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const config = loadConfig(io.env ?? process.env);
-  if (config.databaseUrl) throw new CliCommandError(postgresBackup(file));
+  await withCommandCore(io.env, async (core) => {
+    const { config } = core;
+    if (config.databaseUrl) throw new CliCommandError(postgresBackup(file));
 
-  const source = path.join(config.dataDir, DB_FILE);
-  const summary = operatorError(() => backupDatabase(source, file, known));
-  print(`Backed up ${source} to ${path.resolve(file)} (${describe(summary)})`);
-  await recordCommandAt(config, {
-    command: 'toolport backup',
-    action: 'backup',
-    object: 'backup',
-    id: path.resolve(file),
-    changes: { file: path.resolve(file), contents: describe(summary) },
+    const source = path.join(config.dataDir, DB_FILE);
+    const summary = operatorError(() => backupDatabase(source, file, known));
+    print(`Backed up ${source} to ${path.resolve(file)} (${describe(summary)})`);
+    await recordCommandIn(core.openDatabase('shared').db, {
+      command: 'toolport backup',
+      action: 'backup',
+      object: 'backup',
+      id: path.resolve(file),
+      changes: { file: path.resolve(file), contents: describe(summary) },
+    });
+
+    const keyFile = path.join(config.dataDir, KEY_FILE);
+    if (config.secretKey) {
+      print('SECRET_KEY comes from the environment: keep it with the backup, restore needs the same value.');
+    } else if (existsSync(keyFile)) {
+      writePrivate(keyFileOf(file), readFileSync(keyFile));
+      print(`The generated secret key was copied to ${keyFileOf(file)}: restore needs it. Keep it as safe as the backup.`);
+    }
   });
-
-  const keyFile = path.join(config.dataDir, KEY_FILE);
-  if (config.secretKey) {
-    print('SECRET_KEY comes from the environment: keep it with the backup, restore needs the same value.');
-  } else if (existsSync(keyFile)) {
-    writePrivate(keyFileOf(file), readFileSync(keyFile));
-    print(`The generated secret key was copied to ${keyFileOf(file)}: restore needs it. Keep it as safe as the backup.`);
-  }
 }
 
 interface RestoreKey {
@@ -109,16 +114,15 @@ interface RestoreKey {
 }
 
 /** The master secret the restored database will be read with, as the server will resolve it. */
-function restoreKey(config: Config, backup: string): RestoreKey | undefined {
-  if (config.secretKey) return { secret: config.secretKey, from: 'SECRET_KEY' };
+function restoreKey(core: CommandCore, backup: string): RestoreKey | undefined {
+  if (core.config.secretKey) return { secret: core.config.secretKey, from: 'SECRET_KEY' };
   const beside = keyFileOf(backup);
   if (existsSync(beside)) {
     const content = readFileSync(beside);
     return { secret: content.toString('utf8').trim(), from: beside, install: content };
   }
-  const current = path.join(config.dataDir, KEY_FILE);
-  if (existsSync(current)) return { secret: readFileSync(current, 'utf8').trim(), from: current };
-  return undefined;
+  const current = core.storedSecret();
+  return current?.file ? { secret: current.secret, from: current.file } : undefined;
 }
 
 function checkKey(key: RestoreKey | undefined, summary: DatabaseSummary, backup: string): void {
@@ -148,7 +152,11 @@ function installKey(dataDir: string, content: Buffer, now: Date): string | undef
 export async function runRestoreCommand(args: string[], io: BackupCommandIo = {}): Promise<void> {
   const file = fileArgument(args, 'restore');
   const print = io.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const config = loadConfig(io.env ?? process.env);
+  await withCommandCore(io.env, (core) => restore(core, file, print));
+}
+
+async function restore(core: CommandCore, file: string, print: (line: string) => void): Promise<void> {
+  const { config } = core;
   if (config.databaseUrl) throw new CliCommandError(postgresRestore(file));
 
   const backup = path.resolve(file);
@@ -156,7 +164,7 @@ export async function runRestoreCommand(args: string[], io: BackupCommandIo = {}
   if (backup === live) throw new CliCommandError(`${file} is the live database itself: give the backup file`);
   // Everything is checked before anything in DATA_DIR changes.
   const summary = operatorError(() => inspectDatabase(backup, known));
-  const key = restoreKey(config, backup);
+  const key = restoreKey(core, backup);
   checkKey(key, summary, backup);
   prepareDataDir(config.dataDir);
   if (databaseInUse(live)) {
@@ -167,7 +175,7 @@ export async function runRestoreCommand(args: string[], io: BackupCommandIo = {}
   const replaced = replaceDatabase(config.dataDir, backup, now);
   print(`Restored ${backup} to ${live} (${describe(summary)}); the server applies newer migrations when it starts.`);
   // Into the restored database, when it is recent enough to have the trail.
-  await recordCommandAt(config, {
+  await recordCommandIn(core.openDatabase('shared').db, {
     command: 'toolport restore',
     action: 'restore',
     object: 'backup',

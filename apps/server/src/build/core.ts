@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { type Db, type DbHandle, migrateToLatest } from '../db/db.js';
+import { type Db, type DbHandle, migrateToLatest, openDatabase, openExclusiveDatabase } from '../db/db.js';
 import { ConfigEvents } from '../infra/events.js';
 import { type RemoteAddresses, remoteAddresses } from '../infra/outbound.js';
-import type { Secrets } from '../infra/secrets.js';
+import { type Secrets, type StoredMasterSecret, storedMasterSecret } from '../infra/secrets.js';
 import { Lifecycle } from '../lifecycle.js';
 import { createOptionsModule, type OptionsModule } from '../modules/options/index.js';
-import { openRuntime } from '../runtime.js';
+import { openRuntime, readEnvironment } from '../runtime.js';
 import { openSecrets } from '../secrets-rotation/start-check.js';
 
 /**
@@ -72,6 +72,52 @@ export async function openCore(env: NodeJS.ProcessEnv = process.env): Promise<Co
 /** Runs `work` on a command's core and closes it through its lifecycle, whatever `work` does. */
 export async function withCore<T>(env: NodeJS.ProcessEnv | undefined, work: (core: Core) => Promise<T>): Promise<T> {
   const core = await openCore(env ?? process.env);
+  try {
+    return await work(core);
+  } finally {
+    await core.lifecycle.close();
+  }
+}
+
+/**
+ * The core of the commands that work on the database file or must refuse a running server (`toolport backup`,
+ * `restore`, `rotate-secret`): the configuration and logger read as the server reads them and the lifecycle,
+ * with neither DATA_DIR prepared nor the database opened, migrated or its secrets checked up front, which would
+ * hide what they check (docs/decisions/0062). They open what they need when they need it; the lifecycle closes it.
+ */
+export interface CommandCore {
+  config: Config;
+  logger: Logger;
+  lifecycle: Lifecycle;
+  /** The master secret as the server would read it (SECRET_KEY, else DATA_DIR/secret.key), never generated. */
+  storedSecret(): StoredMasterSecret | undefined;
+  /**
+   * Opens the configured database as it is (not migrated), registered on the lifecycle. `shared`: as the
+   * server opens it, beside a running one (an audit entry). `exclusive`: on one connection nothing else uses
+   * meanwhile (db/db.ts openExclusiveDatabase; a DatabaseOpenError when the file is missing or cannot be opened).
+   */
+  openDatabase(mode: 'shared' | 'exclusive'): DbHandle;
+}
+
+export function openCommandCore(env: NodeJS.ProcessEnv = process.env): CommandCore {
+  const { config, logger } = readEnvironment(env);
+  const lifecycle = new Lifecycle({ logger });
+  return {
+    config,
+    logger,
+    lifecycle,
+    storedSecret: () => storedMasterSecret(config.secretKey, config.dataDir),
+    openDatabase(mode) {
+      const database = mode === 'exclusive' ? openExclusiveDatabase(config) : openDatabase(config);
+      lifecycle.add({ name: `database (${mode})`, close: () => database.db.destroy() });
+      return database;
+    },
+  };
+}
+
+/** Runs `work` on a command core and closes what it opened through its lifecycle, whatever `work` does. */
+export async function withCommandCore<T>(env: NodeJS.ProcessEnv | undefined, work: (core: CommandCore) => Promise<T>): Promise<T> {
+  const core = openCommandCore(env ?? process.env);
   try {
     return await work(core);
   } finally {

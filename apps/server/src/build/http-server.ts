@@ -20,6 +20,8 @@ import type { ServerModules, ServerParts } from './server-parts.js';
 
 /** API routes that answer without the database. */
 const WITHOUT_DATABASE = /^\/api\/(?:health|ready|status)(?:[/?]|$)/;
+/** The MCP data plane and its OpenAPI face: a service's (`/proxy/`), a group's (`/group/`), either's OpenAPI face. */
+const isDataPlane = (url: string): boolean => url.startsWith('/proxy/') || url.startsWith('/group/') || url.startsWith('/openapi/');
 
 export type RouteTable = { method: string; url: string; auth: string; endpoint: boolean }[];
 
@@ -97,9 +99,9 @@ export async function buildHttpServer(
     if (!gate.up && req.url.startsWith('/api/') && !WITHOUT_DATABASE.test(req.url)) throw new DatabaseUnavailableError();
   });
   app.addHook('onResponse', async (req, reply) => {
-    // Proxied MCP traffic is the data plane: a line per successful call would cost more than the call
-    // itself (counted calls are recorded by the meter), so only refused ones are logged at info.
-    const level = reply.statusCode < 400 && (req.url.startsWith('/proxy/') || req.url.startsWith('/openapi/')) ? 'debug' : 'info';
+    // Proxied MCP traffic is the data plane (services' and groups' faces): a line per successful call would
+    // cost more than the call itself (counted calls are recorded by the meter), so only refused ones are logged at info.
+    const level = reply.statusCode < 400 && isDataPlane(req.url) ? 'debug' : 'info';
     if (!logger.isLevelEnabled(level)) return;
     req.log[level]({ method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });

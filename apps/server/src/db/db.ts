@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, type PostgresPool, type PostgresPoolClient, SqliteDialect } from 'kysely';
@@ -52,6 +53,39 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: 
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), engine: 'sqlite', describe: file };
+}
+
+/** The configured database could not be opened for a command (the message says why and what to check). */
+export class DatabaseOpenError extends Error {}
+
+/**
+ * The configured database on one connection that nothing else uses meanwhile, for the commands that must refuse
+ * a running server (`toolport rotate-secret`): SQLite in exclusive locking mode without waiting (the lock, once
+ * taken, is kept until the connection closes, and a server's open connection makes taking it fail), PostgreSQL
+ * as a pool of one. Neither migrated nor created: a missing SQLite file is a DatabaseOpenError.
+ */
+export function openExclusiveDatabase(opts: { databaseUrl?: string | undefined; dataDir: string }): DbHandle {
+  if (opts.databaseUrl) {
+    const url = new URL(opts.databaseUrl);
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 1, connectionTimeoutMillis: 5000 });
+    pool.on('error', () => undefined);
+    return {
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      engine: 'postgres',
+      describe: `postgres://${url.host}${url.pathname}`,
+    };
+  }
+  const file = path.join(opts.dataDir, 'toolport.db');
+  if (!existsSync(file)) throw new DatabaseOpenError(`there is no database at ${file}: check DATA_DIR`);
+  let handle: SQLite.Database;
+  try {
+    handle = new SQLite(file, { fileMustExist: true });
+    handle.pragma('busy_timeout = 0');
+    handle.pragma('locking_mode = EXCLUSIVE');
+  } catch (err) {
+    throw new DatabaseOpenError(`cannot open ${file} (${err instanceof Error ? err.message : String(err)})`);
+  }
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) }), engine: 'sqlite', describe: file };
 }
 
 /** A query with no answer for this long fails: longer than any query here takes on a live server (purges included). */

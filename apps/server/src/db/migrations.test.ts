@@ -46,6 +46,7 @@ const schemaTables = {
   group_members: true,
   tool_embeddings: true,
   audit_entries: true,
+  held_identities: true,
 } satisfies Record<keyof Database, true>;
 
 /** A fresh, empty database of one engine, and a way to throw it away. */

@@ -31,6 +31,27 @@ export interface ProviderIdentitiesTable {
   provider_user_id: string;
   email: string;
   created_at: number;
+  /** The provider's refresh token, encrypted; '' unless the provider deprovisions at refresh (decision 0063). */
+  refresh_token_enc: Generated<string>;
+  /** The provider's access token, encrypted, and when it expires (0: unknown); the same. */
+  access_token_enc: Generated<string>;
+  access_expires_at: Generated<number>;
+  /** When a refresh last claimed the provider check (decision 0063). */
+  checked_at: Generated<number>;
+}
+
+/** A provider sign-in held for an admin to link (decision 0063). */
+export interface HeldIdentitiesTable {
+  id: Id;
+  provider: string;
+  provider_user_id: string;
+  email: Generated<string>;
+  display_name: Generated<string>;
+  reason: string;
+  user_id: number | null;
+  attempts: Generated<number>;
+  created_at: number;
+  last_seen_at: number;
 }
 
 export interface RefreshTokensTable {
@@ -346,6 +367,7 @@ export interface OAuthServerRefreshTokensTable {
 export interface Database {
   users: UsersTable;
   provider_identities: ProviderIdentitiesTable;
+  held_identities: HeldIdentitiesTable;
   refresh_tokens: RefreshTokensTable;
   options: OptionsTable;
   services: ServicesTable;

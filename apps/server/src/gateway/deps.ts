@@ -14,18 +14,17 @@ import type { Tracing } from '../infra/tracing.js';
 import type { AccessTokenPort } from './access-tokens.js';
 import type { ServiceCatalog } from './catalog.js';
 import type { SemanticRanker } from './downstream/hybrid-search.js';
-import type { SessionLimits, SessionRegistry } from './downstream/session-registry.js';
+import type { SessionLimits } from './downstream/session-registry.js';
 import type { HealthResult } from './link-api.js';
 import type { Meter } from './meter.js';
 import type { GroupDirectory, ListedTool, ToolPolicy } from './tool-policy.js';
 import type { MemoryWatch } from './upstream/memory-watch.js';
-import type { LinkPool } from './upstream/pool.js';
 import type { LocalPackages } from './upstream/pool-deps.js';
 import type { OptionsReader, ServiceLogWriter, UpstreamTuning } from './upstream/types.js';
 import type { UpstreamAuthorization } from './upstream-auth.js';
 
 /** The MCP data plane as the rest of the server sees it: its options, start and stop, and what the console asks. */
-export interface Gateway {
+export interface Gateway extends GatewayObservation {
   /** The session limits and upstream timings it runs with (production's defaults, or what a test shortened). */
   readonly options: { limits: SessionLimits; tuning: Partial<UpstreamTuning> };
   /** Connects the parts that listen elsewhere (Redis channels) and reacts to configuration events from here on. */
@@ -50,16 +49,48 @@ export interface Gateway {
   callTool(serviceId: number, userId: number, name: string, args: Record<string, unknown>): Promise<JSONRPCResponse | JSONRPCError>;
   /** Adds the /proxy/*, /group/* and /openapi/* routes and the hook that tracks proxied calls for the drain to `app`. */
   mount(app: FastifyInstance): Promise<void>;
-  /**
-   * The live state, read-only by intent: for tests and benchmarks that watch sessions and links. Nothing in
-   * src/ reads it (the server goes through the methods above).
-   */
-  inspect(): GatewayInspection;
 }
 
-export interface GatewayInspection {
-  sessions: SessionRegistry;
-  pool: LinkPool;
+/**
+ * The gateway's live state as tests, benchmarks and the metrics read it: snapshots and read-only views, never
+ * the session registry or the link pool themselves (gateway/observation.ts).
+ */
+export interface GatewayObservation {
+  /** How many sessions this replica holds, in all and by transport. */
+  stats(): { sessions: number; byTransport: Record<SessionView['transport'], number> };
+  /** One session by its id, while the registry holds it: a live view that still answers once the session ended. */
+  session(id: string): SessionView | undefined;
+  /** The sessions of one user on this replica. */
+  sessionsOf(userId: number): SessionView[];
+  /** The links of a service on this replica, of both protocol eras, as they are now. */
+  links(serviceId: number): LinkView[];
+  /** Runs the idle sweep of sessions now, as if the time were `at` (the registry also runs it every `sweepMs`). */
+  sweepNow(at?: number): void;
+}
+
+export interface SessionView {
+  readonly id: string;
+  readonly userId: number;
+  readonly transport: 'streamable' | 'legacy' | 'modern';
+  /** Requests of the session waiting for their answer. */
+  readonly inflight: number;
+  /** Server-to-client requests sent to the client and not answered yet. */
+  readonly outgoing: number;
+  readonly closed: boolean;
+  /** Why the session ended, once closed. */
+  readonly closedReason: string;
+  /** Whether its GET (streamable) or SSE (legacy) stream is open (once ended: the last stream the view saw). */
+  readonly streamOpen: boolean;
+  /** The most bytes its stream held unread by the client at once. */
+  readonly streamPeakBuffered: number;
+}
+
+export interface LinkView {
+  era: '2025-11-25' | '2026-07-28';
+  state: 'stopped' | 'starting' | 'ready' | 'backoff' | 'closed';
+  inFlight: number;
+  /** Client sessions attached to it. */
+  attached: number;
 }
 
 /**

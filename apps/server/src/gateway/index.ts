@@ -4,11 +4,12 @@ import { type OriginLists, OriginPolicy } from './downstream/origin-policy.js';
 import { reactToConfiguration } from './downstream/session-reactions.js';
 import { DEFAULT_LIMITS, SessionRegistry } from './downstream/session-registry.js';
 import { buildFaces } from './faces.js';
+import { internals, observeGateway } from './observation.js';
 import { createUpstreamPool } from './upstream/index.js';
 import { OneOffHealth, type OneOffHealthDeps } from './upstream/probe.js';
 
 export type { AccessTokenPort, ProxyEndpoint, VerifiedToken } from './access-tokens.js';
-export type { Gateway, GatewayDeps, GatewayInspection, GatewayOptions, UserStatusLookup } from './deps.js';
+export type { Gateway, GatewayDeps, GatewayObservation, GatewayOptions, LinkView, SessionView, UserStatusLookup } from './deps.js';
 export type { SemanticRanker, SemanticRanking } from './downstream/hybrid-search.js';
 export type { SearchableTool } from './downstream/tool-search.js';
 export { type RunRecord, recordRun } from './upstream/leftovers.js';
@@ -69,8 +70,9 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     await stopped;
   };
 
-  return {
+  const gateway: Gateway = {
     options,
+    ...observeGateway(sessions, pool),
     async start() {
       await faces.start();
       stopReacting = reactToConfiguration({ ...deps, sessions, face: faces.face, overrides: faces.overrides });
@@ -92,6 +94,7 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     callTool: (serviceId, userId, name, args) =>
       consoleCall({ pool, catalog: deps.catalog, dispatcher: faces.dispatcher }, serviceId, userId, name, args),
     mount: (app) => faces.mount(app),
-    inspect: () => ({ sessions, pool }),
   };
+  internals.set(gateway, { sessions, limits: sessions.limits, pool });
+  return gateway;
 }

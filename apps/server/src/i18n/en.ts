@@ -289,6 +289,19 @@ export const en = {
     '{provider} is the only way to sign in to this account, so it cannot be unlinked; link another provider first',
   'oauth.bound': '{provider} account linked',
   'oauth.unbound': '{provider} account unlinked',
+  'auth.provider_session_ended': '{provider} no longer vouches for this account, so the session has ended: sign in again',
+  'oauth.unknown_identity_provider':
+    'There is no sign-in provider "{provider}": use github, google or oidc:{slug} of a configured provider',
+  'oauth.user_already_bound': '{user} is already linked to another {provider} account: unlink it first',
+  'oauth.identity_not_found': 'This user has no such linked identity',
+  'oauth.held_not_found': 'There is no such held sign-in (it may have been linked or dismissed already)',
+  'oauth.last_sign_in_method_of':
+    '{provider} is the only way {user} signs in, so it cannot be unlinked: set a password or link another provider first',
+  'oauth.linked_by_admin': 'Identity linked',
+  'oauth.unlinked_by_admin': 'Identity unlinked',
+  'oauth.held_dismissed': 'Held sign-in dismissed',
+  'oidc.tenant_not_allowed':
+    'Sign-in refused: your Microsoft Entra tenant ({tenant}) may not sign in to Toolport through {provider}: ask an administrator',
   'oidc.unknown_provider': 'There is no enabled sign-in provider named "{slug}"',
   'oidc.discovery_failed':
     'Could not sign in with {provider}: its OpenID configuration could not be read ({detail}). An administrator should check the issuer URL',
@@ -298,12 +311,12 @@ export const en = {
   'oidc.claims_missing':
     'Could not sign in with {provider}: it did not send the claim "{claim}". An administrator should release it to Toolport at the provider',
   'oidc.email_unverified':
-    '{provider} has not verified the email address {email}, which belongs to an existing account, so it is not linked: verify the address at {provider}, or ask an administrator to link the accounts',
+    '{provider} has not verified the email address {email}, which belongs to an existing account, so it is not linked: verify the address at {provider}, or ask an administrator to link the accounts (your sign-in was recorded for them on the Users page)',
   'oidc.email_ambiguous':
-    'Several accounts use the email address {email}: ask an administrator to link your {provider} account to one of them',
+    'Several accounts use the email address {email}: ask an administrator to link your {provider} account to one of them (your sign-in was recorded for them on the Users page)',
   'oidc.super_admin_link': 'The super administrator account is linked to {provider} only from its own profile, never by email',
   'oidc.signup_closed':
-    'No Toolport account is linked to this {provider} account, and {provider} sign-ins may not create accounts: ask an administrator',
+    'No Toolport account is linked to this {provider} account, and {provider} sign-ins may not create accounts: ask an administrator to link it to your account (your sign-in was recorded for them on the Users page)',
   'oidc.no_role': 'Your {provider} account is not in any group (claim "{claim}") that may use Toolport: ask an administrator',
   'option.invalid_oidc_providers': 'Invalid value for preference {key}: {detail}',
   'upstream_oauth.not_remote': 'Only remote services (SSE, streamable HTTP) can be connected with OAuth',

@@ -67,10 +67,24 @@ export const sha256 = (value: string): string => createHash('sha256').update(val
 export const randomToken = (bytes = 32): string => randomBytes(bytes).toString('base64url');
 
 /** SECRET_KEY from the environment, else the one generated once into DATA_DIR/secret.key (mode 600). */
-export function resolveMasterSecret(configured: string | undefined, dataDir: string): string {
-  if (configured) return configured;
+/** Where the master secret is, as the server reads it (SECRET_KEY, else DATA_DIR/secret.key), and what it is. */
+export interface StoredMasterSecret {
+  secret: string;
+  /** DATA_DIR/secret.key when the secret is the generated file; undefined when it is SECRET_KEY. */
+  file: string | undefined;
+}
+
+/** The master secret as the server would read it, never generated: undefined when neither SECRET_KEY nor the file is there. */
+export function storedMasterSecret(configured: string | undefined, dataDir: string): StoredMasterSecret | undefined {
+  if (configured) return { secret: configured, file: undefined };
   const file = path.join(dataDir, 'secret.key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  return existsSync(file) ? { secret: readFileSync(file, 'utf8').trim(), file } : undefined;
+}
+
+export function resolveMasterSecret(configured: string | undefined, dataDir: string): string {
+  const stored = storedMasterSecret(configured, dataDir);
+  if (stored) return stored.secret;
+  const file = path.join(dataDir, 'secret.key');
   const generated = randomBytes(48).toString('base64url');
   try {
     writeFileSync(file, `${generated}\n`, { mode: 0o600, flag: 'wx' });

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { type Kysely, sql } from 'kysely';
+import { type CommandCore, withCommandCore } from '../build/core.js';
 import { CliCommandError, CliUsageError, parseCommand } from '../cli/args.js';
-import { type Config, loadConfig } from '../config.js';
+import { DatabaseOpenError, type DbHandle } from '../db/db.js';
 import { migrations } from '../db/migrations/index.js';
 import type { Database } from '../db/schema.js';
-import { Secrets } from '../infra/secrets.js';
+import { Secrets, type StoredMasterSecret } from '../infra/secrets.js';
 import { createCommandAudit } from '../modules/audit/index.js';
 import { describeCounts, RotationError, type RotationHooks, reencryptAll, SEALED_COLUMNS } from './rotate.js';
 
@@ -27,30 +26,22 @@ export interface RotateCommandIo {
 }
 
 const KEY_FILE = 'secret.key';
-const DB_FILE = 'toolport.db';
 /** How long PostgreSQL connections of replicas that were just stopped may take to go away. */
 const CONNECTIONS_GONE_MS = 3000;
 
-interface CurrentKey {
-  secret: string;
-  /** DATA_DIR/secret.key when the key is the generated file; undefined when it is SECRET_KEY. */
-  file: string | undefined;
-}
-
-function currentKey(config: Config): CurrentKey {
-  if (config.secretKey) return { secret: config.secretKey, file: undefined };
-  const file = path.join(config.dataDir, KEY_FILE);
-  if (!existsSync(file)) {
+function currentKey(core: CommandCore): StoredMasterSecret {
+  const stored = core.storedSecret();
+  if (!stored) {
+    const file = path.join(core.config.dataDir, KEY_FILE);
     throw new CliCommandError(
       `there is no key to rotate: SECRET_KEY is not set and ${file} does not exist (check DATA_DIR; the server generates the file at its first start)`,
     );
   }
-  const secret = readFileSync(file, 'utf8').trim();
-  if (!secret) throw new CliCommandError(`${file} is empty: it is not the key this installation was started with`);
-  return { secret, file };
+  if (!stored.secret) throw new CliCommandError(`${stored.file} is empty: it is not the key this installation was started with`);
+  return stored;
 }
 
-function newKey(env: NodeJS.ProcessEnv, current: CurrentKey): { secret: string; generated: boolean } {
+function newKey(env: NodeJS.ProcessEnv, current: StoredMasterSecret): { secret: string; generated: boolean } {
   const given = env.NEW_SECRET_KEY;
   if (given) {
     if (given.length < 32) throw new CliCommandError('NEW_SECRET_KEY: must be at least 32 characters');
@@ -86,7 +77,10 @@ function stageKeyFile(file: string, secret: string): string {
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 const codeOf = (err: unknown): string => String((err as { code?: unknown }).code ?? '');
 
-/** The database on one connection, opened so that nothing else uses it meanwhile (SQLite) or can write to it (PostgreSQL). */
+/**
+ * The database on the core's one exclusive connection (db/db.ts openExclusiveDatabase): nothing else uses it
+ * meanwhile (SQLite) or can write to it (PostgreSQL).
+ */
 interface Store {
   db: Kysely<Database>;
   describe: string;
@@ -99,22 +93,20 @@ interface Store {
   scrub?(conn: Kysely<Database>): Promise<void>;
 }
 
-function sqliteStore(config: Config): Store {
-  const file = path.join(config.dataDir, DB_FILE);
-  if (!existsSync(file)) throw new CliCommandError(`there is no database at ${file}: check DATA_DIR`);
-  let handle: SQLite.Database;
+function openStore(core: CommandCore, ignoreConnections: boolean): Store {
+  let database: DbHandle;
   try {
-    handle = new SQLite(file, { fileMustExist: true });
-    // No waiting: a server holding the file is a refusal, not something to wait for. In exclusive
-    // locking mode the lock taken is kept until the connection closes, and a server's open
-    // connection (it keeps a shared lock in WAL mode) makes taking it fail.
-    handle.pragma('busy_timeout = 0');
-    handle.pragma('locking_mode = EXCLUSIVE');
+    database = core.openDatabase('exclusive');
   } catch (err) {
-    throw new CliCommandError(`cannot open ${file} (${errorText(err)})`);
+    if (err instanceof DatabaseOpenError) throw new CliCommandError(err.message);
+    throw err;
   }
+  return database.engine === 'postgres' ? postgresStore(database, ignoreConnections) : sqliteStore(database);
+}
+
+function sqliteStore({ db, describe: file }: DbHandle): Store {
   return {
-    db: new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) }),
+    db,
     describe: file,
     async begin(conn) {
       try {
@@ -136,18 +128,14 @@ function sqliteStore(config: Config): Store {
   };
 }
 
-function postgresStore(config: Config, ignoreConnections: boolean): Store {
-  const url = new URL(config.databaseUrl as string);
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 1, connectionTimeoutMillis: 5000 });
-  pool.on('error', () => undefined);
-  const describe = `postgres://${url.host}${url.pathname}`;
+function postgresStore({ db, describe }: DbHandle, ignoreConnections: boolean): Store {
   const others = async (conn: Kysely<Database>) => {
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
       where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`.execute(conn);
     return rows[0]?.n ?? 0;
   };
   return {
-    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+    db,
     describe,
     async begin(conn) {
       if (!ignoreConnections) {
@@ -194,20 +182,35 @@ export async function runRotateSecretCommand(args: string[], io: RotateCommandIo
   if (positionals.length > 0) throw new CliUsageError('expected: toolport rotate-secret [--ignore-connections]');
   const env = io.env ?? process.env;
   const print = io.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const config = loadConfig(env);
-  const current = currentKey(config);
+  await withCommandCore(env, (core) => rotate(core, env, print, values['ignore-connections'] === true, io.hooks));
+}
+
+/**
+ * The rotation on a command core (build/core.ts): the keys as the server reads them, and the database on the
+ * core's exclusive connection, which is held until the key file is in place and the free space scrubbed, and
+ * closed by the core's lifecycle.
+ */
+async function rotate(
+  core: CommandCore,
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+  ignoreConnections: boolean,
+  hooks: RotationHooks | undefined,
+): Promise<void> {
+  const { config } = core;
+  const current = currentKey(core);
   const next = newKey(env, current);
   const from = new Secrets(current.secret);
   const to = new Secrets(next.secret);
 
-  const store = config.databaseUrl ? postgresStore(config, values['ignore-connections'] === true) : sqliteStore(config);
+  const store = openStore(core, ignoreConnections);
   let staged: string | undefined;
   let counts: Awaited<ReturnType<typeof reencryptAll>> = [];
   try {
     await store.db.connection().execute(async (conn) => {
       try {
         await store.begin(conn);
-        counts = await reencryptAll(conn, from, to, io.hooks);
+        counts = await reencryptAll(conn, from, to, hooks);
         // In the same transaction: the rotation and its audit entry are committed together.
         await createCommandAudit(conn).command({
           command: 'toolport rotate-secret',
@@ -227,8 +230,6 @@ export async function runRotateSecretCommand(args: string[], io: RotateCommandIo
     if (err instanceof RotationError) throw new CliCommandError(err.message);
     if (err instanceof CliCommandError) throw err;
     throw new CliCommandError(`rotation failed, nothing was changed: ${errorText(err)}`);
-  } finally {
-    await store.db.destroy().catch(() => undefined);
   }
 
   print(`Re-encrypted with the new key in ${store.describe}: ${describeCounts(counts)}.`);
@@ -247,18 +248,13 @@ export async function runRotateSecretCommand(args: string[], io: RotateCommandIo
     print('Now set SECRET_KEY to the value of NEW_SECRET_KEY wherever the server runs (every replica), then start it.');
   }
   // Committed and the key in place: a failure from here on must not read as "nothing was changed".
-  if (!config.databaseUrl) {
-    let scrubbing: Store | undefined;
+  if (store.scrub) {
     try {
-      const opened = sqliteStore(config);
-      scrubbing = opened;
-      await opened.db.connection().execute(async (conn) => opened.scrub?.(conn));
+      await store.db.connection().execute(async (conn) => store.scrub?.(conn));
     } catch (err) {
       print(
         `Warning: the replaced values could not be cleared from the free space of ${store.describe} (${errorText(err)}); run VACUUM on it with the server stopped.`,
       );
-    } finally {
-      await scrubbing?.db.destroy().catch(() => undefined);
     }
   }
   print(

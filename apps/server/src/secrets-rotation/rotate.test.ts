@@ -219,6 +219,19 @@ describe.each<Engine>(['sqlite', 'postgres'])('toolport rotate-secret on %s', (e
     });
     expect(mine.statusCode, mine.body).toBe(200);
     seen.userApiKey = (await app.app.inject({ method: 'GET', url: '/api/user/self', headers: bearer(user.token) })).json().data.token;
+    // An OpenID Connect identity with the provider's tokens, kept for deprovisioning at refresh (migration 0014).
+    await app.ctx.db
+      .insertInto('provider_identities')
+      .values({
+        user_id: user.id,
+        provider: 'oidc:corp',
+        provider_user_id: 'rot-sub',
+        email: '',
+        created_at: at,
+        refresh_token_enc: sealedBy.encrypt('provider-refresh'),
+        access_token_enc: sealedBy.encrypt('provider-access'),
+      })
+      .execute();
     // A GitHub sign-in in progress: its PKCE verifier is stored encrypted.
     started = await startSignIn(app, 'github');
     // What a signed-in console and a connected MCP client hold.
@@ -320,7 +333,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('toolport rotate-secret on %s', (e
     const lines = await rotate(place, { SECRET_KEY: OLD_KEY, NEW_SECRET_KEY: NEW_KEY });
     const text = lines.join('\n');
     expect(lines[0]).toMatch(
-      /^Re-encrypted with the new key in .*: 2 API key copies, 2 service variable sets, 2 service header sets, 1 personal variable set, 2 OAuth client secrets, 1 sign-in in progress, 1 upstream OAuth client secret, 1 upstream OAuth access token, 1 upstream OAuth refresh token, 1 upstream OAuth authorization in progress\.$/,
+      /^Re-encrypted with the new key in .*: 2 API key copies, 2 service variable sets, 2 service header sets, 1 personal variable set, 2 OAuth client secrets, 1 sign-in in progress, 1 sign-in provider refresh token, 1 sign-in provider access token, 1 upstream OAuth client secret, 1 upstream OAuth access token, 1 upstream OAuth refresh token, 1 upstream OAuth authorization in progress\.$/,
     );
     expect(text).toContain('Now set SECRET_KEY to the value of NEW_SECRET_KEY');
     expect(text).toContain('gateway session ids (MCP clients reconnect and initialise a new session)');

@@ -45,6 +45,19 @@ export const SEALED_COLUMNS: SealedColumn[] = [
     what: ['OAuth client secret', 'OAuth client secrets'],
   },
   { table: 'oauth_states', column: 'code_verifier_enc', keys: ['state_hash'], what: ['sign-in in progress', 'sign-ins in progress'] },
+  // An OpenID Connect provider's tokens, kept for deprovisioning at refresh (migration 0014).
+  {
+    table: 'provider_identities',
+    column: 'refresh_token_enc',
+    keys: ['id'],
+    what: ['sign-in provider refresh token', 'sign-in provider refresh tokens'],
+  },
+  {
+    table: 'provider_identities',
+    column: 'access_token_enc',
+    keys: ['id'],
+    what: ['sign-in provider access token', 'sign-in provider access tokens'],
+  },
   // Toolport as OAuth client of remote services (migration 0007).
   {
     table: 'upstream_oauth_services',

@@ -26,14 +26,9 @@ async function refusals(base: string, limit: string): Promise<number> {
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
-/** Sessions a user holds on this replica (the registry's own walk, removing nothing). */
+/** Sessions a user holds on this replica. */
 function sessionsOf(ctx: AppParts, userId: number): number {
-  let n = 0;
-  ctx.gateway.inspect().sessions.removeWhere((s) => {
-    if (s.userId === userId) n += 1;
-    return false;
-  });
-  return n;
+  return ctx.gateway.sessionsOf(userId).length;
 }
 
 describe('abuse limit settings', () => {
@@ -85,7 +80,7 @@ describe('abuse limits of the proxy (SQLite)', () => {
     try {
       const aborts = [new AbortController(), new AbortController()];
       const waits = aborts.map((ac) => client.callTool('wait-for-cancel', {}, { signal: ac.signal, timeout: 60_000 }).catch((e) => e));
-      await until(() => gw.ctx.gateway.inspect().sessions.get(sid)?.inflight === 2, 'two calls waiting upstream');
+      await until(() => gw.ctx.gateway.session(sid)?.inflight === 2, 'two calls waiting upstream');
 
       const refused = await post(mcp, alice.key, call(7, 'probe-state'), { 'mcp-session-id': sid });
       expect(refused.status).toBe(429);
@@ -106,7 +101,7 @@ describe('abuse limits of the proxy (SQLite)', () => {
 
       for (const ac of aborts) ac.abort();
       await Promise.all(waits);
-      await until(() => gw.ctx.gateway.inspect().sessions.get(sid)?.inflight === 0, 'the cancelled calls to end');
+      await until(() => gw.ctx.gateway.session(sid)?.inflight === 0, 'the cancelled calls to end');
       // rpd_limit is 4: the two cancelled calls and two more are admitted; the two refusals did not count.
       for (const id of [11, 12]) {
         const ok = await post(mcp, alice.key, call(id, 'probe-state'), { 'mcp-session-id': sid });

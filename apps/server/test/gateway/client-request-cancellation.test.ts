@@ -51,11 +51,7 @@ describe('cancellation of relayed server-to-client requests', () => {
   afterAll(async () => gw?.close());
 
   /** What the session of this user holds: server-to-client requests still waiting for an answer. */
-  const waitingInSessions = () =>
-    gw.ctx.gateway
-      .inspect()
-      .sessions.where((s) => s.userId === alice.id)
-      .reduce((n, s) => n + s.outgoing.size, 0);
+  const waitingInSessions = () => gw.ctx.gateway.sessionsOf(alice.id).reduce((n, s) => n + s.outgoing, 0);
 
   for (const wire of ['http', 'sse'] as const) {
     it(`tells a client over ${wire} that the upstream withdrew its request, under the client's id`, async () => {

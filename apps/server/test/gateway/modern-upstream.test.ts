@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LinkPool } from '../../src/gateway/upstream/pool.js';
+import type { LinkView } from '../../src/gateway/index.js';
 import { addService, addUser, addUserWithToken, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
 import { modernFixture, modernPost, PIN, texts, v2Client } from './modern-kit.js';
 
@@ -58,7 +58,8 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
   const ids: Record<string, number> = {};
   let remote: ChildProcess | undefined;
   const proxy = (name: string) => `${gw.url}/proxy/${name}/mcp`;
-  const pool = () => gw.ctx.gateway.inspect().pool as LinkPool;
+  const links = (serviceId: number | undefined, era: LinkView['era'] = '2026-07-28') =>
+    gw.ctx.gateway.links(serviceId as number).filter((l) => l.era === era);
   const api = (method: string, url: string, body?: unknown) => apiCall(gw.url, adminToken, method, url, body);
   const v2Service = async (name: string, extra: { rpdLimit?: number } = {}) => {
     ids[name] = await addService(gw.ctx, { name, args: [modernFixture], env: { MODERN_FIXTURE_EVENTS: eventsOf(name) }, ...extra });
@@ -148,7 +149,7 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
     } finally {
       await client.close();
     }
-    expect(pool().modernLinks(ids.v2)).toHaveLength(1);
+    expect(links(ids.v2)).toHaveLength(1);
     expect(events(eventsOf('v2'))).toEqual(['start modern']);
   });
 
@@ -210,13 +211,13 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
         params: { name: 'wait', arguments: { ms: 60_000 }, _meta: envelope() },
       }),
     }).catch((err: unknown) => err);
-    await until('the call to reach the upstream', () => (pool().modernLinks(ids['v2-cancel'])[0]?.inFlight === 1 ? true : undefined));
+    await until('the call to reach the upstream', () => (links(ids['v2-cancel'])[0]?.inFlight === 1 ? true : undefined));
     controller.abort();
     await pending;
     await until('the upstream to hear the cancellation', () =>
       events(eventsOf('v2-cancel')).includes('cancelled 60000') ? true : undefined,
     );
-    expect(pool().modernLinks(ids['v2-cancel'])[0]?.inFlight).toBe(0);
+    expect(links(ids['v2-cancel'])[0]?.inFlight).toBe(0);
   });
 
   it('answers the request in flight when the server crashes, and the next request starts it again', async () => {
@@ -234,7 +235,7 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
   it('gives each user a modern process of their own on an isolated service', async () => {
     for (const user of [alice, alice, bob])
       expect(texts((await modernPost(proxy('v2-isolated'), user.key, echo('i'))).body.result)).toBe('modern echo: i');
-    expect(pool().modernLinks(ids['v2-isolated'])).toHaveLength(2);
+    expect(links(ids['v2-isolated'])).toHaveLength(2);
     expect(events(eventsOf('v2-isolated'))).toEqual(['start modern', 'start modern']);
   });
 
@@ -256,7 +257,7 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
     });
     expect(retry.status).toBe(200);
     expect(retry.body.result.resultType).toBe('complete');
-    expect(pool().modernLinks(ids.remote)).toHaveLength(1);
+    expect(links(ids.remote)).toHaveLength(1);
   });
 
   it('checks Mcp-Param headers against the arguments, and passes them on to a remote server of the revision', async () => {
@@ -320,7 +321,7 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
   it('serves modern clients of a legacy-only upstream through its legacy link, after one look', async () => {
     for (const n of [1, 2, 3])
       expect(texts((await modernPost(proxy('everything'), alice.key, echo(`e${n}`))).body.result)).toBe(`Echo: e${n}`);
-    expect(pool().modernLinks(ids.everything)).toHaveLength(0);
+    expect(links(ids.everything)).toHaveLength(0);
     await gw.ctx.serviceLog.flush();
     const starts = await gw.ctx.db
       .selectFrom('service_logs')
@@ -342,9 +343,9 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
       expect(texts((await modernPost(proxy('everything-isolated'), user.key, echo(`i${n}`))).body.result)).toBe(`Echo: i${n}`);
     }
     // Kept between requests (one per user), where each request used to start and stop a process of its own.
-    const links = pool().links(ids.everythingIsolated);
-    expect(links).toHaveLength(2);
-    expect(links.map((l) => l.state)).toEqual(['ready', 'ready']);
+    const isolated = links(ids.everythingIsolated, '2025-11-25');
+    expect(isolated).toHaveLength(2);
+    expect(isolated.map((l) => l.state)).toEqual(['ready', 'ready']);
   });
 
   it('serves modern clients of a server that speaks only 2026-07-28, and tells a 2025-era client why it cannot', async () => {
@@ -364,7 +365,7 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
       /Unsupported protocol version: 2025-11-25 \(the tool server speaks only protocol revision 2026-07-28: use a client of that revision\)/,
     );
     // Up for the clients it serves: its health is checked in its own era, and the console shows it so.
-    const health = await pool().checkHealth(ids['v2-only'] as number);
+    const health = await gw.ctx.gateway.checkHealth(ids['v2-only'] as number);
     expect(health).toMatchObject({ status: 'healthy', toolCount: 4 });
     expect(health.details).toMatch(/^4 tools, \d+ ms; protocol revision 2026-07-28 only$/);
     const row = await gw.ctx.db
@@ -375,11 +376,7 @@ describe('upstreams that speak 2026-07-28, reached in their own era', () => {
     expect(row.health_status).toBe('healthy');
     expect(row.health_details).toMatch(/protocol revision 2026-07-28 only$/);
     // The refused 2025 handshake started nothing that keeps retrying.
-    expect(
-      pool()
-        .links(ids['v2-only'] as number)
-        .map((l) => l.state),
-    ).not.toContain('backoff');
+    expect(links(ids['v2-only'] as number, '2025-11-25').map((l) => l.state)).not.toContain('backoff');
   });
 
   it('answers -32021 with HTTP 400 when a legacy upstream needs a capability the request did not declare', async () => {

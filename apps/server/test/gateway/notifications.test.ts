@@ -33,7 +33,7 @@ describe('notifications and cancellation through a shared upstream', () => {
 
   const probeState = async (c: McpClient) =>
     JSON.parse(textOf(await c.callTool('probe-state', {}))) as { waiting: number; cancelled: number };
-  const streamOpen = (c: McpClient) => gw.ctx.gateway.inspect().sessions.get(c.sessionId() ?? '')?.stream?.open === true;
+  const streamOpen = (c: McpClient) => gw.ctx.gateway.session(c.sessionId() ?? '')?.streamOpen === true;
 
   it('delivers progress of a long-running tool only to the client that called it', async () => {
     const a = await client(gw.url, 'everything', alice, { sdk: 'v1', wire: 'http' });

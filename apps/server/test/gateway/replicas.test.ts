@@ -191,8 +191,8 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
       expect(textOf(result)).toBe('Echo: across');
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
       // The stream and its session are on A alone.
-      expect(a.t.ctx.gateway.inspect().sessions.countByTransport().legacy).toBe(1);
-      expect(b.t.ctx.gateway.inspect().sessions.countByTransport().legacy).toBe(0);
+      expect(a.t.ctx.gateway.stats().byTransport.legacy).toBe(1);
+      expect(b.t.ctx.gateway.stats().byTransport.legacy).toBe(0);
     } finally {
       await client.close();
     }
@@ -201,7 +201,7 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
 
     // Once the stream is gone, a POST for it is answered 404 as on one replica.
     const last = sentToB.at(-1) as string;
-    await until(() => a.t.ctx.gateway.inspect().sessions.countByTransport().legacy === 0, 'replica A to end the legacy session');
+    await until(() => a.t.ctx.gateway.stats().byTransport.legacy === 0, 'replica A to end the legacy session');
     const late = await post(last, user.key, { jsonrpc: '2.0', id: 9, method: 'ping' });
     expect(late.status).toBe(404);
   });
@@ -258,12 +258,7 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
       await vi.waitFor(() => expect(sentToB).toHaveLength(1), { timeout: 10_000 });
       expect(sentToB[0]?.status).toBe(202);
       expect(String((sentToB[0]?.body as { id?: unknown } | undefined)?.id)).toMatch(/@[A-Za-z0-9_-]{12}$/);
-      expect(
-        a.t.ctx.gateway
-          .inspect()
-          .sessions.where((s) => s.userId === user.id)
-          .reduce((n, s) => n + s.outgoing.size, 0),
-      ).toBe(0);
+      expect(a.t.ctx.gateway.sessionsOf(user.id).reduce((n, s) => n + s.outgoing, 0)).toBe(0);
     } finally {
       await client.close();
     }
@@ -317,8 +312,8 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('group-member__echo');
       const result = (await client.callTool({ name: 'group-member__echo', arguments: { message: 'grouped' } })) as CallToolResult;
       expect(textOf(result)).toBe('Echo: grouped');
-      expect(a.t.ctx.gateway.inspect().sessions.countByTransport().legacy).toBe(1);
-      expect(b.t.ctx.gateway.inspect().sessions.countByTransport().legacy).toBe(0);
+      expect(a.t.ctx.gateway.stats().byTransport.legacy).toBe(1);
+      expect(b.t.ctx.gateway.stats().byTransport.legacy).toBe(0);
     } finally {
       await client.close();
     }

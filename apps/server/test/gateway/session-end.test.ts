@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LinkPool } from '../../src/gateway/upstream/pool.js';
+import { gatewayInternalsForTests } from '../../src/gateway/testing.js';
 import { engines } from '../harness.js';
 import { connect, type McpClient, textOf, until } from './clients.js';
 import { addService, addUser, type LiveGateway, setServiceEnabled, setUserEnabled, startGateway } from './gateway-harness.js';
@@ -98,7 +98,7 @@ describe.each(engines)('ending a session with calls in flight on %s', (engine) =
     await until(async () => (await probeState(watcher)).cancelled === before.cancelled + 1, 'the cancellation to reach the upstream');
     expect((await probeState(watcher)).waiting).toBe(before.waiting);
     // Nothing is left waiting on the gateway's side either (timers, routes).
-    const links = (gw.ctx.gateway.inspect().pool as LinkPool).links(probeId);
+    const links = gw.ctx.gateway.links(probeId).filter((l) => l.era === '2025-11-25');
     expect(links.length).toBeGreaterThan(0);
     expect(links.map((l) => l.inFlight).filter((n) => n > 0)).toEqual([]);
   };
@@ -142,13 +142,14 @@ describe.each(engines)('ending a session with calls in flight on %s', (engine) =
     const errorsBefore = await metricErrors('probe');
     const { pending, before } = await slowCall(caller, watcher);
 
-    const { limits } = gw.ctx.gateway.inspect().sessions;
+    // Test-only: the server never changes the cap of a running registry (src/gateway/testing.ts).
+    const { limits } = gatewayInternalsForTests(gw.ctx.gateway);
     const cap = limits.perUserCap;
     limits.perUserCap = 1;
     try {
       // A second session of the same user: the first, busy or not, has to go.
       await client(gw.url, 'probe', user.key, { sdk: 'v1', wire: 'http' });
-      expect(gw.ctx.gateway.inspect().sessions.get(caller.sessionId() ?? '')).toBeUndefined();
+      expect(gw.ctx.gateway.session(caller.sessionId() ?? '')).toBeUndefined();
     } finally {
       limits.perUserCap = cap;
     }
@@ -164,11 +165,12 @@ describe.each(engines)('ending a session with calls in flight on %s', (engine) =
     const url = `${gw.url}/proxy/probe/mcp`;
     // A client without a GET stream: its session may be swept when idle.
     const sessionId = await openSession(url, user.key);
-    const { sessions } = gw.ctx.gateway.inspect();
-    const far = () => Date.now() + sessions.limits.idleMs + 60_000;
-    sessions.sweep(far());
-    expect(sessions.get(sessionId)).toBeUndefined();
-    const [link] = (gw.ctx.gateway.inspect().pool as LinkPool).links(probeId);
+    const { gateway } = gw.ctx;
+    const far = () => Date.now() + gateway.options.limits.idleMs + 60_000;
+    gateway.sweepNow(far());
+    expect(gateway.session(sessionId)).toBeUndefined();
+    // Test-only: stops the live link (src/gateway/testing.ts), so that the call waits for it to start again.
+    const [link] = gatewayInternalsForTests(gateway).links(probeId);
     if (!link) throw new Error('no link for the probe service');
     await link.stop('test: start again on the next call');
     const attached = link.attachedCount;
@@ -181,9 +183,9 @@ describe.each(engines)('ending a session with calls in flight on %s', (engine) =
       { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: SLOW, arguments: {} } },
       { 'mcp-session-id': sessionId },
     );
-    await until(() => sessions.get(sessionId) !== undefined && link.state === 'starting', 'the call to wait for the starting upstream');
-    sessions.sweep(far());
-    expect(sessions.get(sessionId)).toBeUndefined();
+    await until(() => gateway.session(sessionId) !== undefined && link.state === 'starting', 'the call to wait for the starting upstream');
+    gateway.sweepNow(far());
+    expect(gateway.session(sessionId)).toBeUndefined();
 
     const res = await reply;
     expect(res.status).toBe(200);

@@ -2,7 +2,6 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SseStream } from '../../src/gateway/downstream/http-io.js';
 import { connect, textOf, until } from './clients.js';
 import { addService, addUser, type LiveGateway, startGateway } from './gateway-harness.js';
 import { openSession, post } from './raw-http.js';
@@ -141,9 +140,8 @@ describe('slow clients (SQLite)', () => {
     const endpoint = /event: endpoint\ndata: ([^\n]+)\n/.exec(conn.received)?.[1] as string;
     const sessionId = new URL(endpoint, gw.url).searchParams.get('sessionId') as string;
     conn.stopReading();
-    const session = gw.ctx.gateway.inspect().sessions.get(sessionId);
-    const stream = session?.stream as SseStream;
-    expect(stream.open).toBe(true);
+    const session = gw.ctx.gateway.session(sessionId);
+    expect(session?.streamOpen).toBe(true);
 
     const message = 'x'.repeat(200 * 1024);
     const send = (msg: unknown) =>
@@ -172,11 +170,11 @@ describe('slow clients (SQLite)', () => {
     }
     await until(() => session?.closed === true, 'the session to be dropped', 20_000);
     expect(session?.closedReason).toBe('client not reading its stream');
-    expect(gw.ctx.gateway.inspect().sessions.get(sessionId)).toBeUndefined();
-    expect(stream.open).toBe(false);
+    expect(gw.ctx.gateway.session(sessionId)).toBeUndefined();
+    expect(session?.streamOpen).toBe(false);
     // The bound was reached (so it was tested) and never passed by more than the message that crossed it.
-    expect(stream.peakBuffered).toBeGreaterThan(CAP);
-    expect(stream.peakBuffered).toBeLessThanOrEqual(CAP + largest);
+    expect(session?.streamPeakBuffered).toBeGreaterThan(CAP);
+    expect(session?.streamPeakBuffered).toBeLessThanOrEqual(CAP + largest);
     // The session is gone: its message URL answers 404 now; other clients are served as before.
     expect((await send({ jsonrpc: '2.0', id: 999, method: 'ping' })).status).toBe(404);
     await normalCall('after a slow reader');
@@ -212,9 +210,8 @@ describe('slow clients (SQLite)', () => {
     );
     await until(() => conn.received.startsWith('HTTP/1.1 200'), 'the stream to open');
     conn.stopReading();
-    const session = gw.ctx.gateway.inspect().sessions.get(sessionId);
-    const stream = session?.stream as SseStream;
-    expect(stream.open).toBe(true);
+    const session = gw.ctx.gateway.session(sessionId);
+    expect(session?.streamOpen).toBe(true);
 
     const size = 64 * 1024;
     // tools/list_changed notifications of 64 KiB each, sent to every session's standalone stream.
@@ -228,9 +225,9 @@ describe('slow clients (SQLite)', () => {
     }
     await until(() => session?.closed === true, 'the session to be dropped', 20_000);
     expect(session?.closedReason).toBe('client not reading its stream');
-    expect(stream.open).toBe(false);
-    expect(stream.peakBuffered).toBeGreaterThan(CAP);
-    expect(stream.peakBuffered).toBeLessThanOrEqual(CAP + size + 1024);
+    expect(session?.streamOpen).toBe(false);
+    expect(session?.streamPeakBuffered).toBeGreaterThan(CAP);
+    expect(session?.streamPeakBuffered).toBeLessThanOrEqual(CAP + size + 1024);
     // The id stays valid (streamable sessions are rebuilt from it): the client may come back and read this time.
     const list = await post(mcp, key, { jsonrpc: '2.0', id: 99, method: 'tools/list' }, { 'mcp-session-id': sessionId });
     expect(list.status).toBe(200);
@@ -267,7 +264,7 @@ describe('slow clients (SQLite)', () => {
       'the answer to turn into a stream',
     );
     conn.stopReading();
-    const session = gw.ctx.gateway.inspect().sessions.get(sessionId);
+    const session = gw.ctx.gateway.session(sessionId);
     await until(async () => (await slowReaders()) > before, 'the streamed answer to be cut off', 30_000);
     // The call was cancelled upstream (the client is gone) and its slot given back; the session itself lives on.
     await until(() => session?.inflight === 0, 'the call to end');

@@ -175,7 +175,8 @@ export class DiscoverySearch {
 
   constructor(private readonly semantic?: SemanticRanker) {}
 
-  async answer(tools: readonly Listed[], ctx: SearchContext): Promise<CallToolResult> {
+  /** The answer as the JSON of a CallToolResult, ready to send (searchAnswerJson). */
+  async answer(tools: readonly Listed[], ctx: SearchContext): Promise<string> {
     const about = new Map(ctx.members.map((m) => [m.name, m.description]));
     const only = ctx.services && new Set(ctx.services);
     const keep = (tool: Listed) => !only || only.has(tool.name.slice(0, tool.name.indexOf(ctx.separator)));
@@ -185,38 +186,49 @@ export class DiscoverySearch {
     const weak = !lexical[0] || lexical[0].coverage < WEAK_COVERAGE;
     const ranking = this.semantic ? await this.semantic.rank(tools, ctx.query) : undefined;
     if (!ranking || 'unavailable' in ranking || ranking.confidence < SEMANTIC_CONFIDENCE)
-      return searchAnswer(lexical.slice(0, ctx.limit), ctx, 'lexical', weak);
+      return searchAnswerJson(lexical.slice(0, ctx.limit), ctx, 'lexical', weak);
     const hits = fuse(tools, lexical, ranking.order, keep, ctx.limit);
-    return searchAnswer(hits, ctx, 'hybrid', weak);
+    return searchAnswerJson(hits, ctx, 'hybrid', weak);
   }
+}
+
+/** A hit as the answer carries it: the namespaced name, the description and the input schema. */
+function foundTool(tool: Listed): { name: string; description: string; inputSchema: object } {
+  return {
+    name: tool.name,
+    description: typeof tool.description === 'string' ? tool.description : '',
+    inputSchema: tool.inputSchema && typeof tool.inputSchema === 'object' ? tool.inputSchema : { type: 'object' },
+  };
+}
+
+/**
+ * Each listed tool's hit, serialised once: the merged lists are cached and their tools never change in
+ * place (group-face.ts builds a new list on every change), so a tool found again reuses its JSON.
+ */
+const hitJson = new WeakMap<Listed, string>();
+function foundJson(tool: Listed): string {
+  let json = hitJson.get(tool);
+  if (json === undefined) {
+    json = JSON.stringify(foundTool(tool));
+    hitJson.set(tool, json);
+  }
+  return json;
 }
 
 /**
  * The answer an agent can act on: each hit's namespaced name, description and input schema; when
  * nothing or nothing good matched, it says so and lists the group's services, one line each, so the
- * agent can search again in their words or narrow the search to one of them.
+ * agent can search again in their words or narrow the search to one of them. The structured answer
+ * travels twice (as `structuredContent` and, for clients without structured output, as the text
+ * block): it is serialised once, from the hits' own serialised parts, and the text is that string.
+ * Serialises exactly as `JSON.stringify` of the CallToolResult would.
  */
-export function searchAnswer(
-  hits: readonly ToolHit<Listed>[],
-  ctx: SearchContext,
-  mode: 'lexical' | 'hybrid',
-  weak: boolean,
-): CallToolResult {
-  const found = hits.map(({ tool }) => ({
-    name: tool.name,
-    description: typeof tool.description === 'string' ? tool.description : '',
-    inputSchema: tool.inputSchema && typeof tool.inputSchema === 'object' ? tool.inputSchema : { type: 'object' },
-  }));
-  const structured = {
-    tools: found,
-    mode,
-    ...(weak
-      ? {
-          weak: true,
-          note: translate(ctx.locale, found.length === 0 ? 'discovery.nothing_found' : 'discovery.weak_match', { query: ctx.query }),
-          services: ctx.members,
-        }
-      : {}),
-  };
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+export function searchAnswerJson(hits: readonly ToolHit<Listed>[], ctx: SearchContext, mode: 'lexical' | 'hybrid', weak: boolean): string {
+  let structured = `{"tools":[${hits.map(({ tool }) => foundJson(tool)).join(',')}],"mode":${JSON.stringify(mode)}`;
+  if (weak) {
+    const note = translate(ctx.locale, hits.length === 0 ? 'discovery.nothing_found' : 'discovery.weak_match', { query: ctx.query });
+    structured += `,"weak":true,"note":${JSON.stringify(note)},"services":${JSON.stringify(ctx.members)}`;
+  }
+  structured += '}';
+  return `{"content":[{"type":"text","text":${JSON.stringify(structured)}}],"structuredContent":${structured}}`;
 }

@@ -406,7 +406,9 @@ export class GroupFace {
         if ('refused' in asked) return answer(asked.refused);
         const tools = (await this.merged(session, group, 'tools', scope)) as (Item & { name: string })[];
         const context = { ...asked, separator: group.separator, members, locale: target.locale ?? 'en' };
-        return answer(await this.search.answer(tools, context));
+        // The answer comes serialised (group-discovery.ts: searchAnswerJson).
+        const result = await this.search.answer(tools, context);
+        return target.response(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":${result}}`);
       }
       if (params.name !== CALL_TOOL)
         return fail(RpcCode.InvalidParams, `Unknown tool: ${String(params.name)} (this group offers search_tools and call_tool)`);

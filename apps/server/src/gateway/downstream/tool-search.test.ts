@@ -110,6 +110,20 @@ describe('ToolIndex', () => {
     expect(index.search('kubernetes')).toEqual([]);
     expect(new ToolIndex([]).search('file')).toEqual([]);
   });
+
+  it('keeps equal scores in list order, picks the best of any limit, and carries nothing from one search to the next', () => {
+    const same = Array.from({ length: 30 }, (_, i) => ({ name: `copy_${i}`, description: 'Send an email message' }));
+    const twins = new ToolIndex([...same, { name: 'send_email', description: 'Send an email message' }]);
+    const first = twins.search('email', 3);
+    expect(first.map((h) => h.tool.name)).toEqual(['send_email', 'copy_0', 'copy_1']);
+    expect(first[1]?.score).toBe(first[2]?.score);
+    expect(twins.search('email', 40).map((h) => h.tool.name)).toEqual(['send_email', ...same.map((t) => t.name)]);
+    expect(twins.search('email', 3, (t) => t.name.endsWith('7')).map((h) => h.tool.name)).toEqual(['copy_7', 'copy_17', 'copy_27']);
+    // Searched again, after other searches, the scores are the same, not added to the last ones.
+    twins.search('message email send');
+    expect(twins.search('email', 3)).toEqual(first);
+    expect(twins.search('parcel')).toEqual([]);
+  });
 });
 
 describe('ToolIndexCache', () => {

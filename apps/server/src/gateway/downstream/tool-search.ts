@@ -148,27 +148,57 @@ export class ToolIndex<T extends SearchableTool> {
       for (const other of this.kin.get(t.slice(0, PREFIX)) ?? []) if (!weights.has(other)) weights.set(other, KIN_WEIGHT);
     }
     const n = this.tools.length;
-    const scores = new Map<number, { score: number; matched: number }>();
+    // Per tool: its score and how many of the query's units it matched, in arrays the index keeps (a search is
+    // synchronous: nothing else uses them meanwhile); `touched` lists the tools with a score, to read and reset.
+    const { score, matched, seen } = this.scratch();
+    const touched: number[] = [];
     for (const [term, weight] of weights) {
       const list = this.postings.get(term);
       if (!list) continue;
       const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
+      const unit = units.has(term) ? 1 : 0;
+      const scale = weight * idf;
       for (const [i, w] of list) {
-        const s = scores.get(i) ?? { score: 0, matched: 0 };
-        s.score += (weight * idf * w * (K1 + 1)) / (K1 + w);
-        if (units.has(term)) s.matched += 1;
-        scores.set(i, s);
+        if (seen[i] === 0) {
+          seen[i] = 1;
+          touched.push(i);
+        }
+        score[i] = (score[i] as number) + (scale * w * (K1 + 1)) / (K1 + w);
+        matched[i] = (matched[i] as number) + unit;
       }
     }
-    return (
-      [...scores]
-        .filter(([i]) => !only || only(this.tools[i] as T))
-        .map(([i, s]) => ({ i, ...s }))
-        // Stable: equal scores keep the list's order.
-        .sort((a, b) => b.score - a.score || a.i - b.i)
-        .slice(0, limit)
-        .map(({ i, score, matched }) => ({ tool: this.tools[i] as T, score, coverage: matched / Math.max(1, units.size) }))
-    );
+    // The best `limit` of them, best first; equal scores keep the list's order.
+    const best: number[] = [];
+    const before = (a: number, b: number) => (score[a] as number) > (score[b] as number) || (score[a] === score[b] && a < b);
+    for (const i of touched) {
+      if (only && !only(this.tools[i] as T)) continue;
+      if (best.length === limit && !before(i, best[limit - 1] as number)) continue;
+      let at = best.length < limit ? best.length : limit - 1;
+      while (at > 0 && before(i, best[at - 1] as number)) {
+        best[at] = best[at - 1] as number;
+        at -= 1;
+      }
+      best[at] = i;
+    }
+    const hits = best.map((i) => ({
+      tool: this.tools[i] as T,
+      score: score[i] as number,
+      coverage: (matched[i] as number) / Math.max(1, units.size),
+    }));
+    for (const i of touched) {
+      score[i] = 0;
+      matched[i] = 0;
+      seen[i] = 0;
+    }
+    return hits;
+  }
+
+  private arrays?: { score: Float64Array; matched: Uint32Array; seen: Uint8Array };
+
+  private scratch() {
+    const n = this.tools.length;
+    this.arrays ??= { score: new Float64Array(n), matched: new Uint32Array(n), seen: new Uint8Array(n) };
+    return this.arrays;
   }
 }
 

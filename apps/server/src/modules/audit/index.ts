@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { type Db, openDatabase } from '../../db/db.js';
+import type { Db } from '../../db/db.js';
 import type { ZodApi } from '../../http/api.js';
 import type { OptionsService } from '../options/index.js';
 import { installAuditHook } from './hook.js';
@@ -51,18 +51,15 @@ export function createCommandAudit(db: Db): Pick<AuditTrail, 'command'> {
 }
 
 /**
- * One entry of a command that holds no database connection of its own (`toolport backup`, `restore`), written
- * to the database the configuration names. False when it could not be written there (a database from before
- * the audit trail, as a restored old backup may be, until the server migrates it).
+ * One entry of a command that keeps no database connection while it works (`toolport backup`, `restore`), written
+ * to the database it opened for it. False when it could not be written there (a database from before the audit
+ * trail, as a restored old backup may be, until the server migrates it).
  */
-export async function recordCommandAt(where: { databaseUrl?: string | undefined; dataDir: string }, a: CommandAction): Promise<boolean> {
-  const { db } = openDatabase(where);
+export async function recordCommandIn(db: Db, a: CommandAction): Promise<boolean> {
   try {
     await createCommandAudit(db).command(a);
     return true;
   } catch {
     return false;
-  } finally {
-    await db.destroy().catch(() => undefined);
   }
 }

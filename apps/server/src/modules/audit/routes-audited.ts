@@ -47,6 +47,10 @@ const table: [Route, AuditedRoute][] = [
   [routes.users.remove, { object: 'user', action: 'delete', id: param('id') }],
   // enable, disable, promote, demote: the action is the change.
   [routes.users.manage, { object: 'user', action: (r) => String(field('action')(r)), id: either(answer('id'), field('username')) }],
+  // Provider identities an administrator links to or unlinks from a user, and held sign-ins dismissed (decision 0063)
+  [routes.oauth.link, { object: 'user', action: 'link_identity', id: param('id') }],
+  [routes.oauth.unlink, { object: 'user', action: 'unlink_identity', id: param('id') }],
+  [routes.oauth.dismissHeld, { object: 'user', action: 'dismiss_held_identity', id: () => '' }],
   // Preferences
   [routes.options.update, { object: 'option', action: 'update', id: field('key') }],
   [routes.options.checkEmbeddings, { object: 'option', action: 'check', id: () => 'EmbeddingsURL' }],

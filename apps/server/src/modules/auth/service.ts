@@ -21,6 +21,11 @@ export interface AuthDeps {
   /** Shares the sign-in limits between replicas when REDIS_URL is set. */
   redis?: RedisHub;
   metrics: Pick<Metrics, 'abuseRefused'>;
+  /**
+   * Asks the sign-in providers, at each refresh, whether they still vouch for the user (decision 0063):
+   * the provider that no longer does, and whether the account was disabled for it.
+   */
+  providerCheck?: (user: UserRow) => Promise<{ provider: string; disabled: boolean } | undefined>;
 }
 
 /** Password sign-in, token refresh with rotation, and sign-out. */
@@ -81,6 +86,13 @@ export class AuthService {
     if (!(await this.refreshTokens.revoke(row.id))) {
       await this.refreshTokens.revokeAllOf(row.user_id);
       throw unauthorized('auth.refresh_invalid');
+    }
+    const gone = await this.deps.providerCheck?.(user);
+    if (gone) {
+      // The provider no longer vouches for the person: every session of theirs ends, not only this one.
+      await this.refreshTokens.revokeAllOf(user.id);
+      if (gone.disabled) throw new AppError(401, 'auth.user_disabled', undefined, { code: 'user_disabled' });
+      throw new AppError(401, 'auth.provider_session_ended', { provider: gone.provider }, { code: 'provider_session_ended' });
     }
     return this.issue(user);
   }

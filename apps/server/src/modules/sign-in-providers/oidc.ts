@@ -1,6 +1,7 @@
 import type { OidcProviderSettings } from '@toolport/contract';
 import {
   createLocalJWKSet,
+  decodeJwt,
   decodeProtectedHeader,
   type JSONWebKeySet,
   type JWTPayload,
@@ -10,7 +11,7 @@ import {
 } from 'jose';
 import { z } from 'zod';
 import { AppError } from '../../http/errors.js';
-import type { ProviderProfile } from './provider-client.js';
+import type { ProviderProfile, ProviderTokens } from './provider-client.js';
 import { asRecord, badAnswer, callProvider, refused, USER_AGENT } from './provider-http.js';
 
 /** How far the provider's clock may be off ours when exp, nbf and iat are checked. */
@@ -39,6 +40,21 @@ const discoveryFailed = (label: string, detail: string) =>
 
 export const idTokenInvalid = (label: string, detail: string) =>
   new AppError(400, 'oidc.id_token_invalid', { provider: label, detail: detail.slice(0, 300) }, { code: 'oidc_id_token_invalid' });
+
+const tenantRefused = (label: string, tenant: string) =>
+  new AppError(403, 'oidc.tenant_not_allowed', { provider: label, tenant: tenant.slice(0, 64) }, { code: 'oidc_tenant_not_allowed' });
+
+/** Microsoft Entra ID's multi-tenant discovery (`common`, `organizations`) names its issuer with this placeholder. */
+const TENANT_PLACEHOLDER = '{tenantid}';
+
+/** What a refresh-time check learnt from the provider (decision 0063). */
+export type Recheck =
+  /** The provider still vouches for the person; its new tokens, when it gave any. */
+  | { kind: 'yes'; tokens: ProviderTokens }
+  /** The provider said no about this person (invalid_grant, a revoked access token). */
+  | { kind: 'no'; reason: string }
+  /** No answer that says either (unreachable, 5xx, our own client refused, nothing to ask with): not held against anyone. */
+  | { kind: 'unknown'; reason: string };
 
 const claimsMissing = (label: string, claim: string) =>
   new AppError(502, 'oidc.claims_missing', { provider: label, claim }, { code: 'oidc_claims_missing' });
@@ -139,6 +155,18 @@ export class OidcClient {
       redirect_uri: req.redirectUri,
       code_verifier: req.codeVerifier,
     });
+    const answer = await this.tokenRequest(doc, form, req.clientId, req.clientSecret);
+    const body = asRecord(answer.body);
+    if (body.error !== undefined) throw refused(this.label, body.error, body.error_description);
+    if (answer.status !== 200) throw badAnswer(this.label, `HTTP ${answer.status} from the token endpoint`);
+    if (typeof body.id_token !== 'string' || !body.id_token) throw badAnswer(this.label, 'no id_token in the token answer');
+    const claims = await this.verifyIdToken(body.id_token, req.clientId, req.clientSecret, req.nonce);
+    const tokens = this.tokensOf(body, '');
+    return { ...(await this.profileOf(claims, tokens.access, doc)), tokens };
+  }
+
+  /** A POST to the token endpoint, the client authenticated the way the provider lists (basic first). */
+  private tokenRequest(doc: Discovery, form: URLSearchParams, clientId: string, clientSecret: string) {
     const headers: Record<string, string> = {
       accept: 'application/json',
       'content-type': 'application/x-www-form-urlencoded',
@@ -148,23 +176,96 @@ export class OidcClient {
     if (!methods || methods.includes('client_secret_basic')) {
       // RFC 6749 §2.3.1: both parts form-encoded before they are joined.
       const enc = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
-      headers.authorization = `Basic ${Buffer.from(`${enc(req.clientId)}:${enc(req.clientSecret)}`).toString('base64')}`;
+      headers.authorization = `Basic ${Buffer.from(`${enc(clientId)}:${enc(clientSecret)}`).toString('base64')}`;
     } else {
-      form.set('client_id', req.clientId);
-      form.set('client_secret', req.clientSecret);
+      form.set('client_id', clientId);
+      form.set('client_secret', clientSecret);
     }
-    const answer = await callProvider(this.label, doc.token_endpoint, { method: 'POST', headers, body: form });
-    const body = asRecord(answer.body);
-    if (body.error !== undefined) throw refused(this.label, body.error, body.error_description);
-    if (answer.status !== 200) throw badAnswer(this.label, `HTTP ${answer.status} from the token endpoint`);
-    if (typeof body.id_token !== 'string' || !body.id_token) throw badAnswer(this.label, 'no id_token in the token answer');
-    const claims = await this.verifyIdToken(body.id_token, req.clientId, req.clientSecret, req.nonce);
-    const accessToken = typeof body.access_token === 'string' ? body.access_token : '';
-    return this.profileOf(claims, accessToken, doc);
+    return callProvider(this.label, doc.token_endpoint, { method: 'POST', headers, body: form });
+  }
+
+  /** The tokens of a token answer; a refresh answer without a new refresh token keeps the old one (RFC 6749 §6). */
+  private tokensOf(body: Record<string, unknown>, previousRefresh: string): ProviderTokens {
+    const access = typeof body.access_token === 'string' ? body.access_token : '';
+    const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in);
+    return {
+      refresh: typeof body.refresh_token === 'string' && body.refresh_token ? body.refresh_token : previousRefresh,
+      access,
+      accessExpiresAt: access && Number.isFinite(expiresIn) && expiresIn > 0 ? this.clock() + expiresIn * 1000 : 0,
+    };
+  }
+
+  /**
+   * Whether the provider still vouches for `subject` (decision 0063): a refresh token grant when a refresh token
+   * is held, otherwise userinfo with an access token that has not expired yet. Only the provider's own refusal
+   * about this person is a "no" (invalid_grant; a 401 for an unexpired access token); an outage, a 5xx, a refusal
+   * of our client or nothing to ask with is "unknown", which nobody is signed out for.
+   */
+  async recheck(req: {
+    clientId: string;
+    clientSecret: string;
+    subject: string;
+    refreshToken: string;
+    accessToken: string;
+    accessExpiresAt: number;
+  }): Promise<Recheck> {
+    let doc: Discovery;
+    try {
+      doc = await this.metadata();
+    } catch (err) {
+      return { kind: 'unknown', reason: reasonOf(err) };
+    }
+    if (req.refreshToken) {
+      const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: req.refreshToken });
+      let answer: Awaited<ReturnType<typeof callProvider>>;
+      try {
+        answer = await this.tokenRequest(doc, form, req.clientId, req.clientSecret);
+      } catch (err) {
+        return { kind: 'unknown', reason: reasonOf(err) };
+      }
+      const body = asRecord(answer.body);
+      // RFC 6749 §5.2: invalid_grant is the provider saying this grant (and so this person's access) is over.
+      if (body.error === 'invalid_grant') {
+        return {
+          kind: 'no',
+          reason: `invalid_grant${typeof body.error_description === 'string' ? ` (${body.error_description.slice(0, 200)})` : ''}`,
+        };
+      }
+      if (body.error !== undefined || answer.status !== 200)
+        return { kind: 'unknown', reason: `HTTP ${answer.status} ${String(body.error ?? '')}`.trim() };
+      if (typeof body.id_token === 'string' && body.id_token) {
+        try {
+          // Core §12.2: a refreshed ID token is about the same person, without a nonce to check.
+          const claims = await this.verifyIdToken(body.id_token, req.clientId, req.clientSecret, undefined);
+          if (claims.sub !== req.subject) return { kind: 'unknown', reason: 'the refreshed ID token is about another subject' };
+        } catch (err) {
+          return { kind: 'unknown', reason: reasonOf(err) };
+        }
+      }
+      return { kind: 'yes', tokens: this.tokensOf(body, req.refreshToken) };
+    }
+    // An expired access token is refused whether or not the person is still there: it cannot tell.
+    if (!req.accessToken || !doc.userinfo_endpoint) return { kind: 'unknown', reason: 'no refresh token, no userinfo' };
+    if (req.accessExpiresAt !== 0 && req.accessExpiresAt <= this.clock())
+      return { kind: 'unknown', reason: 'the access token has expired' };
+    let answer: Awaited<ReturnType<typeof callProvider>>;
+    try {
+      answer = await callProvider(this.label, doc.userinfo_endpoint, {
+        headers: { accept: 'application/json', authorization: `Bearer ${req.accessToken}`, 'user-agent': USER_AGENT },
+      });
+    } catch (err) {
+      return { kind: 'unknown', reason: reasonOf(err) };
+    }
+    if (answer.status === 401) return { kind: 'no', reason: 'userinfo refused the access token (401)' };
+    const info = asRecord(answer.body);
+    if (answer.status === 200 && info.sub === req.subject) {
+      return { kind: 'yes', tokens: { refresh: '', access: req.accessToken, accessExpiresAt: req.accessExpiresAt } };
+    }
+    return { kind: 'unknown', reason: `HTTP ${answer.status} from userinfo` };
   }
 
   /** Every check of OpenID Connect Core §3.1.3.7 that applies to a confidential client. */
-  async verifyIdToken(idToken: string, clientId: string, clientSecret: string, nonce: string): Promise<JWTPayload> {
+  async verifyIdToken(idToken: string, clientId: string, clientSecret: string, nonce: string | undefined): Promise<JWTPayload> {
     const doc = await this.metadata();
     const algorithms = (doc.id_token_signing_alg_values_supported ?? DEFAULT_ALGS).filter((a) => a !== 'none');
     let alg: string | undefined;
@@ -173,6 +274,7 @@ export class OidcClient {
     } catch {
       throw idTokenInvalid(this.label, 'not a signed JWT');
     }
+    const issuer = this.expectedIssuer(doc, idToken);
     const getKey: JWTVerifyGetKey = async (header, token) => {
       // HS* tokens are signed with the client secret (Authing's and Casdoor's option), only when the provider lists them.
       if (header.alg?.startsWith('HS')) return new TextEncoder().encode(clientSecret);
@@ -181,7 +283,7 @@ export class OidcClient {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(idToken, getKey, {
-        issuer: doc.issuer,
+        issuer,
         audience: clientId,
         algorithms,
         clockTolerance: CLOCK_SKEW_SECONDS,
@@ -200,10 +302,38 @@ export class OidcClient {
     // Core §3.1.3.7 (4, 5): with several audiences azp must be there, and when there it must be us.
     if (audiences.length > 1 && payload.azp === undefined) throw idTokenInvalid(this.label, 'several audiences and no azp');
     if (payload.azp !== undefined && payload.azp !== clientId) throw idTokenInvalid(this.label, 'azp is another client');
-    if (payload.nonce !== nonce) {
+    if (issuer !== doc.issuer) {
+      // A tenant template: the signed tid is the one the issuer was built from; the list says who may come in.
+      const allowed = this.settings.allowed_tenants;
+      if (allowed.length > 0 && !allowed.some((t) => t.toLowerCase() === String(payload.tid).toLowerCase())) {
+        throw tenantRefused(this.label, String(payload.tid));
+      }
+    }
+    if (nonce !== undefined && payload.nonce !== nonce) {
       throw new AppError(400, 'oidc.nonce_mismatch', { provider: this.label }, { code: 'oidc_nonce_mismatch' });
     }
     return payload;
+  }
+
+  /**
+   * The issuer the token must name. Usually the discovery document's. Microsoft Entra ID's multi-tenant
+   * documents (`common`, `organizations`) name `https://login.microsoftonline.com/{tenantid}/v2.0`, and each
+   * token is issued by its person's tenant: the issuer is the template filled with the token's `tid`, which
+   * is signed with the rest, so `iss` and `tid` must agree (Microsoft identity platform, "Validate the issuer").
+   * The tid is read before the signature is checked only to build the expected value; jose then checks both.
+   */
+  private expectedIssuer(doc: Discovery, idToken: string): string {
+    if (!doc.issuer.includes(TENANT_PLACEHOLDER)) return doc.issuer;
+    let tid: unknown;
+    try {
+      tid = decodeJwt(idToken).tid;
+    } catch {
+      throw idTokenInvalid(this.label, 'malformed token');
+    }
+    if (typeof tid !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tid)) {
+      throw idTokenInvalid(this.label, 'no tenant (tid) for the issuer template');
+    }
+    return doc.issuer.replace(TENANT_PLACEHOLDER, tid);
   }
 
   /** The key for a token's header from the cached JWKS; an unknown kid refetches once per cooldown. */
@@ -257,8 +387,9 @@ export class OidcClient {
       const issue = parsed.error.issues[0];
       throw discoveryFailed(this.label, `${issue?.path.join('.') || 'document'}: ${issue?.message ?? 'invalid'}`);
     }
-    // Discovery §4.3: the issuer in the document is exactly the one it was fetched for.
-    if (parsed.data.issuer.replace(/\/+$/, '') !== this.settings.issuer.replace(/\/+$/, '')) {
+    // Discovery §4.3: the issuer in the document is exactly the one it was fetched for; a `{tenantid}` template
+    // (Entra's common / organizations / consumers) stands for the configured tenant segment.
+    if (!issuerMatches(parsed.data.issuer, this.settings.issuer)) {
       throw discoveryFailed(this.label, `the document names the issuer ${parsed.data.issuer}`);
     }
     this.discovery = { doc: parsed.data, at: this.clock() };
@@ -303,6 +434,20 @@ export class OidcClient {
     };
   }
 }
+
+/** The discovery document's issuer is the configured one, or a `{tenantid}` template the configured one fills. */
+function issuerMatches(documented: string, configured: string): boolean {
+  const doc = documented.replace(/\/+$/, '');
+  const mine = configured.replace(/\/+$/, '');
+  if (doc === mine) return true;
+  if (!doc.includes(TENANT_PLACEHOLDER)) return false;
+  const [before = '', after = ''] = doc.split(TENANT_PLACEHOLDER);
+  return mine.startsWith(before) && mine.endsWith(after) && /^[\w.-]+$/.test(mine.slice(before.length, mine.length - after.length));
+}
+
+/** A failure in a few words for the log. */
+const reasonOf = (err: unknown): string =>
+  err instanceof AppError ? `${err.key} ${JSON.stringify(err.params ?? {})}` : err instanceof Error ? err.message : String(err);
 
 /** What jose's refusal means, in a few words for the message and the log. */
 function joseReason(err: unknown, alg: string | undefined): string {

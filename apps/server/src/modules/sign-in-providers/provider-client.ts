@@ -9,6 +9,15 @@ export interface ProviderProfile {
   unverifiedEmail?: string;
   /** The values of the provider's roles claim (OpenID Connect only). */
   groups?: string[];
+  /** What the token endpoint gave (OpenID Connect only), kept when the provider deprovisions at refresh. */
+  tokens?: ProviderTokens;
+}
+
+/** A provider's tokens for one person: '' for one it did not give; `accessExpiresAt` 0 when unknown. */
+export interface ProviderTokens {
+  refresh: string;
+  access: string;
+  accessExpiresAt: number;
 }
 
 export interface AuthorizeRequest {

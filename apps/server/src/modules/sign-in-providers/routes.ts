@@ -52,6 +52,20 @@ export async function oauthRoutes(api: ZodApi, oauth: SignInProvidersService, gu
     return ok(reply, result, result.mode === 'bind' ? req.t('oauth.bound', { provider: label }) : req.t('auth.login_success'));
   });
 
+  // An administrator links and unlinks identities of other users, and sees the sign-ins held for them (decision 0063).
+  route(api, endpoints.oauth.identities, async (req, reply) => ok(reply, await oauth.identitiesOf(req.params.id)));
+  route(api, endpoints.oauth.link, async (req, reply) =>
+    ok(reply, await oauth.linkAs(req.principal, req.params.id, req.body), req.t('oauth.linked_by_admin')),
+  );
+  route(api, endpoints.oauth.unlink, async (req, reply) =>
+    ok(reply, await oauth.unlinkAs(req.principal, req.params.id, req.params.identityId), req.t('oauth.unlinked_by_admin')),
+  );
+  route(api, endpoints.oauth.held, async (_req, reply) => ok(reply, await oauth.heldIdentities()));
+  route(api, endpoints.oauth.dismissHeld, async (req, reply) => {
+    await oauth.dismissHeld(req.params.id);
+    return ok(reply, undefined, req.t('oauth.held_dismissed'));
+  });
+
   route(api, endpoints.oauth.unbind, async (req, reply) =>
     ok(
       reply,

@@ -1,4 +1,8 @@
 import {
+  type HeldIdentity,
+  HeldReason,
+  type LinkedIdentity,
+  type LinkIdentityRequest,
   type OAuthCallbackQuery,
   type OAuthCallbackResult,
   type OAuthProvider,
@@ -15,20 +19,27 @@ import type { Logger } from 'pino';
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../../config.js';
 import type { UserRow } from '../../db/schema.js';
-import { AppError, badRequest, conflict, notFound, tooMany } from '../../http/errors.js';
+import { AppError, badRequest, conflict, forbidden, notFound, tooMany } from '../../http/errors.js';
+import type { Principal } from '../../http/principals.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import { addressKey, limiter } from '../../infra/rate-limit.js';
 import type { RedisHub } from '../../infra/redis.js';
 import { randomToken, type Secrets, sha256 } from '../../infra/secrets.js';
 import type { AuthService } from '../auth/index.js';
 import type { OptionsService } from '../options/index.js';
-import { issueApiKey, toPublicUser, type UsersRepo } from '../users/index.js';
+import { issueApiKey, mayChangeSignIn, toPublicUser, type UsersRepo } from '../users/index.js';
 import { OidcClient } from './oidc.js';
 import { codeChallengeOf, createCodeVerifier } from './pkce.js';
-import type { ProviderClient, ProviderProfile } from './provider-client.js';
+import type { ProviderClient, ProviderProfile, ProviderTokens } from './provider-client.js';
 import { providerClients } from './providers.js';
 import type { OAuthRepo, OAuthStateRow } from './repo.js';
 import { usernameBase, usernameCandidates } from './usernames.js';
+
+/**
+ * A refresh asks the provider about an identity at most this often (decision 0063): concurrent refreshes of one
+ * person (two devices) must not present one rotating refresh token twice; the ones in between go on unasked.
+ */
+export const RECHECK_INTERVAL_MS = 30 * 1000;
 
 /** How long a user has on the provider's page before the sign-in must start again. */
 export const STATE_TTL_SECONDS = 10 * 60;
@@ -203,10 +214,31 @@ export class SignInProvidersService {
     });
     if (pending.bind_user_id !== null) {
       const user = await this.bind(pending.bind_user_id, source, profile);
+      await this.keepTokens(source, profile);
       return { ...(await this.deps.auth.issue(user)), mode: 'bind' };
     }
     const user = await this.signInOrRegister(source, profile);
+    await this.keepTokens(source, profile);
     return { ...(await this.deps.auth.issue(user)), mode: 'login' };
+  }
+
+  /**
+   * The provider's tokens are kept (encrypted) only for a provider that deprovisions at refresh, and
+   * forgotten when it no longer does: Toolport holds no credential it has no use for.
+   */
+  private async keepTokens(source: SignInSource, profile: ProviderProfile): Promise<void> {
+    if (!source.oidc) return;
+    const tokens: ProviderTokens | undefined = source.oidc.deprovision === 'off' ? undefined : profile.tokens;
+    await this.repo.setTokens(source.key, profile.id, { ...this.sealed(tokens), checked_at: 0 });
+  }
+
+  private sealed(tokens: ProviderTokens | undefined) {
+    const enc = (v: string | undefined) => (v ? this.deps.secrets.encrypt(v) : '');
+    return {
+      refresh_token_enc: enc(tokens?.refresh),
+      access_token_enc: enc(tokens?.access),
+      access_expires_at: tokens?.accessExpiresAt ?? 0,
+    };
   }
 
   /** The nonce sent with a state: an HMAC under the server's key, so only this server can tell it. */
@@ -234,13 +266,7 @@ export class SignInProvidersService {
   private oidcSource(slug: string): SignInSource {
     const settings = this.oidcSettings().find((p) => p.slug === slug && p.enabled);
     if (!settings) throw notFound('oidc.unknown_provider', { slug: slug.slice(0, 40) });
-    const json = JSON.stringify(settings);
-    let entry = this.oidcClients.get(slug);
-    if (!entry || entry.json !== json) {
-      entry = { json, client: new OidcClient(settings) };
-      this.oidcClients.set(slug, entry);
-    }
-    const client = entry.client;
+    const client = this.clientFor(settings);
     return {
       key: `oidc:${slug}`,
       label: settings.label,
@@ -253,9 +279,193 @@ export class SignInProvidersService {
     };
   }
 
+  private clientFor(settings: OidcProviderSettings): OidcClient {
+    const json = JSON.stringify(settings);
+    let entry = this.oidcClients.get(settings.slug);
+    if (!entry || entry.json !== json) {
+      entry = { json, client: new OidcClient(settings) };
+      this.oidcClients.set(settings.slug, entry);
+    }
+    return entry.client;
+  }
+
   /** The client of an OpenID Connect provider, for tests that look at its key cache. */
   oidcClient(slug: string): OidcClient | undefined {
     return this.oidcClients.get(slug)?.client;
+  }
+
+  /** A provider key's name as people read it: GitHub, Google, a configured provider's label, or the key. */
+  private labelOf(key: string): string {
+    if (key === 'github' || key === 'google') return oauthProviderLabels[key];
+    const slug = key.startsWith('oidc:') ? key.slice(5) : '';
+    return this.oidcSettings().find((p) => p.slug === slug)?.label ?? key;
+  }
+
+  private async linked(userId: number): Promise<LinkedIdentity[]> {
+    return (await this.repo.identitiesOfUser(userId)).map((r) => ({
+      id: r.id,
+      provider: r.provider,
+      provider_label: this.labelOf(r.provider),
+      subject: r.provider_user_id,
+      email: r.email,
+      created_at: r.created_at,
+    }));
+  }
+
+  /** The account an administrator acts on, refused unless the role rule allows it (users/manage-rules.ts). */
+  private async targetFor(actor: Principal, userId: number): Promise<UserRow> {
+    const user = await this.deps.usersRepo.byId(userId);
+    if (!user) throw notFound('user.not_found');
+    if (!mayChangeSignIn(actor, user)) throw forbidden('user.role_too_high');
+    return user;
+  }
+
+  /** The identities linked to a user: any administrator may read them, as the users list shows the bindings. */
+  async identitiesOf(userId: number): Promise<LinkedIdentity[]> {
+    if (!(await this.deps.usersRepo.byId(userId))) throw notFound('user.not_found');
+    return this.linked(userId);
+  }
+
+  /**
+   * An administrator links a provider identity to a user (decision 0063): a held sign-in's, or one typed in.
+   * The provider must be GitHub, Google or a configured OpenID Connect provider; the identity belongs to nobody
+   * else, and the user has no other identity of that provider. A held sign-in of the identity is used up.
+   */
+  async linkAs(actor: Principal, userId: number, req: LinkIdentityRequest): Promise<LinkedIdentity[]> {
+    const user = await this.targetFor(actor, userId);
+    const known =
+      req.provider === 'github' || req.provider === 'google' || this.oidcSettings().some((p) => `oidc:${p.slug}` === req.provider);
+    if (!known) throw badRequest('oauth.unknown_identity_provider', { provider: req.provider }, 'unknown_identity_provider');
+    const label = this.labelOf(req.provider);
+    const owner = await this.repo.identity(req.provider, req.subject);
+    if (owner && owner.user_id !== user.id) {
+      throw new AppError(409, 'oauth.identity_taken', { provider: label }, { code: 'oauth_identity_taken' });
+    }
+    if (!owner) {
+      if (await this.repo.identityOf(user.id, req.provider)) {
+        throw new AppError(409, 'oauth.user_already_bound', { provider: label, user: user.username }, { code: 'oauth_already_bound' });
+      }
+      const held = await this.repo.heldIdentity(req.provider, req.subject);
+      try {
+        await this.repo.addIdentity(user.id, {
+          provider: req.provider,
+          provider_user_id: req.subject,
+          email: held?.email ?? '',
+          created_at: Date.now(),
+        });
+      } catch (err) {
+        // Another link of the same identity or provider won the race: say which.
+        if (await this.repo.identity(req.provider, req.subject))
+          throw new AppError(409, 'oauth.identity_taken', { provider: label }, { code: 'oauth_identity_taken' });
+        throw err;
+      }
+      this.changed(user.id);
+    }
+    await this.repo.forgetHeld(req.provider, req.subject);
+    return this.linked(user.id);
+  }
+
+  /** An administrator unlinks an identity from a user, unless it is the user's last way to sign in. */
+  async unlinkAs(actor: Principal, userId: number, identityId: number): Promise<LinkedIdentity[]> {
+    const user = await this.targetFor(actor, userId);
+    const identity = await this.repo.identityById(user.id, identityId);
+    if (!identity) throw notFound('oauth.identity_not_found');
+    const label = this.labelOf(identity.provider);
+    await this.repo.removeIdentity(user.id, identity.provider, (methods) => {
+      const others = methods.providers.filter((p) => p !== identity.provider);
+      if (!methods.hasPassword && others.length === 0) {
+        throw badRequest('oauth.last_sign_in_method_of', { provider: label, user: user.username }, 'last_sign_in_method');
+      }
+    });
+    this.changed(user.id);
+    return this.linked(user.id);
+  }
+
+  /** Held provider sign-ins, the latest first. */
+  async heldIdentities(): Promise<HeldIdentity[]> {
+    const rows = await this.repo.heldIdentities(200);
+    const names = new Map<number, string>();
+    for (const id of new Set(rows.map((r) => r.user_id).filter((id): id is number => id !== null))) {
+      const user = await this.deps.usersRepo.byId(id);
+      if (user) names.set(id, user.username);
+    }
+    return rows.map((r) => ({
+      id: r.id,
+      provider: r.provider,
+      provider_label: this.labelOf(r.provider),
+      subject: r.provider_user_id,
+      email: r.email,
+      display_name: r.display_name,
+      reason: HeldReason.catch('signup_closed').parse(r.reason),
+      user_id: r.user_id,
+      user_username: r.user_id === null ? '' : (names.get(r.user_id) ?? ''),
+      attempts: r.attempts,
+      created_at: r.created_at,
+      last_seen_at: r.last_seen_at,
+    }));
+  }
+
+  async dismissHeld(id: number): Promise<void> {
+    if (!(await this.repo.dismissHeld(id))) throw notFound('oauth.held_not_found');
+  }
+
+  /**
+   * At a console refresh: asks each OpenID Connect provider with deprovisioning on, of which the user holds
+   * tokens, whether it still vouches for them (decision 0063). A "no" forgets the tokens and ends the session;
+   * with `disable`, an account that signs in only through that provider is disabled too. An "unknown" (the
+   * provider down, slow, answering 5xx) is logged and lets the refresh through: an outage locks nobody out.
+   * Answers the provider that said no, or undefined.
+   */
+  async checkAtRefresh(user: UserRow): Promise<{ provider: string; disabled: boolean } | undefined> {
+    const rows = await this.repo.identitiesWithTokens(user.id);
+    for (const row of rows) {
+      const slug = row.provider.slice('oidc:'.length);
+      const settings = this.oidcSettings().find((p) => p.slug === slug && p.enabled);
+      if (!settings || settings.deprovision === 'off') continue;
+      if (!(await this.repo.claimCheck(row.id, Date.now(), RECHECK_INTERVAL_MS))) continue;
+      const verdict = await this.clientFor(settings).recheck({
+        clientId: settings.client_id,
+        clientSecret: settings.client_secret,
+        subject: row.provider_user_id,
+        refreshToken: this.open(row.refresh_token_enc),
+        accessToken: this.open(row.access_token_enc),
+        accessExpiresAt: row.access_expires_at,
+      });
+      if (verdict.kind === 'yes') {
+        await this.repo.setTokens(row.provider, row.provider_user_id, this.sealed(verdict.tokens));
+        continue;
+      }
+      if (verdict.kind === 'unknown') {
+        this.deps.logger?.warn(
+          { provider: row.provider, userId: user.id, reason: verdict.reason },
+          'OpenID Connect provider not asked at refresh: the session goes on',
+        );
+        continue;
+      }
+      await this.repo.setTokens(row.provider, row.provider_user_id, this.sealed(undefined));
+      const disable =
+        settings.deprovision === 'disable' && user.role < Role.SuperAdmin && (await this.repo.onlyThrough(user.id, row.provider));
+      if (disable) {
+        await this.deps.usersRepo.update(user.id, { status: UserStatus.Disabled, updated_at: Date.now() });
+        this.changed(user.id);
+      }
+      this.deps.logger?.info(
+        { provider: row.provider, userId: user.id, reason: verdict.reason, disabled: disable },
+        disable ? 'account disabled: the provider no longer vouches for it' : 'session ended: the provider no longer vouches for it',
+      );
+      return { provider: settings.label, disabled: disable };
+    }
+    return undefined;
+  }
+
+  /** A stored secret, or '' when it cannot be read (a rotated key): then nothing is asked with it. */
+  private open(enc: string): string {
+    if (!enc) return '';
+    try {
+      return this.deps.secrets.decrypt(enc);
+    } catch {
+      return '';
+    }
   }
 
   /** Unlinks a provider, unless it is the only way left to sign in. */
@@ -315,6 +525,8 @@ export class SignInProvidersService {
       const linked = await this.linkByEmail(source, profile);
       if (linked) return this.applyGrants(source, linked, profile);
       if (!source.oidc.allow_signup) {
+        // Held for an admin, who may link it to an account (decision 0063).
+        await this.hold(source, profile, 'signup_closed', null);
         throw new AppError(403, 'oidc.signup_closed', { provider: source.label }, { code: 'oidc_signup_closed' });
       }
       // Refused before the account exists: nobody is created only to be disabled.
@@ -322,7 +534,9 @@ export class SignInProvidersService {
     } else if (!this.deps.options.bool('RegistrationEnabled')) {
       throw new AppError(403, 'oauth.registration_closed', { provider: source.label }, { code: 'registration_closed' });
     }
-    return this.applyGrants(source, await this.register(source, profile), profile);
+    const created = await this.register(source, profile);
+    await this.repo.forgetHeld(source.key, profile.id);
+    return this.applyGrants(source, created, profile);
   }
 
   /**
@@ -332,11 +546,14 @@ export class SignInProvidersService {
   private async linkByEmail(source: SignInSource, profile: ProviderProfile): Promise<UserRow | undefined> {
     const label = source.label;
     if (!profile.email) {
-      if (profile.unverifiedEmail && (await this.repo.usersByEmail(profile.unverifiedEmail)).length > 0) {
+      const owners = profile.unverifiedEmail ? await this.repo.usersByEmail(profile.unverifiedEmail) : [];
+      if (owners.length > 0) {
+        // Never linked by itself: held, with the account it names, for an admin to link (decision 0063).
+        await this.hold(source, profile, 'email_unverified', owners.length === 1 ? (owners[0]?.id ?? null) : null);
         throw new AppError(
           403,
           'oidc.email_unverified',
-          { provider: label, email: profile.unverifiedEmail },
+          { provider: label, email: profile.unverifiedEmail ?? '' },
           { code: 'oidc_email_unverified' },
         );
       }
@@ -346,6 +563,7 @@ export class SignInProvidersService {
     if (matches.length === 0) return undefined;
     const user = matches[0];
     if (matches.length > 1 || !user) {
+      await this.hold(source, profile, 'email_ambiguous', null);
       throw new AppError(409, 'oidc.email_ambiguous', { provider: label, email: profile.email }, { code: 'oidc_email_ambiguous' });
     }
     // The super admin is linked only by themselves, from the profile: a directory must not hand out root.
@@ -362,8 +580,20 @@ export class SignInProvidersService {
       email: profile.email,
       created_at: Date.now(),
     });
+    await this.repo.forgetHeld(source.key, profile.id);
     this.changed(user.id);
     return user;
+  }
+
+  private async hold(source: SignInSource, profile: ProviderProfile, reason: HeldReason, userId: number | null): Promise<void> {
+    await this.repo.hold({
+      provider: source.key,
+      provider_user_id: profile.id,
+      email: profile.email || profile.unverifiedEmail || '',
+      display_name: profile.displayName,
+      reason,
+      user_id: userId,
+    });
   }
 
   /**
@@ -495,6 +725,7 @@ export class SignInProvidersService {
         throw new AppError(409, 'oauth.already_bound', { provider: label }, { code: 'oauth_already_bound' });
       throw err;
     }
+    await this.repo.forgetHeld(provider, profile.id);
     this.changed(userId);
     return user;
   }

@@ -10,6 +10,7 @@ import { userRoutes } from './routes.js';
 import { type RefreshTokenRevoker, UsersService } from './service.js';
 
 export { hashApiKey, issueApiKey } from './api-keys.js';
+export { mayChangeSignIn } from './manage-rules.js';
 export { toPublicUser } from './presenter.js';
 export type { UsersRepo } from './repo.js';
 export type { RefreshTokenRevoker, UsersService } from './service.js';

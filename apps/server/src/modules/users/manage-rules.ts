@@ -47,3 +47,12 @@ export function manageRule(actor: Actor, target: Target, action: ManageAction): 
       return { patch: { role: Role.User } };
   }
 }
+
+/**
+ * Whether an administrator may change how another account signs in (link or unlink a provider identity,
+ * decision 0063): the super admin on anyone, an admin only on users of a lower role (so not on themselves,
+ * nor on a fellow admin).
+ */
+export function mayChangeSignIn(actor: Actor, target: Target): boolean {
+  return actor.role === Role.SuperAdmin || target.role < actor.role;
+}

@@ -13,13 +13,13 @@ const offered = (actions: ReturnType<typeof rowActions>) =>
 
 describe('row actions (docs/console.md §4, §6 and the server’s manage rules)', () => {
   it.each([
-    ['the super admin on a user', ROOT, target(5, 1), ['edit', 'promote', 'remove', 'toggleStatus']],
-    ['the super admin on an admin', ROOT, target(5, 10), ['demote', 'edit', 'remove', 'toggleStatus']],
-    ['the super admin on a disabled admin', ROOT, target(5, 10, 2), ['demote', 'edit', 'remove', 'toggleStatus']],
-    ['the super admin on an unknown role below admin', ROOT, target(5, 5), ['edit', 'promote', 'remove', 'toggleStatus']],
-    ['the super admin on themselves', ROOT, target(1, 100), ['edit']],
-    ['an admin on a user', ADMIN, target(5, 1), ['edit', 'remove', 'toggleStatus']],
-    ['an admin on a disabled user', ADMIN, target(5, 1, 2), ['edit', 'remove', 'toggleStatus']],
+    ['the super admin on a user', ROOT, target(5, 1), ['edit', 'identities', 'promote', 'remove', 'toggleStatus']],
+    ['the super admin on an admin', ROOT, target(5, 10), ['demote', 'edit', 'identities', 'remove', 'toggleStatus']],
+    ['the super admin on a disabled admin', ROOT, target(5, 10, 2), ['demote', 'edit', 'identities', 'remove', 'toggleStatus']],
+    ['the super admin on an unknown role below admin', ROOT, target(5, 5), ['edit', 'identities', 'promote', 'remove', 'toggleStatus']],
+    ['the super admin on themselves', ROOT, target(1, 100), ['edit', 'identities']],
+    ['an admin on a user', ADMIN, target(5, 1), ['edit', 'identities', 'remove', 'toggleStatus']],
+    ['an admin on a disabled user', ADMIN, target(5, 1, 2), ['edit', 'identities', 'remove', 'toggleStatus']],
     ['an admin on another admin', ADMIN, target(5, 10), []],
     ['an admin on the super admin', ADMIN, target(1, 100), []],
     ['an admin on themselves', ADMIN, target(2, 10), ['edit']],

@@ -42,6 +42,8 @@ export interface RowActions {
   /** The status switch may be flipped (to disabled when enabled, to enabled otherwise). */
   toggleStatus: boolean;
   remove: boolean;
+  /** Link and unlink sign-in identities (decision 0063): the super admin on anyone, an admin on lower roles. */
+  identities: boolean;
 }
 
 interface Actor {
@@ -67,6 +69,7 @@ export function rowActions(actor: Actor, target: Pick<PublicUser, 'id' | 'role' 
     demote: superAdminActor && target.role === ADMIN_ROLE,
     toggleStatus: enabled ? !self && !superAdminTarget && outranks : self || outranks,
     remove: !self && !superAdminTarget && outranks,
+    identities: superAdminActor || outranks,
   };
 }
 

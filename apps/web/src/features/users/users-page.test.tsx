@@ -187,23 +187,29 @@ describe('users page: what each administrator is offered (docs/console.md ยง4, ย
   it('the super admin: promote users, demote admins, nothing but edit on their own row', async () => {
     await renderPage(ROOT);
     expect(await offered('bob')).toEqual({
-      buttons: ['Promote bob to administrator', 'Connected apps of bob', 'Edit bob', 'Delete bob'],
+      buttons: ['Promote bob to administrator', 'Connected apps of bob', 'Sign-in identities of bob', 'Edit bob', 'Delete bob'],
       switchEnabled: true,
     });
     expect(await offered('ada')).toEqual({
-      buttons: ['Demote ada to user', 'Connected apps of ada', 'Edit ada', 'Delete ada'],
+      buttons: ['Demote ada to user', 'Connected apps of ada', 'Sign-in identities of ada', 'Edit ada', 'Delete ada'],
       switchEnabled: true,
     });
     expect(await offered('carol')).toEqual({
-      buttons: ['Promote carol to administrator', 'Connected apps of carol', 'Edit carol', 'Delete carol'],
+      buttons: ['Promote carol to administrator', 'Connected apps of carol', 'Sign-in identities of carol', 'Edit carol', 'Delete carol'],
       switchEnabled: true,
     });
-    expect(await offered('root')).toEqual({ buttons: ['Connected apps of root', 'Edit root'], switchEnabled: false });
+    expect(await offered('root')).toEqual({
+      buttons: ['Connected apps of root', 'Sign-in identities of root', 'Edit root'],
+      switchEnabled: false,
+    });
   });
 
   it('an admin: no role changes, nothing on fellow admins or the super admin, only edit on themselves', async () => {
     await renderPage(ADMIN);
-    expect(await offered('bob')).toEqual({ buttons: ['Connected apps of bob', 'Edit bob', 'Delete bob'], switchEnabled: true });
+    expect(await offered('bob')).toEqual({
+      buttons: ['Connected apps of bob', 'Sign-in identities of bob', 'Edit bob', 'Delete bob'],
+      switchEnabled: true,
+    });
     expect(await offered('grace')).toEqual({ buttons: [], switchEnabled: false });
     expect(await offered('root')).toEqual({ buttons: [], switchEnabled: false });
     expect(await offered('ada')).toEqual({ buttons: ['Connected apps of ada', 'Edit ada'], switchEnabled: false });

@@ -10,6 +10,8 @@ import { Input } from '../../components/ui/input';
 import { failureText, showFailure } from '../../lib/failure';
 import { displayNameOf, useSession } from '../../lib/session';
 import { useErrorToast } from '../../lib/use-error-toast';
+import { HeldSignIns } from './held-sign-ins';
+import { IdentitiesDialog } from './identities-dialog';
 import { useUserActions } from './use-user-actions';
 import { type UsersView, useUsers } from './use-users';
 import { UserAppsDialog } from './user-apps-dialog';
@@ -105,6 +107,7 @@ export function UsersPage() {
   const [manageTarget, setManageTarget] = useState<{ user: PublicUser; action: 'promote' | 'disable' } | null>(null);
   const [manageOpen, setManageOpen] = useState(false);
   const [appsOf, setAppsOf] = useState<PublicUser | null>(null);
+  const [identitiesOf, setIdentitiesOf] = useState<PublicUser | null>(null);
 
   useErrorToast(users.error, (error) => showFailure(error, t, { failed: t('toasts.loadFailed') }));
 
@@ -157,6 +160,7 @@ export function UsersPage() {
             setConfirmOpen(true);
           }}
           onApps={setAppsOf}
+          onIdentities={setIdentitiesOf}
         />
       </div>
     );
@@ -174,6 +178,7 @@ export function UsersPage() {
           </Button>
         }
       />
+      <HeldSignIns />
       <SearchForm
         active={view.kind === 'search'}
         onSearch={(keyword) => setView(keyword ? { kind: 'search', keyword } : { kind: 'page', page: 0 })}
@@ -206,6 +211,7 @@ export function UsersPage() {
         onConfirm={() => manageTarget && void actions.manage(manageTarget.user, manageTarget.action)}
       />
       <UserAppsDialog user={appsOf} onOpenChange={(open) => !open && setAppsOf(null)} />
+      <IdentitiesDialog user={identitiesOf} onOpenChange={(open) => !open && setIdentitiesOf(null)} />
       <UserDialog
         key={dialog.key}
         user={dialog.user}

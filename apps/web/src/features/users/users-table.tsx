@@ -1,5 +1,5 @@
 import type { PublicUser } from '@toolport/contract';
-import { Pencil, PlugZap, ShieldMinus, ShieldPlus, Trash2 } from 'lucide-react';
+import { KeyRound, Pencil, PlugZap, ShieldMinus, ShieldPlus, Trash2 } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
 import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
@@ -21,6 +21,8 @@ export interface UsersTableProps {
   onDelete(user: PublicUser): void;
   /** The user's connected apps (OAuth grants of MCP clients); offered where the row may be edited. */
   onApps?(user: PublicUser): void;
+  /** The user's sign-in identities, to link and unlink (decision 0063). */
+  onIdentities?(user: PublicUser): void;
 }
 
 const columns = ['id', 'username', 'displayName', 'email', 'role', 'bindings', 'status', 'actions'] as const;
@@ -81,7 +83,7 @@ function RowButtons({
 }: Omit<UsersTableProps, 'users' | 'actor' | 'busy'> & { user: PublicUser; allowed: RowActions; busy: boolean }) {
   const { t } = useTranslation('users');
   const name = user.username;
-  const none = !allowed.edit && !allowed.promote && !allowed.demote && !allowed.remove;
+  const none = !allowed.edit && !allowed.promote && !allowed.demote && !allowed.remove && !allowed.identities;
   if (none) {
     return (
       // relative: the screen-reader text is positioned inside the table's scroll box, not past the page edge.
@@ -126,6 +128,17 @@ function RowButtons({
           onClick={() => props.onApps?.(user)}
         >
           <PlugZap aria-hidden="true" />
+        </Button>
+      )}
+      {allowed.identities && props.onIdentities && (
+        <Button
+          variant="ghost"
+          size="icon"
+          aria-label={t('identities.open', { name })}
+          title={t('identities.open', { name })}
+          onClick={() => props.onIdentities?.(user)}
+        >
+          <KeyRound aria-hidden="true" />
         </Button>
       )}
       {allowed.edit && (
