@@ -109,6 +109,17 @@ export const UpdateServiceRequest = z.object({
   access: AccessList.optional(),
   /** stdio: one process shared by every client session, or one per client session (capped per user). */
   isolation: Isolation.optional(),
+  /**
+   * `openapi` (`command` is then the document's URL): a new uploaded document, the base URL override ('' for the
+   * document's own server) and the filter. When any of these or the URL changes, the document is read and compiled
+   * again and the service restarts on its new tools; a document refused is a 400 as on create, and nothing changes.
+   */
+  document: z
+    .string()
+    .max(4 * 1024 * 1024)
+    .optional(),
+  base_url: z.string().max(4096).optional(),
+  operation_filter: OperationFilter.optional(),
 });
 export type UpdateServiceRequest = z.infer<typeof UpdateServiceRequest>;
 
@@ -124,6 +135,23 @@ export const EnvVarDeclaration = z.object({
   default_value: z.string(),
 });
 export type EnvVarDeclaration = z.infer<typeof EnvVarDeclaration>;
+
+/** An OpenAPI service's settings as the edit dialog shows them (the document's URL is `command`). */
+export const OpenApiSettings = z.object({
+  /** The document was uploaded (its text is kept, not shown here), not fetched from a URL. */
+  uploaded: z.boolean(),
+  /** The document's `info.title` and `info.version`. */
+  title: z.string(),
+  version: z.string(),
+  /** Where requests go: the override, else the document's first server. */
+  base_url: z.string(),
+  /** The override given ('' when the document's server is used). */
+  base_url_override: z.string(),
+  operation_filter: OperationFilter,
+  /** Operations kept, as tools. */
+  operations: z.number().int(),
+});
+export type OpenApiSettings = z.infer<typeof OpenApiSettings>;
 
 /** One row of `GET /mcp_market/installed`: for non-admins, variable and header values are masked. */
 export const InstalledService = z.object({
@@ -162,6 +190,8 @@ export const InstalledService = z.object({
   /** Unix milliseconds of the last health check, null before the first. */
   last_health_check: z.number().int().nullable(),
   tool_count: z.number().int(),
+  /** `openapi` services only: the document, base URL and filter (URLs with their query masked for non-admins). */
+  openapi: OpenApiSettings.optional(),
   /** Tools switched off by an admin (decision 0026): cards show "N of M tools enabled". */
   tools_disabled: z.number().int().default(0),
   rpd_limit: z.number().int(),

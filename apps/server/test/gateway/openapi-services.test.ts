@@ -86,6 +86,15 @@ describe.each(engines)('OpenAPI services on %s', (engine) => {
     expect(byName.get_pet_by_id?.input_schema).toMatchObject({ required: ['petId'] });
     expect(JSON.stringify(data.tools)).not.toContain('$ref');
     expect(await serviceCount()).toBe(before);
+    // Without a name (the console's edit dialog previews a service that has one): the same tools, no name asked for.
+    const unnamed = await create({ name: '', url: `${rest.origin}/openapi.yaml`, preview: true });
+    expect(unnamed.statusCode).toBe(201);
+    expect(unnamed.json().data).toMatchObject({ status: 'preview', service_id: 0, name: '', base_url: `${rest.origin}/api` });
+    expect(unnamed.json().data.tools).toEqual(data.tools);
+    const notOpenApi = await create({ name: '', type: 'streamableHttp', url: 'https://example.com/mcp', preview: true });
+    expect(notOpenApi.statusCode).toBe(400);
+    expect(notOpenApi.json().message).toBe('A preview is for OpenAPI services only (type "openapi")');
+    expect(await serviceCount()).toBe(before);
   });
 
   it('serves the operations as tools through /proxy: JSON, text, the API key, and REST errors as tool errors', async () => {
@@ -227,6 +236,121 @@ describe.each(engines)('OpenAPI services on %s', (engine) => {
     const c = await client('pets-again');
     // The masked bearer token was not imported: the request goes without it.
     expect((await c.callTool('whoami', {})).structuredContent).toEqual({ authorization: null, query: '' });
+  });
+
+  it('edits the base URL, the filter and the document URL: the document is read again, the link and its health follow', async () => {
+    const other = await startPetsRest(petsYaml);
+    try {
+      const res = await create({ name: 'movable', url: `${rest.origin}/openapi.yaml`, headers: { 'x-api-key': 'secret-key' } });
+      expect(res.statusCode).toBe(201);
+      const id = res.json().data.service_id as number;
+      const edit = (payload: Record<string, unknown>, lang = 'en', headers = admin(lang)) =>
+        gw.app.inject({ method: 'PUT', url: `/api/mcp_services/${id}`, headers, payload });
+      const row = async () =>
+        (
+          (await gw.app.inject({ method: 'GET', url: '/api/mcp_market/installed', headers: admin() })).json().data as {
+            name: string;
+            command: string;
+            openapi?: Record<string, unknown>;
+          }[]
+        ).find((s) => s.name === 'movable');
+      const health = async () =>
+        (await gw.app.inject({ method: 'POST', url: `/api/mcp_services/${id}/health/check`, headers: admin() })).json().data as {
+          health_status: string;
+          health_details: string;
+          tool_count: number;
+        };
+      expect(await row()).toMatchObject({
+        command: `${rest.origin}/openapi.yaml`,
+        openapi: { uploaded: false, title: 'Pets', base_url: `${rest.origin}/api`, base_url_override: '', operations: 5 },
+      });
+      const c = await client('movable');
+      expect((await c.callTool('get_pet_by_id', { petId: 1 })).structuredContent).toMatchObject({ name: 'Rex' });
+      expect(rest.hits.at(-1)?.url).toBe('/api/pets/1');
+
+      // The base URL: the open session's next call goes to the other server, and the health check says so.
+      const moved = await edit({ base_url: `${other.origin}/api` });
+      expect(moved.statusCode).toBe(200);
+      expect((await row())?.openapi).toMatchObject({ base_url: `${other.origin}/api`, base_url_override: `${other.origin}/api` });
+      const before = rest.hits.length;
+      await vi.waitFor(
+        async () => {
+          expect((await c.callTool('get_pet_by_id', { petId: 2 })).structuredContent).toMatchObject({ name: 'Tom' });
+          expect(other.hits.at(-1)?.url).toBe('/api/pets/2');
+        },
+        { timeout: 10_000, interval: 200 },
+      );
+      expect(rest.hits.slice(before).filter((h) => h.url.startsWith('/api/pets'))).toEqual([]);
+      expect(await health()).toMatchObject({ health_status: 'healthy', tool_count: 5 });
+
+      // The filter: fewer tools, listed at once and counted by the health check.
+      expect((await edit({ operation_filter: { tags: ['pets'] } })).statusCode).toBe(200);
+      const fresh = await client('movable');
+      expect((await fresh.listTools()).tools.map((t) => t.name).sort()).toEqual(['createPet', 'get_pet_by_id', 'listPets']);
+      const checked = await health();
+      expect(checked).toMatchObject({ health_status: 'healthy', tool_count: 3 });
+      expect(checked.health_details).toMatch(/^document loaded, 3 operations, base URL answers/);
+
+      // A base URL where nothing answers: saved, and the health check says the service is down.
+      const closed = http.createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const deadPort = (closed.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      expect((await edit({ base_url: `http://127.0.0.1:${deadPort}/api` })).statusCode).toBe(200);
+      await vi.waitFor(async () => expect((await health()).health_status).toBe('unhealthy'), { timeout: 15_000, interval: 300 });
+
+      // The document's URL, the override cleared: the other server's own document and its server.
+      const fetchedBefore = other.hits.filter((h) => h.url === '/openapi.yaml').length;
+      expect((await edit({ command: `${other.origin}/openapi.yaml`, base_url: '' })).statusCode).toBe(200);
+      expect(other.hits.filter((h) => h.url === '/openapi.yaml').length).toBe(fetchedBefore + 1);
+      expect(await row()).toMatchObject({
+        command: `${other.origin}/openapi.yaml`,
+        openapi: { base_url: `${other.origin}/api`, base_url_override: '', operation_filter: { tags: ['pets'] }, operations: 3 },
+      });
+      await vi.waitFor(async () => expect(await health()).toMatchObject({ health_status: 'healthy', tool_count: 3 }), {
+        timeout: 15_000,
+        interval: 300,
+      });
+      // An edit of the name alone reads nothing again.
+      expect((await edit({ display_name: 'Movable pets', command: `${other.origin}/openapi.yaml` })).statusCode).toBe(200);
+      expect(other.hits.filter((h) => h.url === '/openapi.yaml').length).toBe(fetchedBefore + 1);
+
+      // Refused edits change nothing, in the caller's language.
+      const stored = async () =>
+        await gw.ctx.db.selectFrom('services').select(['command', 'openapi_json']).where('id', '=', id).executeTakeFirst();
+      const kept = await stored();
+      const refusedEdit = async (payload: Record<string, unknown>, en: RegExp, zh: RegExp) => {
+        const a = await edit(payload);
+        expect(a.statusCode).toBe(400);
+        expect(a.json().message).toMatch(en);
+        const b = await edit(payload, 'zh-CN');
+        expect(b.statusCode).toBe(400);
+        expect(b.json().message).toMatch(zh);
+        expect(await stored()).toEqual(kept);
+      };
+      await refusedEdit({ command: `${other.origin}/missing.yaml` }, /answered HTTP 404 instead of the OpenAPI document/, /404/);
+      await refusedEdit({ document: '{"openapi": "3.0.0", ' }, /neither valid JSON nor valid YAML/, /既不是有效的 JSON/);
+      await refusedEdit({ operation_filter: { tags: ['nope'] } }, /keeps none of the document's 5 operations/, /5 个操作/);
+      await refusedEdit({ base_url: 'ftp://example.com' }, /Please enter a valid URL/, /请输入有效的 URL/);
+
+      // An uploaded document replaces the URL.
+      const uploaded = await edit({ document: JSON.stringify(petsJson31(other.origin)), operation_filter: {} });
+      expect(uploaded.statusCode).toBe(200);
+      expect(await row()).toMatchObject({ command: '', openapi: { uploaded: true, title: 'Pets 3.1', operations: 3 } });
+      const third = await client('movable');
+      expect((await third.listTools()).tools.map((t) => t.name).sort()).toEqual(['addPet', 'readPet', 'whoami']);
+
+      // Someone who is not an admin cannot move the service anywhere.
+      const user = await addUserWithToken(gw.ctx, 'mover');
+      const sneaky = await edit({ base_url: 'http://127.0.0.1:9/api' }, 'en', {
+        authorization: `Bearer ${user.token}`,
+        'accept-language': 'en',
+      });
+      expect(sneaky.statusCode).toBe(403);
+      expect((await row())?.openapi).toMatchObject({ base_url: `${other.origin}/api` });
+    } finally {
+      await other.close();
+    }
   });
 
   it('refuses a user who is not an admin, before any fetch', async () => {

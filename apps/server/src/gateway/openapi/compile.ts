@@ -155,6 +155,7 @@ export async function compileDocument(input: CompileInput): Promise<OpenApiPlan>
     title: String(info.title ?? ''),
     version: String(info.version ?? ''),
     baseUrl,
+    baseUrlOverride: input.baseUrl.trim(),
     operations,
   };
 }

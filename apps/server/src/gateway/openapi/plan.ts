@@ -15,6 +15,8 @@ export interface OpenApiPlan {
   version: string;
   /** Every request goes under this URL (the override, else the document's first server). */
   baseUrl: string;
+  /** The override the admin gave ('' when the document's server is used; absent in plans made before it was kept). */
+  baseUrlOverride?: string;
   operations: OpenApiOperation[];
 }
 

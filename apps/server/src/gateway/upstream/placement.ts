@@ -76,7 +76,9 @@ export function place(
 /** Everything that decides how an upstream runs; display name, limits and the like do not count. */
 export function runtimeKey(spec: ServiceSpec, userEnv?: Record<string, string>): string {
   const { type, command, args, env, headers, installDir, isolation, packageVersion = '' } = spec;
+  // An OpenAPI service runs its plan: another base URL or other operations (an edit, decision 0056) restart it.
+  const plan = spec.openapi ? [spec.openapi.baseUrl, spec.openapi.operations] : null;
   return createHash('sha256')
-    .update(JSON.stringify([type, command, args, env, headers, installDir, isolation, packageVersion, userEnv ?? null]))
+    .update(JSON.stringify([type, command, args, env, headers, installDir, isolation, packageVersion, userEnv ?? null, plan]))
     .digest('base64url');
 }

@@ -1,16 +1,19 @@
 import type { CustomServiceRequest, OpenApiToolPreview } from '@toolport/contract';
 import { compileDocument, OpenApiError, parseDocument } from '../../gateway/openapi/compile.js';
 import { fetchDocument } from '../../gateway/openapi/fetch-document.js';
-import type { OpenApiPlan } from '../../gateway/openapi/plan.js';
+import type { OpenApiPlan, OperationFilter } from '../../gateway/openapi/plan.js';
 import { badRequest } from '../../http/errors.js';
 import { OutboundError, type RemoteAddresses } from '../../infra/outbound.js';
 import { checkedRemoteAddress, checkedUrl } from './custom.js';
+
+/** Where an OpenAPI service's document comes from and what is kept of it: a create's fields, or an edit's. */
+export type OpenApiSource = Pick<CustomServiceRequest, 'url' | 'document' | 'base_url' | 'operation_filter'>;
 
 /**
  * An OpenAPI service's document, fetched (under the address preference) or as uploaded, checked and
  * compiled into its plan (gateway/openapi/compile.ts); every refusal a localised 400 naming the problem.
  */
-export async function compileOpenApi(req: CustomServiceRequest, remote: RemoteAddresses): Promise<OpenApiPlan> {
+export async function compileOpenApi(req: OpenApiSource, remote: RemoteAddresses): Promise<OpenApiPlan> {
   try {
     const uploaded = req.document ?? '';
     let text = uploaded;
@@ -39,6 +42,44 @@ export async function compileOpenApi(req: CustomServiceRequest, remote: RemoteAd
     if (err instanceof OpenApiError) throw badRequest(err.key, err.params, 'openapi_refused');
     throw err;
   }
+}
+
+/** A filter as it decides: empty lists are no lists (both keep every operation). */
+function filterKey(filter: OperationFilter | undefined): string {
+  const f = filter ?? {};
+  return JSON.stringify(
+    (['tags', 'paths', 'operation_ids'] as const).map((k) => (f[k]?.length ? [...(f[k] ?? [])].map((v) => v.trim()) : [])),
+  );
+}
+
+/**
+ * An edit of an OpenAPI service (`PUT /mcp_services/{id}`): the document's URL (`command`), a new uploaded
+ * `document`, the base URL override or the filter. When any differs from the stored plan, the document is read
+ * again (fetched from its URL, or the uploaded text) and compiled with the new settings, under the same checks
+ * as a create; undefined when the edit changes none of them.
+ */
+export async function recompiledOpenApi(
+  stored: OpenApiPlan,
+  edit: { command?: string; document?: string; base_url?: string; operation_filter?: OperationFilter },
+  remote: RemoteAddresses,
+): Promise<OpenApiPlan | undefined> {
+  if (edit.command === undefined && edit.document === undefined && edit.base_url === undefined && edit.operation_filter === undefined)
+    return undefined;
+  const uploaded = edit.document?.trim() ? edit.document : undefined;
+  // A new upload replaces the URL; an empty URL keeps the uploaded document there is.
+  const url = uploaded ? '' : (edit.command ?? stored.sourceUrl).trim();
+  const document = uploaded ?? (url ? '' : stored.document);
+  const previousOverride = stored.baseUrlOverride ?? '';
+  const baseUrl = (edit.base_url ?? previousOverride).trim();
+  const filter = edit.operation_filter ?? stored.filter;
+  const unchanged =
+    !uploaded &&
+    url === stored.sourceUrl &&
+    (url !== '' || document === stored.document) &&
+    baseUrl === previousOverride &&
+    filterKey(filter) === filterKey(stored.filter);
+  if (unchanged) return undefined;
+  return compileOpenApi({ url, document, base_url: baseUrl, operation_filter: filter }, remote);
 }
 
 /** The tools a plan makes, as a preview shows them. */

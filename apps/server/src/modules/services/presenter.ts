@@ -1,5 +1,6 @@
-import type { EnvVarDeclaration, InstalledService, ServiceType } from '@toolport/contract';
+import type { EnvVarDeclaration, InstalledService, OpenApiSettings, ServiceType } from '@toolport/contract';
 import type { ServiceRow } from '../../db/schema.js';
+import type { OpenApiPlan } from '../../gateway/openapi/plan.js';
 import { readStoredText, type Translator } from '../../i18n/localised-error.js';
 import type { Secrets } from '../../infra/secrets.js';
 import { SECRET_MASK } from '../options/index.js';
@@ -33,6 +34,26 @@ function envVarsOf(row: ServiceRow): EnvVarDeclaration[] {
       default_value: typeof raw.default_value === 'string' ? raw.default_value : '',
     };
   });
+}
+
+/** An OpenAPI service's settings from its stored plan; undefined for any other service (or no plan). */
+function openApiSettingsOf(row: ServiceRow, admin: boolean): OpenApiSettings | undefined {
+  if (row.type !== 'openapi' || !row.openapi_json) return undefined;
+  try {
+    const plan = JSON.parse(row.openapi_json) as Partial<OpenApiPlan>;
+    const shown = (url: string) => (admin ? url : maskUrlQuery(url));
+    return {
+      uploaded: !plan.sourceUrl,
+      title: plan.title ?? '',
+      version: plan.version ?? '',
+      base_url: shown(plan.baseUrl ?? ''),
+      base_url_override: shown(plan.baseUrlOverride ?? ''),
+      operation_filter: plan.filter ?? {},
+      operations: plan.operations?.length ?? 0,
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 export interface PresentOptions {
@@ -90,6 +111,7 @@ export function presentService(row: ServiceRow, secrets: Secrets, opts: PresentO
     health_details: readStoredText(row.health_details, opts.t),
     last_health_check: row.last_health_check,
     tool_count: row.tool_count,
+    ...(row.type === 'openapi' ? { openapi: openApiSettingsOf(row, opts.admin) } : {}),
     tools_disabled: opts.toolsDisabled ?? 0,
     rpd_limit: row.rpd_limit,
     user_daily_request_count: opts.todayCount,

@@ -1,6 +1,7 @@
 import type { CustomServiceRequest, InstalledService, UpdateServiceRequest } from '@toolport/contract';
 import { isAdminRole } from '@toolport/contract';
 import type { ServiceRow, ServiceUpdate } from '../../db/schema.js';
+import type { OpenApiPlan } from '../../gateway/openapi/plan.js';
 import { badRequest, conflict, forbidden, inField, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
 import type { Translator } from '../../i18n/localised-error.js';
@@ -19,7 +20,7 @@ import {
   checkedUrl,
   draftCustomService,
 } from './custom.js';
-import { compileOpenApi } from './openapi.js';
+import { compileOpenApi, recompiledOpenApi } from './openapi.js';
 import { presentService, type ServiceOAuthView } from './presenter.js';
 import type { ServicesRepo } from './repo.js';
 
@@ -177,6 +178,15 @@ export class ServicesService {
       await inField(req.url ? 'url' : 'command', () => checkedRemoteAddress(draft.command, this.deps.remote));
     return { draft, name: await this.freeName(draft) };
   }
+  /**
+   * An OpenAPI preview without a name (the console's, from its create and edit dialogs): the request's other checks
+   * and the document compiled, no name asked for or reserved, nothing stored.
+   */
+  async previewOpenApi(req: CustomServiceRequest): Promise<OpenApiPlan> {
+    if (draftCustomService({ ...req, name: 'preview' }).type !== 'openapi') throw badRequest('openapi_service.preview_openapi_only');
+    return compileOpenApi(req, this.deps.remote);
+  }
+
   /** The name asked for (409 when taken), or one derived from the package or host, made unique. */
   private async freeName(draft: CustomDraft): Promise<string> {
     if (draft.name) {
@@ -240,9 +250,17 @@ export class ServicesService {
       await this.deps.oauth.setMode(id, req.oauth_mode);
       if (Object.keys(req).every((k) => k === 'oauth_mode')) return { kind: 'edit' };
     }
-    const editing = ['display_name', 'description', 'command', 'headers_json', 'default_envs_json', 'isolation'].some(
-      (k) => req[k as keyof UpdateServiceRequest] !== undefined,
-    );
+    const editing = [
+      'display_name',
+      'description',
+      'command',
+      'headers_json',
+      'default_envs_json',
+      'isolation',
+      'document',
+      'base_url',
+      'operation_filter',
+    ].some((k) => req[k as keyof UpdateServiceRequest] !== undefined);
     if (!editing && req.rpd_limit !== undefined) {
       const limit = limitOf(req.rpd_limit);
       await this.deps.repo.update(id, { rpd_limit: limit, updated_at: Date.now() });
@@ -258,8 +276,26 @@ export class ServicesService {
     // Announced when the limit or what the upstream runs with changes: the proxy re-reads the service,
     // the pool restarts only for the latter. A new display name or description concerns neither.
     let announce = req.rpd_limit !== undefined;
-    // An OpenAPI service's document is compiled once: another document is another service.
-    if (row.type !== 'stdio' && row.type !== 'openapi' && req.command !== undefined) {
+    if (row.type === 'openapi') {
+      // Another document URL, upload, base URL or filter: the document is read and compiled again (refused
+      // with the create's localised 400s, nothing changed), and the link restarts on the new plan.
+      const stored: OpenApiPlan = {
+        sourceUrl: '',
+        document: '',
+        filter: {},
+        title: '',
+        version: '',
+        baseUrl: '',
+        operations: [],
+        ...JSON.parse(row.openapi_json || '{}'),
+      };
+      const plan = await recompiledOpenApi(stored, req, this.deps.remote);
+      if (plan) {
+        patch.command = plan.sourceUrl;
+        patch.openapi_json = JSON.stringify(plan);
+        announce = true;
+      }
+    } else if (row.type !== 'stdio' && req.command !== undefined) {
       const url = inField('command', () => checkedUrl(req.command as string)).toString();
       // A new address must pass the address preference; the stored one is checked again at connect.
       if (url !== row.command) await inField('command', () => checkedRemoteAddress(url, this.deps.remote));

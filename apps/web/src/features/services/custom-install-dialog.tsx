@@ -10,6 +10,8 @@ import { notify } from '../../lib/notify';
 import { useDialogForm } from '../../lib/use-submit-phases';
 import { requiredEnvVarsOf, withEnvPrefill } from '../installs';
 import { parseKeyValueLines } from './key-values';
+import { credentialsOf, documentRequestOf } from './openapi-form';
+import { OpenApiServiceFields, useOpenApiRefusal } from './openapi-service-fields';
 import { type CustomServiceForm, emptyCustomServiceForm, validateCustomService } from './service-form';
 import { ServiceFormDialog } from './service-form-dialog';
 
@@ -23,6 +25,7 @@ export function customServiceRequest(form: CustomServiceForm) {
       environments: parseKeyValueLines(form.environments),
       ...(form.isolation === 'session' ? { isolation: form.isolation } : {}),
     };
+  if (form.type === 'openapi') return { ...base, ...documentRequestOf(form), ...credentialsOf(form) };
   return { ...base, url: form.url.trim(), headers: parseKeyValueLines(form.headers) };
 }
 
@@ -49,6 +52,7 @@ interface CustomInstallDialogProps {
 export function nameHintOf(form: Pick<CustomServiceForm, 'name' | 'type'>, t: TFunction<'services'>): string {
   const name = form.name.trim();
   if (!name || SERVICE_NAME_PATTERN.test(name)) return t('form.nameHint');
+  if (form.type === 'openapi') return t('form.nameDerived', { name });
   return t(form.type === 'stdio' ? 'form.nameDerivedFromPackage' : 'form.nameDerivedFromHost', { name });
 }
 
@@ -58,8 +62,10 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
   const queryClient = useQueryClient();
   const state = useDialogForm<CustomServiceForm, ParseKeys<'services'>>(open, () => emptyCustomServiceForm);
   const { form, setForm, errors, edit, setRefusal, refusedFor } = state;
+  const refusal = useOpenApiRefusal(open);
 
   const create = async () => {
+    refusal.setRefusal(undefined);
     try {
       const result = await call(routes.services.createCustom, {
         body: customServiceRequest(form),
@@ -82,6 +88,8 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
       }
       return true;
     } catch (err) {
+      // An OpenAPI document refused (it does not parse, has no operations, …): said in the dialog, the form kept.
+      if (form.type === 'openapi' && refusal.show(err)) return false;
       const missing = requiredEnvVarsOf(err);
       if (missing.length === 0) throw err;
       // The server named the variables it needs: the first is put in the form for the user to fill in.
@@ -102,6 +110,7 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
       validate={validateCustomService}
       fieldOf={(field) => customFieldOf(field, form.type)}
       save={create}
+      openapi={<OpenApiServiceFields state={state} validate={validateCustomService} refusal={refusal} />}
       command={
         <FormField
           label={t('form.command')}

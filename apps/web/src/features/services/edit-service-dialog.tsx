@@ -11,28 +11,51 @@ import { notify } from '../../lib/notify';
 import { integerIdOf } from '../../lib/service-ids';
 import { useDialogForm } from '../../lib/use-submit-phases';
 import { formatKeyValueLines, parseJsonObject, parseKeyValueLines } from './key-values';
+import { credentialsOf, documentRequestOf, emptyOpenApiFields, openApiFieldsOf, otherCredentialsOf } from './openapi-form';
+import { OpenApiServiceFields, useOpenApiRefusal } from './openapi-service-fields';
 import { type EditServiceForm, validateEditService } from './service-form';
 import { ServiceFormDialog } from './service-form-dialog';
 import { commandLineOf } from './stdio-command';
 
 export function editFormOf(service: InstalledService): EditServiceForm {
   const remote = service.type !== 'stdio';
+  const openapi = service.type === 'openapi' ? openApiFieldsOf(service) : undefined;
   return {
     displayName: service.display_name || service.name,
     description: service.description,
     type: service.type,
     environments: formatKeyValueLines(parseJsonObject(service.default_envs_json)),
-    url: remote ? service.command : '',
+    url: openapi ? openapi.url : remote ? service.command : '',
     headers: remote ? formatKeyValueLines(parseJsonObject(service.headers_json)) : '',
     isolation: service.isolation,
+    ...(openapi ? openapi.fields : emptyOpenApiFields),
+    uploadKept: service.openapi?.uploaded === true,
   };
 }
 
-/** The body of PUT /mcp_services/{id}: variables for stdio, URL (as `command`) and headers for the others. */
-export function updateServiceRequest(form: EditServiceForm) {
+/**
+ * The body of PUT /mcp_services/{id}: variables for stdio, URL (as `command`) and headers for the others; for an
+ * OpenAPI service its document (the URL as `command`, or a newly chosen file), base URL, filter and credentials
+ * (the scheme's, beside the others it has, unchanged).
+ */
+export function updateServiceRequest(form: EditServiceForm, service?: InstalledService) {
   const base = { display_name: form.displayName.trim(), description: form.description.trim() };
   if (form.type === 'stdio')
     return { ...base, default_envs_json: JSON.stringify(parseKeyValueLines(form.environments)), isolation: form.isolation };
+  if (form.type === 'openapi') {
+    const source = documentRequestOf(form);
+    const { headers, environments } = credentialsOf(form, service ? otherCredentialsOf(service) : undefined);
+    return {
+      ...base,
+      base_url: source.base_url,
+      operation_filter: source.operation_filter,
+      // The uploaded document stays while no other file was chosen: no URL, no text.
+      command: 'url' in source ? source.url : '',
+      ...('document' in source && source.document ? { document: source.document } : {}),
+      headers_json: JSON.stringify(headers),
+      default_envs_json: JSON.stringify(environments),
+    };
+  }
   return { ...base, command: form.url.trim(), headers_json: JSON.stringify(parseKeyValueLines(form.headers)) };
 }
 
@@ -42,6 +65,8 @@ export function updateServiceRequest(form: EditServiceForm) {
  */
 export function endpointHintOf(service: Pick<InstalledService, 'name' | 'display_name' | 'type'>, t: TFunction<'services'>): string {
   const shown = service.display_name.trim();
+  if (shown && shown !== service.name && !SERVICE_NAME_PATTERN.test(shown) && service.type === 'openapi')
+    return t('form.endpointDerived', { endpoint: service.name, name: shown });
   if (shown && shown !== service.name && !SERVICE_NAME_PATTERN.test(shown))
     return t(service.type === 'stdio' ? 'form.endpointDerivedFromPackage' : 'form.endpointDerivedFromHost', {
       endpoint: service.name,
@@ -74,9 +99,21 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
   const state = useDialogForm<EditServiceForm, ParseKeys<'services'>>(open, () => editFormOf(service));
   const { form, errors, edit, refusedFor } = state;
   const name = service.display_name || service.name;
+  const refusal = useOpenApiRefusal(open);
 
   const save = async () => {
-    await call(routes.services.update, { params: { id: integerIdOf(service.id) }, body: updateServiceRequest(form), notify: false });
+    refusal.setRefusal(undefined);
+    try {
+      await call(routes.services.update, {
+        params: { id: integerIdOf(service.id) },
+        body: updateServiceRequest(form, service),
+        notify: false,
+      });
+    } catch (err) {
+      // An OpenAPI document refused: said in the dialog, the form kept as typed.
+      if (form.type === 'openapi' && refusal.show(err)) return false;
+      throw err;
+    }
     notify.success(t('toasts.updateSuccessful'), t('toasts.updateSuccessfulDescription', { name: form.displayName.trim() }));
     await refreshServices(queryClient);
     return true;
@@ -92,6 +129,17 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
       validate={validateEditService}
       fieldOf={editFieldOf}
       save={save}
+      openapi={
+        <OpenApiServiceFields
+          state={state}
+          validate={validateEditService}
+          refusal={refusal}
+          editing
+          uploadedTitle={
+            form.uploadKept && !form.fileName ? [service.openapi?.title, service.openapi?.version].filter(Boolean).join(' ') : undefined
+          }
+        />
+      }
       command={
         <FormField label={t('form.commandLine')}>
           <Input readOnly value={commandLineOf(service.command, service.args_json)} className="font-mono text-xs" />

@@ -16,7 +16,7 @@ import { useSubmitPhases } from '../../lib/use-submit-phases';
 import { IsolationField } from './isolation-field';
 import { type CustomServiceForm, type FieldErrors, hasErrors } from './service-form';
 
-const serviceTypes: ServiceType[] = ['stdio', 'sse', 'streamableHttp'];
+const serviceTypes: ServiceType[] = ['stdio', 'sse', 'streamableHttp', 'openapi'];
 
 /** The fields both dialogs share: how the service is reached, and for stdio its variables and isolation. */
 type SharedFields = Pick<CustomServiceForm, 'type' | 'environments' | 'url' | 'headers' | 'isolation'>;
@@ -54,6 +54,8 @@ interface ServiceFormDialogProps<F extends SharedFields> {
   children: ReactNode;
   /** The stdio command: an input (Custom Install) or the read-only command line (Edit). */
   command: ReactNode;
+  /** An OpenAPI service's settings (openapi-service-fields.tsx), in place of the URL and headers. */
+  openapi: ReactNode;
 }
 
 /**
@@ -144,6 +146,8 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
               </FormField>
               {props.mode === 'custom' && isolation}
             </>
+          ) : form.type === 'openapi' ? (
+            props.openapi
           ) : (
             <>
               <FormField label={t('form.url')} error={error('url')}>

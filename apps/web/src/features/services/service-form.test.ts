@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { emptyOpenApiFields } from './openapi-form';
 import {
   type CustomServiceForm,
   type EditServiceForm,
@@ -63,6 +64,8 @@ describe('edit service validation (docs/console.md §5)', () => {
     environments: '',
     url: 'https://x.test/mcp',
     headers: '',
+    ...emptyOpenApiFields,
+    uploadKept: false,
     ...overrides,
   });
 

@@ -1,9 +1,10 @@
 import type { Isolation, ServiceType } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
+import { emptyOpenApiFields, type OpenApiFields } from './openapi-form';
 import { checkStdioCommand } from './stdio-command';
 
-/** The custom install dialog's fields (docs/console.md §3 "Custom service form"). */
-export interface CustomServiceForm {
+/** The custom install dialog's fields (docs/console.md §3 "Custom service form"); `url` is an OpenAPI document's too. */
+export interface CustomServiceForm extends OpenApiFields {
   name: string;
   type: ServiceType;
   command: string;
@@ -22,10 +23,13 @@ export const emptyCustomServiceForm: CustomServiceForm = {
   url: '',
   headers: '',
   isolation: 'shared',
+  ...emptyOpenApiFields,
 };
 
 /** The edit dialog's fields (docs/console.md §2.8); type and command line are shown, not edited. */
-export interface EditServiceForm {
+export interface EditServiceForm extends OpenApiFields {
+  /** openapi: the service runs an uploaded document, which it keeps while no other file is chosen. */
+  uploadKept: boolean;
   displayName: string;
   description: string;
   type: ServiceType;
@@ -52,6 +56,26 @@ export function urlError(raw: string): ParseKeys<'services'> | undefined {
   return 'form.errors.urlInvalid';
 }
 
+/**
+ * docs/console.md §5 "OpenAPI service": a valid document URL, or a file (an edit may keep the uploaded one);
+ * a base URL, when given, a valid http(s) address; the header or parameter's name for those schemes.
+ */
+export function validateOpenApi(form: OpenApiFields & { url: string }, keepsUpload = false): FieldErrors<OpenApiFields & { url: string }> {
+  const errors: FieldErrors<OpenApiFields & { url: string }> = {};
+  if (form.source === 'url') {
+    const url = urlError(form.url);
+    if (url) errors.url = url;
+  } else if (!form.document && !keepsUpload) errors.fileName = 'form.errors.fileRequired';
+  if (form.baseUrl.trim()) {
+    const base = urlError(form.baseUrl);
+    if (base) errors.baseUrl = base;
+  }
+  if ((form.auth === 'header' || form.auth === 'query') && !form.authName.trim()) errors.authName = 'form.errors.authNameRequired';
+  if (form.auth === 'basic' && !form.username.trim()) errors.username = 'form.errors.usernameRequired';
+  if (form.auth !== 'none' && !form.secret) errors.secret = 'form.errors.secretRequired';
+  return errors;
+}
+
 /** docs/console.md §5 "Custom service": the name is required (its message is the placeholder text). */
 export function validateCustomService(form: CustomServiceForm): FieldErrors<CustomServiceForm> {
   const errors: FieldErrors<CustomServiceForm> = {};
@@ -59,6 +83,8 @@ export function validateCustomService(form: CustomServiceForm): FieldErrors<Cust
   if (form.type === 'stdio') {
     const check = checkStdioCommand(form.command);
     if (!check.ok) errors.command = `form.errors.${check.error}`;
+  } else if (form.type === 'openapi') {
+    Object.assign(errors, validateOpenApi(form));
   } else {
     const url = urlError(form.url);
     if (url) errors.url = url;
@@ -70,7 +96,8 @@ export function validateCustomService(form: CustomServiceForm): FieldErrors<Cust
 export function validateEditService(form: EditServiceForm): FieldErrors<EditServiceForm> {
   const errors: FieldErrors<EditServiceForm> = {};
   if (!form.displayName.trim()) errors.displayName = 'form.errors.displayNameRequired';
-  if (form.type !== 'stdio') {
+  if (form.type === 'openapi') Object.assign(errors, validateOpenApi(form, form.uploadKept));
+  else if (form.type !== 'stdio') {
     const url = urlError(form.url);
     if (url) errors.url = url;
   }

@@ -41,6 +41,10 @@ export class CustomInstalls {
   }
 
   async create(caller: Principal, req: CustomServiceRequest): Promise<CustomServiceResult> {
+    if (req.preview && !req.name.trim()) {
+      const plan = await this.deps.services.previewOpenApi(req);
+      return { service_id: 0, name: '', display_name: '', status: 'preview', tools: previewTools(plan), base_url: plan.baseUrl };
+    }
     const { draft, name } = await this.deps.services.prepareCustom(req);
     if (req.preview) {
       // An OpenAPI document checked and compiled, nothing stored: the tools it would create.
