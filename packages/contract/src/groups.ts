@@ -72,6 +72,11 @@ export type ServiceTool = z.infer<typeof ServiceTool>;
 
 export const ServiceTools = z.object({
   tools: z.array(ServiceTool),
+  /**
+   * How many tools the upstream lists now, the ones switched off included (non-admins are not given those):
+   * with the enabled ones listed, the "N of M tools enabled" of the dialog and of the service's card.
+   */
+  total: z.number().int().optional(),
   /** Overrides of tools the upstream does not list now (kept: they apply again if the tool comes back). */
   dormant: z.array(z.string()),
 });

@@ -9,6 +9,12 @@ const KeyValueInput = z.union([z.string().max(65_536), z.record(z.string(), z.un
  * How a service's processes are shared: one for every client session, or one per client session
  * (for servers that keep per-client state), capped per user and service.
  */
+/**
+ * A name usable as it is in `/proxy/{name}/mcp`. Any other name given to a custom install is kept as the display
+ * name, and the endpoint's name is derived from the package, the executable or the URL host (decision 0054).
+ */
+export const SERVICE_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
+
 export const Isolation = z.enum(['shared', 'session']);
 export type Isolation = z.infer<typeof Isolation>;
 

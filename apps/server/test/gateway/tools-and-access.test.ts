@@ -150,6 +150,9 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
     const cards = await api('GET', '/mcp_market/installed', alice.token);
     expect(cards.body.data.find((s: { name: string }) => s.name === 'everything').tools_disabled).toBe(1);
     const all = await api('GET', `/mcp_services/${everything}/tools`, admin.token);
+    // Both count every listed tool, so a user's dialog says "N of M" as the card does (issue 29).
+    expect(mine.body.data.total).toBe(all.body.data.tools.length);
+    expect(mine.body.data.tools.length).toBe(all.body.data.total - 1);
     expect(all.body.data.tools.find((t: { original_name: string }) => t.original_name === 'get-sum')).toMatchObject({ enabled: false });
   });
 

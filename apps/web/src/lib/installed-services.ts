@@ -4,11 +4,27 @@ import { call } from './api';
 
 export const installedServicesKey = ['services', 'installed'] as const;
 
-/** GET /api/mcp_market/installed; quiet, because the page shows its own error in place of the list. */
+/**
+ * How often an open page asks for the services again (docs/console.md §2.5, "Numbers that change"): usage,
+ * health and tool counts move while it is open. Only while the tab is visible; a tab coming back asks at once.
+ */
+export const LIVE_REFRESH_MS = 30_000;
+/** A list younger than this is not asked for again on focus or mount (a quick tab switch costs nothing). */
+export const LIVE_STALE_MS = 5_000;
+
+/**
+ * GET /api/mcp_market/installed; quiet, because the page shows its own error in place of the list (and keeps the
+ * last list when only a background refresh failed). Live: refreshed every LIVE_REFRESH_MS while the tab is
+ * visible, and when it becomes visible again.
+ */
 export function useInstalledServices() {
   return useQuery({
     queryKey: installedServicesKey,
     queryFn: ({ signal }) => call(routes.services.installed, { signal, notify: false }),
+    refetchInterval: LIVE_REFRESH_MS,
+    refetchIntervalInBackground: false,
+    refetchOnWindowFocus: true,
+    staleTime: LIVE_STALE_MS,
   });
 }
 

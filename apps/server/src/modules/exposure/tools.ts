@@ -114,6 +114,7 @@ export class ServiceToolsService {
     const admin = isAdminRole(caller.role);
     return {
       tools: admin ? shown.tools : shown.tools.filter((t) => t.enabled),
+      total: shown.tools.length,
       dormant: admin ? shown.dormant : [],
     };
   }
@@ -171,5 +172,5 @@ function present(tools: ListedTool[], overrides: ToolOverride[]): ServiceTools {
       input_schema: typeof schema === 'object' && schema !== null ? (schema as Record<string, unknown>) : { type: 'object' },
     };
   });
-  return { tools: out, dormant: overrides.filter((o) => !listed.has(o.originalName)).map((o) => o.originalName) };
+  return { tools: out, total: out.length, dormant: overrides.filter((o) => !listed.has(o.originalName)).map((o) => o.originalName) };
 }

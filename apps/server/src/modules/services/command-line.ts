@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { type PackageRunner, runnerPackageOf, splitCommandLine, splitPackageSpec } from '@toolport/contract';
+import { type PackageRunner, runnerPackageOf, SERVICE_NAME_PATTERN, splitCommandLine, splitPackageSpec } from '@toolport/contract';
 
 /**
  * Parsing what the admin typed in the custom install dialog (docs/console.md §5): a stdio command
@@ -100,8 +100,8 @@ function fromObject(obj: Record<string, unknown>): Record<string, string> {
   return out;
 }
 
-/** A service name usable in `/proxy/{name}/mcp` without escaping. */
-export const SERVICE_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
+/** A service name usable in `/proxy/{name}/mcp` without escaping (the console's dialogs use the same). */
+export const SERVICE_NAME = SERVICE_NAME_PATTERN;
 
 /** A URL-safe name made from a package name, an executable path or a URL host. */
 export function slugFrom(source: string): string {

@@ -13,6 +13,7 @@ import { call } from '../../lib/api';
 import { failureText } from '../../lib/failure';
 import { leaveTo } from '../../lib/leave';
 import { useSession } from '../../lib/session';
+import { useDocumentTitle } from '../../lib/use-document-title';
 
 /** What the user is asked to approve, in words: every endpoint, or one service or group. */
 function endpointText(endpoint: ConsentRequest['endpoint'], t: TFunction<'auth'>): string {
@@ -59,6 +60,8 @@ export function ConsentPage() {
 
   const data = request.data;
   const busy = decide.isPending || decide.isSuccess;
+  // Its own tab title, not the sign-in page's it may have come through (issue 29).
+  useDocumentTitle(t('consent.documentTitle'));
   return (
     <div className="flex justify-center py-4 sm:py-10">
       <Card className="w-full max-w-md">

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { routes } from '@toolport/contract';
-import type { ParseKeys } from 'i18next';
+import { routes, SERVICE_NAME_PATTERN } from '@toolport/contract';
+import type { ParseKeys, TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { FormField } from '../../components/form-field';
 import { Input } from '../../components/ui/input';
@@ -45,6 +45,17 @@ interface CustomInstallDialogProps {
   onInstallStarted(taskId: string, name: string): void;
 }
 
+/**
+ * The name field's hint: a name that cannot be an address (all Chinese, spaces) is kept as the display name, and
+ * the hint says where the endpoint's name will come from; the answer names it (decision 0054).
+ */
+export function nameHintOf(form: Pick<CustomServiceForm, 'name' | 'type'>, t: TFunction<'services'>): string {
+  const name = form.name.trim();
+  if (!name || SERVICE_NAME_PATTERN.test(name)) return t('form.nameHint');
+  if (form.type === 'openapi') return t('form.nameDerived', { name });
+  return t(form.type === 'stdio' ? 'form.nameDerivedFromPackage' : 'form.nameDerivedFromHost', { name });
+}
+
 /** Custom Install (docs/console.md §2.7): name, type, command and variables or URL and headers. */
 export default function CustomInstallDialog({ open, onOpenChange, onInstallStarted }: CustomInstallDialogProps) {
   const { t } = useTranslation('services');
@@ -61,16 +72,19 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
         notify: false,
       });
       const name = result.display_name || result.name;
+      // The name given could not be an address: say which endpoint name it got, and why (decision 0054).
+      const derived = result.endpoint_name_derived ? t('toasts.endpointDerived', { endpoint: result.name, name: result.display_name }) : '';
+      const withDerived = (text: string) => (derived ? t('toasts.withNote', { text, note: derived }) : text);
       void refreshServices(queryClient);
       if (result.task_id) {
-        notify.success(t('install.submittedTitle'), t('install.submitted', { name }));
+        notify.success(t('install.submittedTitle'), withDerived(t('install.submitted', { name })));
         onInstallStarted(result.task_id, name);
       } else if (result.health_status && result.health_status !== 'healthy') {
         // Created, but its first check found it not answering: say so, with the server's reason (issue 15).
         const reason = result.health_details || result.health_status;
-        notify.warning(t('toasts.createdUnreachableTitle'), t('toasts.createdUnreachable', { name, reason }));
+        notify.warning(t('toasts.createdUnreachableTitle'), withDerived(t('toasts.createdUnreachable', { name, reason })));
       } else {
-        notify.success(t('toasts.createdTitle'), t('toasts.created', { name }));
+        notify.success(t('toasts.createdTitle'), withDerived(t('toasts.created', { name })));
       }
       return true;
     } catch (err) {
@@ -114,7 +128,7 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
         </FormField>
       }
     >
-      <FormField label={t('form.name')} hint={t('form.nameHint')} error={errors.name ? t(errors.name) : refusedFor('name')}>
+      <FormField label={t('form.name')} hint={nameHintOf(form, t)} error={errors.name ? t(errors.name) : refusedFor('name')}>
         <Input
           value={form.name}
           placeholder={t('form.namePlaceholder')}

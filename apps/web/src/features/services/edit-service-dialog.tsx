@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { type InstalledService, routes } from '@toolport/contract';
-import type { ParseKeys } from 'i18next';
+import { type InstalledService, routes, SERVICE_NAME_PATTERN } from '@toolport/contract';
+import type { ParseKeys, TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { FormField } from '../../components/form-field';
 import { Input } from '../../components/ui/input';
@@ -57,6 +57,22 @@ export function updateServiceRequest(form: EditServiceForm, service?: InstalledS
     };
   }
   return { ...base, command: form.url.trim(), headers_json: JSON.stringify(parseKeyValueLines(form.headers)) };
+}
+
+/**
+ * Where the endpoint's name came from: a display name that cannot be an address (all Chinese, spaces) gave way to
+ * a name derived from the package, the executable or the URL host (decision 0054); the dialog says so.
+ */
+export function endpointHintOf(service: Pick<InstalledService, 'name' | 'display_name' | 'type'>, t: TFunction<'services'>): string {
+  const shown = service.display_name.trim();
+  if (shown && shown !== service.name && !SERVICE_NAME_PATTERN.test(shown) && service.type === 'openapi')
+    return t('form.endpointDerived', { endpoint: service.name, name: shown });
+  if (shown && shown !== service.name && !SERVICE_NAME_PATTERN.test(shown))
+    return t(service.type === 'stdio' ? 'form.endpointDerivedFromPackage' : 'form.endpointDerivedFromHost', {
+      endpoint: service.name,
+      name: shown,
+    });
+  return t('form.endpointNameHint', { endpoint: service.name });
 }
 
 /** The form's field of each field of PUT /mcp_services/{id} a refusal may name (decision 0058). */
@@ -130,6 +146,9 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
         </FormField>
       }
     >
+      <FormField label={t('form.endpointName')} hint={endpointHintOf(service, t)}>
+        <Input readOnly value={service.name} className="font-mono" />
+      </FormField>
       <FormField label={t('form.displayName')} error={errors.displayName ? t(errors.displayName) : refusedFor('displayName')}>
         <Input value={form.displayName} autoComplete="off" onChange={(e) => edit('displayName')(e.target.value)} />
       </FormField>

@@ -7,22 +7,28 @@ import { Button } from '../../components/ui/button';
 import { Tooltip } from '../../components/ui/tooltip';
 import { cn } from '../../lib/cn';
 import { CopyButton } from './copy-button';
-import { type HealthState, healthLineOf, healthStateOf } from './health';
+import { type HealthState, healthLineOf, healthStateOf, missingConnectionOf, shownStateOf } from './health';
+import { ConnectButton } from './oauth-section';
 import { useCopy } from './use-copy';
 
 const dotClass: Record<HealthState, string> = {
   healthy: 'bg-emerald-500',
   unhealthy: 'bg-red-500',
   stopped: 'bg-slate-400',
+  needs_authorization: 'bg-sky-500',
   unknown: 'bg-amber-400',
 };
 
-type HealthFacts = Pick<InstalledService, 'health_status' | 'health_details' | 'tool_count'>;
+type HealthFacts = Pick<InstalledService, 'health_status' | 'health_details' | 'tool_count'> &
+  Partial<Pick<InstalledService, 'oauth_status' | 'oauth_mode'>>;
 
-/** The line that says why a service has its colour: tool count when healthy, the server's reason when not. */
-export function useHealthLine(service: HealthFacts): string {
+/**
+ * The line that says why a service has its colour: tool count when healthy, the server's reason when not, and
+ * who must connect it when it needs authorization (`admin`: the reader may connect a shared one).
+ */
+export function useHealthLine(service: HealthFacts, admin = false): string {
   const { t } = useTranslation('services');
-  const line = healthLineOf(service);
+  const line = healthLineOf(service, admin);
   return t(line.key, line.values);
 }
 
@@ -30,10 +36,10 @@ export function useHealthLine(service: HealthFacts): string {
  * The coloured dot of a service's health; its meaning is in the accessible text, not the colour alone. Hovering
  * or focusing it shows the reason (issue 15, item 1).
  */
-export function HealthDot({ service }: { service: HealthFacts }) {
+export function HealthDot({ service, admin = false }: { service: HealthFacts; admin?: boolean }) {
   const { t } = useTranslation('services');
-  const state = healthStateOf(service.health_status);
-  const line = useHealthLine(service);
+  const state = shownStateOf(service);
+  const line = useHealthLine(service, admin);
   const label = `${t('health.label', { status: t(`health.${state}`) })}. ${line}`;
   return (
     <Tooltip content={line}>
@@ -142,17 +148,29 @@ export function HealthReason({
 }) {
   const { t } = useTranslation('services');
   const state = healthStateOf(service.health_status);
-  const line = useHealthLine(service);
+  const line = useHealthLine(service, admin);
+  // Shared connections are made by administrators, per-user ones by each user (docs/console.md §2.5).
+  const missing = missingConnectionOf(service);
+  const mayConnect = missing === 'mine' || (missing === 'shared' && admin);
   return (
-    <p data-testid="health-reason" className="flex min-w-0 items-start gap-2 text-xs">
+    <p
+      data-testid="health-reason"
+      data-needs-authorization={missing ? 'true' : undefined}
+      className="flex min-w-0 items-start gap-2 text-xs"
+    >
       <span
         className={cn(
           'min-w-0 break-words',
-          state === 'unhealthy' ? 'text-red-700 dark:text-red-300' : 'text-slate-600 dark:text-slate-300',
+          state === 'unhealthy'
+            ? 'text-red-700 dark:text-red-300'
+            : missing
+              ? 'text-sky-800 dark:text-sky-200'
+              : 'text-slate-600 dark:text-slate-300',
         )}
       >
         {line}
       </span>
+      {mayConnect && <ConnectButton service={service} name={name} disabled={busy} />}
       {state === 'unhealthy' && (
         <HealthPopover service={service} name={name} admin={admin} busy={busy} reconnecting={reconnecting} onReconnect={onReconnect} />
       )}
@@ -173,12 +191,14 @@ export function HealthReason({
 export function HealthIndicator({
   service,
   name,
+  admin = false,
   busy,
   checking,
   onCheck,
 }: {
   service: HealthFacts;
   name: string;
+  admin?: boolean;
   busy: boolean;
   checking: boolean;
   onCheck(): void;
@@ -187,7 +207,7 @@ export function HealthIndicator({
   const label = checking ? t('health.checking') : t('card.checkHealth', { name });
   return (
     <div className="flex items-center gap-1">
-      <HealthDot service={service} />
+      <HealthDot service={service} admin={admin} />
       <Button variant="ghost" size="icon" className="size-7" aria-label={label} title={label} disabled={busy} onClick={onCheck}>
         <RefreshCw aria-hidden="true" className={cn(checking && 'animate-spin')} />
       </Button>

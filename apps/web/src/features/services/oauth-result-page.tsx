@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { Button } from '../../components/ui/button';
 import { Card, CardContent } from '../../components/ui/card';
+import { useDocumentTitle } from '../../lib/use-document-title';
 
 /**
  * /oauth/upstream: where the server's OAuth callback sends the browser once a service's provider has
@@ -17,6 +18,7 @@ export function OAuthResultPage() {
     : 'invalid_state';
   const service = params.get('service') ?? '';
   const reason = params.get('reason') ?? '';
+  useDocumentTitle(t('oauth.result.title'));
   return (
     <div className="mx-auto max-w-xl p-4">
       <Card>

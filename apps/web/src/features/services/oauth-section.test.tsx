@@ -81,3 +81,55 @@ describe('the OAuth section of the configuration dialog (issue 19)', () => {
     expect(within(dialog).queryByTestId('oauth-section')).not.toBeInTheDocument();
   });
 });
+
+describe('Connect on the card of a service that needs authorization (issue 29)', () => {
+  const needing = installedService({
+    name: 'guarded',
+    display_name: 'Guarded',
+    health_status: 'needs_authorization',
+    health_details: 'The service needs authorization: an administrator must connect its account',
+    oauth_mode: 'shared',
+    oauth_status: 'needs_authorization',
+  });
+
+  async function servicesAs(role: number, service = needing, routes = {}) {
+    storeSession({ role });
+    const api = fakeApi({
+      'GET /api/mcp_market/installed': () => ok([service]),
+      'GET /api/user/self': () => ok(selfUser({ role })),
+      ...routes,
+    });
+    await renderWithProviders(<ServicesPage />);
+    const card = await screen.findByRole('group', { name: 'Guarded' });
+    return { api, card };
+  }
+
+  it('lets an admin connect the shared account from the card: the browser goes to the provider', async () => {
+    const assign = vi.fn();
+    vi.stubGlobal('location', { ...window.location, assign, origin: 'http://localhost:3000' });
+    const { api, card } = await servicesAs(10, needing, {
+      'POST /api/mcp_services/1/oauth/connect': () => ok({ authorize_url: 'https://auth.example/authorize?card=1' }),
+    });
+    expect(within(card).getByTestId('health-reason')).toHaveTextContent('Needs authorization: connect its account to use it');
+    expect(within(card).getByRole('img', { name: /^Health: Needs authorization\./ })).toBeInTheDocument();
+    await userEvent.setup().click(within(card).getByRole('button', { name: 'Connect Guarded' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('https://auth.example/authorize?card=1'));
+    expect(api.callsTo('POST', '/api/mcp_services/1/oauth/connect')).toHaveLength(1);
+  });
+
+  it('tells a user that an administrator must connect a shared account, without a button', async () => {
+    const { card } = await servicesAs(1);
+    expect(within(card).getByTestId('health-reason')).toHaveTextContent('Needs authorization: an administrator must connect its account');
+    expect(within(card).queryByRole('button', { name: 'Connect Guarded' })).not.toBeInTheDocument();
+  });
+
+  it('offers each user Connect for their own account in per-user mode, and says why a refused connect failed', async () => {
+    const perUser = { ...needing, health_status: 'healthy', oauth_mode: 'per_user' as const };
+    const { card } = await servicesAs(1, perUser, {
+      'POST /api/mcp_services/1/oauth/connect': () => fail(400, 'The authorization server of guarded could not be reached (refused)'),
+    });
+    expect(within(card).getByTestId('health-reason')).toHaveTextContent('Needs your authorization: connect your own account to use it');
+    await userEvent.setup().click(within(card).getByRole('button', { name: 'Connect Guarded' }));
+    expect(await screen.findByText(/could not be reached/)).toBeInTheDocument();
+  });
+});

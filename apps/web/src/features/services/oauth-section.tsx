@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type InstalledService, type OAuthMode, routes } from '@toolport/contract';
+import { Plug } from 'lucide-react';
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
@@ -12,6 +13,56 @@ import { notify } from '../../lib/notify';
 import { integerIdOf } from '../../lib/service-ids';
 
 const oauthStateKey = (id: number) => ['upstream-oauth', id] as const;
+
+/**
+ * Connect: asks the server for the provider's authorize URL and goes there; the provider sends the browser back
+ * through the server (which checks the service again) to /oauth/upstream. One flow for the Configure dialog's
+ * section and the card's button (docs/console.md §2.5, §2.6).
+ */
+export function useOAuthConnect(rawServiceId: number) {
+  const { t } = useTranslation('services');
+  const [connecting, setConnecting] = useState(false);
+  const connect = async () => {
+    setConnecting(true);
+    try {
+      const id = integerIdOf(rawServiceId);
+      const { authorize_url } = await call(routes.upstreamOAuth.connect, { params: { id }, notify: false });
+      notify.success(t('oauth.connecting'));
+      window.location.assign(authorize_url);
+    } catch (err) {
+      showFailure(err, t, { failed: t('oauth.failed'), error: t('oauth.failed'), fallback: t('errors.unknown') });
+      setConnecting(false);
+    }
+  };
+  return { connect, connecting };
+}
+
+/** The Connect button on a card or row whose service needs authorization (issue 29). */
+export function ConnectButton({
+  service,
+  name,
+  disabled = false,
+}: {
+  service: Pick<InstalledService, 'id'>;
+  name: string;
+  disabled?: boolean;
+}) {
+  const { t } = useTranslation('services');
+  const { connect, connecting } = useOAuthConnect(service.id);
+  return (
+    <Button
+      type="button"
+      size="sm"
+      className="h-7 shrink-0 px-2"
+      aria-label={t('oauth.connectService', { name })}
+      disabled={disabled || connecting}
+      onClick={() => void connect()}
+    >
+      <Plug aria-hidden="true" />
+      {t('oauth.connect')}
+    </Button>
+  );
+}
 
 /**
  * The OAuth connection of a remote service (issue 19): its state as the caller sees it (per user in
@@ -27,7 +78,9 @@ export function OAuthSection({ service, admin }: { service: InstalledService; ad
     queryKey: oauthStateKey(serviceId),
     queryFn: () => call(routes.upstreamOAuth.state, { params: { id: serviceId }, notify: false }),
   });
-  const [busy, setBusy] = useState(false);
+  const [working, setBusy] = useState(false);
+  const { connect, connecting } = useOAuthConnect(service.id);
+  const busy = working || connecting;
   const data = state.data;
   if (service.type === 'stdio' || !data) return null;
   // Nothing to show a non-admin until the service is known to need OAuth.
@@ -42,17 +95,6 @@ export function OAuthSection({ service, admin }: { service: InstalledService; ad
     await refreshServices(queryClient);
   };
 
-  const connect = async () => {
-    setBusy(true);
-    try {
-      const { authorize_url } = await call(routes.upstreamOAuth.connect, { params: { id: serviceId }, notify: false });
-      notify.success(t('oauth.connecting'));
-      window.location.assign(authorize_url);
-    } catch (err) {
-      fail(err);
-      setBusy(false);
-    }
-  };
   const disconnect = async () => {
     setBusy(true);
     try {

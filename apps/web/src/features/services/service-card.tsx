@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Card } from '../../components/ui/card';
 import { ServiceActions, serviceControls } from './service-controls';
 import { type ServiceViewProps, serviceTitle } from './service-view-props';
+import { toolCountsOfService } from './tool-counts';
 import { hasDailyLimit } from './usage';
 import { UsageBar } from './usage-bar';
 
@@ -43,9 +44,7 @@ export function ServiceCard({ service, ...props }: ServiceViewProps & { service:
         </p>
       )}
       {service.tools_disabled > 0 && (
-        <p className="text-xs text-slate-500 dark:text-slate-400">
-          {t('tools.count', { enabled: Math.max(0, service.tool_count - service.tools_disabled), total: service.tool_count })}
-        </p>
+        <p className="text-xs text-slate-500 dark:text-slate-400">{t('tools.count', toolCountsOfService(service))}</p>
       )}
       {hasDailyLimit(service.rpd_limit) && (
         <UsageBar count={service.user_daily_request_count} limit={service.rpd_limit} remaining={service.remaining_requests} />

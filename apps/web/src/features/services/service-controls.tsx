@@ -82,6 +82,7 @@ export function serviceControls(
       <HealthIndicator
         service={service}
         name={title}
+        admin={props.admin}
         busy={!!busy}
         checking={busy === 'health'}
         onCheck={() => props.onCheckHealth(service)}

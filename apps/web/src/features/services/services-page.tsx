@@ -51,7 +51,8 @@ export function ServicesPage() {
   };
 
   let content: ReactNode;
-  if (services.isError) {
+  // A background refresh that failed keeps the list it had (the next one may work); only no list at all is an error.
+  if (services.isError && !services.data) {
     content = (
       <ErrorAlert title={t('loadFailedTitle')}>
         <p>{messageOf(services.error, t('loadFailed'))}</p>

@@ -2,7 +2,7 @@ import type { InstalledService } from '@toolport/contract';
 import { useTranslation } from 'react-i18next';
 import { Badge } from '../../components/ui/badge';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '../../components/ui/table';
-import { healthStateOf } from './health';
+import { shownStateOf } from './health';
 import { ServiceActions, serviceControls } from './service-controls';
 import { type ServiceViewProps, serviceTitle } from './service-view-props';
 
@@ -29,7 +29,7 @@ export function ServicesTable({ services, ...props }: ServiceViewProps & { servi
       </TableHeader>
       <TableBody>
         {services.map((service) => {
-          const health = healthStateOf(service.health_status);
+          const health = shownStateOf(service);
           const controls = serviceControls(service, props);
           return (
             <TableRow key={service.id} data-testid="service-row">

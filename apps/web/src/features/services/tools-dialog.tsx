@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type InstalledService, routes, type ServiceTool, type ServiceTools } from '@toolport/contract';
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog';
@@ -10,9 +10,11 @@ import { Switch } from '../../components/ui/switch';
 import { Textarea } from '../../components/ui/textarea';
 import { call } from '../../lib/api';
 import { showFailure } from '../../lib/failure';
+import { patchService } from '../../lib/installed-services';
 import { notify } from '../../lib/notify';
 import { integerIdOf } from '../../lib/service-ids';
 import { serviceTitle } from './service-view-props';
+import { serviceCountsOf, toolCountsOfListing } from './tool-counts';
 import { TryTool } from './try-tool';
 
 interface ToolsDialogProps {
@@ -56,7 +58,12 @@ export default function ToolsDialog({ service, admin, open, onOpenChange }: Tool
     }
   };
   const tools = query.data?.tools ?? [];
-  const enabled = tools.filter((tool) => tool.enabled).length;
+  const counts = query.data ? toolCountsOfListing(query.data) : undefined;
+  const listing = query.data;
+  // The live listing is the newer count: the card takes it too, so both say the same "N of M" (issue 29).
+  useEffect(() => {
+    if (listing) patchService(queryClient, service.id, serviceCountsOf(toolCountsOfListing(listing)));
+  }, [listing, queryClient, service.id]);
   const [filter, setFilter] = useState('');
   const filterId = useId();
   const shown = tools.filter((tool) => toolMatches(tool, filter)).length;
@@ -73,7 +80,7 @@ export default function ToolsDialog({ service, admin, open, onOpenChange }: Tool
       <DialogContent className="flex max-h-[90dvh] flex-col overflow-hidden sm:max-w-2xl">
         <DialogHeader className="pr-6">
           <DialogTitle>{t('tools.title', { name: serviceTitle(service) })}</DialogTitle>
-          <DialogDescription>{query.data ? t('tools.count', { enabled, total: tools.length }) : t('tools.description')}</DialogDescription>
+          <DialogDescription>{counts ? t('tools.count', counts) : t('tools.description')}</DialogDescription>
         </DialogHeader>
         {tools.length > 0 && (
           <div className="space-y-1.5">

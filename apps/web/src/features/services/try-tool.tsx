@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { routes, type ServiceTool, type ToolCallResult } from '@toolport/contract';
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -6,6 +7,7 @@ import { Input } from '../../components/ui/input';
 import { Textarea } from '../../components/ui/textarea';
 import { ApiError, call } from '../../lib/api';
 import { failureText } from '../../lib/failure';
+import { refreshServices } from '../../lib/installed-services';
 
 interface Property {
   type?: string | string[];
@@ -85,6 +87,7 @@ export function TryTool({ serviceId, tool }: { serviceId: number; tool: ServiceT
   const [failure, setFailure] = useState<CallFailure | null>(null);
   const [busy, setBusy] = useState(false);
   const formId = useId();
+  const queryClient = useQueryClient();
   const focusField = (name: string) => document.getElementById(`${formId}-${name}`)?.focus();
 
   const run = async () => {
@@ -120,6 +123,8 @@ export function TryTool({ serviceId, tool }: { serviceId: number; tool: ServiceT
       } else setFailure({ title: t('try.failed'), detail: failureText(err, t) });
     } finally {
       setBusy(false);
+      // The call counted against the caller's daily use: the card's usage bar moves now, not at the next refresh.
+      void refreshServices(queryClient);
     }
   };
   const protocol = result ? protocolErrorOf(result) : null;

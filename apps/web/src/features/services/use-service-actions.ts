@@ -7,6 +7,7 @@ import { showFailure } from '../../lib/failure';
 import { installedServicesKey, patchService, refreshServices, removeService } from '../../lib/installed-services';
 import { notify } from '../../lib/notify';
 import { integerIdOf, localServiceOf, uninstallIdOf } from '../../lib/service-ids';
+import { isAdmin, readSession } from '../../lib/session';
 import { fetchInstallStatus, type InstallOutcome, pollInstallStatus } from '../installs';
 import { healthLabelKey, healthLineOf, healthStateOf } from './health';
 import { type BusyAction, serviceTitle } from './service-view-props';
@@ -60,11 +61,13 @@ export function useServiceActions() {
           tool_count: result.tool_count,
         });
         // A check that found the service down is a failure to the user, whatever the HTTP status said.
-        const line = healthLineOf(result);
-        const reason = t(line.key, line.values);
         const known = queryClient.getQueryData<InstalledService[]>(installedServicesKey)?.find((s) => s.id === id);
+        const line = healthLineOf({ ...known, ...result }, isAdmin(readSession().user));
+        const reason = t(line.key, line.values);
         const name = known ? serviceTitle(known) : `#${id}`;
-        if (healthStateOf(result.health_status) === 'unhealthy') notify.error(t('toasts.healthCheckUnhealthy', { name }), reason);
+        const state = healthStateOf(result.health_status);
+        if (state === 'needs_authorization') notify.warning(t('toasts.healthCheckNeedsAuthorization', { name }), reason);
+        else if (healthStateOf(result.health_status) === 'unhealthy') notify.error(t('toasts.healthCheckUnhealthy', { name }), reason);
         else if (healthStateOf(result.health_status) === 'healthy') notify.success(t('toasts.healthCheckHealthy', { name }), reason);
         else notify.success(t('toasts.healthCheckComplete'), t('toasts.healthStatus', { status: t(healthLabelKey(result.health_status)) }));
       } catch (err) {

@@ -35,3 +35,17 @@ export function reloadOnceForNewBuild(
   reload();
   return true;
 }
+
+/**
+ * Whether Toolport answers at all: a chunk that could not be fetched because nothing answers (the server is down,
+ * the network is gone) is not a new build, and reloading would leave the console for the browser's error page.
+ * Any answer counts, but a proxy's 502, 503 or 504 (the server behind it is down). index.html is never cached.
+ */
+export async function serverAnswers(fetcher: typeof fetch = (...args) => fetch(...args), timeoutMs = 5_000): Promise<boolean> {
+  try {
+    const answer = await fetcher('/', { method: 'HEAD', cache: 'no-store', signal: AbortSignal.timeout(timeoutMs) });
+    return answer.status < 502 || answer.status > 504;
+  } catch {
+    return false;
+  }
+}
