@@ -300,6 +300,43 @@ describe.each(engines)('metering on %s', (engine) => {
     }
   });
 
+  it('with Redis, a restart on a killed run’s DATA_DIR takes back what Redis admitted after its last journal line', async () => {
+    const prefix = testPrefix();
+    const [r1, r2] = await Promise.all([SharedCounts.connect(REDIS_URL, prefix), SharedCounts.connect(REDIS_URL, prefix)]);
+    try {
+      const service = serviceWith(10);
+      const dataDir = freshDir();
+      const killed = meterOf(undefined, dataDir);
+      expect(await admitMany(killed, service, 42, 6)).toBe(6);
+      killed.journal.write();
+      const dir = killed.journal.dir;
+      for (const name of readdirSync(dir).filter((f) => f.startsWith(killed.journal.run))) {
+        copyFileSync(path.join(dir, name), path.join(dir, name.replace(killed.journal.run, 'deadrun2')));
+      }
+      writeFileSync(path.join(dir, 'deadrun2.owner'), JSON.stringify({ host: 'elsewhere', pid: 1 }));
+      const old = new Date(Date.now() - 120_000);
+      utimesSync(path.join(dir, 'deadrun2.owner'), old, old);
+      // Redis admitted that run eight calls: the six of its journal, and two it was killed before writing down
+      // (the journal comes before the call goes on, so those two never reached a tool server).
+      const key = `${dayIn('UTC')}|${service.id}|42`;
+      await r1.raise(key, new Map([['deadrun2', 0]]), true);
+      for (let mine = 0; mine < 8; mine++) expect((await r1.admit(key, 'deadrun2', mine, 10)).status).toBe('admitted');
+      expect(await r1.countsOf('deadrun2')).toEqual(new Map([[key, 8]]));
+
+      const next = meterOf(r2, dataDir);
+      await next.start();
+      expect((await stored(service.id, 42))?.request_count).toBe(6);
+      // The limit carries on from the six that happened, in Redis as in the database, and the run is forgotten.
+      expect(await r2.countsOf('deadrun2')).toEqual(new Map());
+      expect(await admitMany(next, service, 42, 10)).toBe(4);
+      await next.flush();
+      expect((await stored(service.id, 42))?.request_count).toBe(10);
+    } finally {
+      await dropKeys(prefix);
+      await Promise.all([r1.close(), r2.close()]);
+    }
+  });
+
   it('with Redis, writes the counts of a replica that died without folding them through a survivor, once', async () => {
     const prefix = testPrefix();
     const [r1, r2] = await Promise.all([SharedCounts.connect(REDIS_URL, prefix), SharedCounts.connect(REDIS_URL, prefix)]);

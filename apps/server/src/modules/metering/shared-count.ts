@@ -156,6 +156,27 @@ export class SharedCounts {
     return counts;
   }
 
+  /**
+   * A dead run whose journal this replica folded (a restart on its DATA_DIR): each of its fields becomes what the
+   * database now holds for it (`exact`, by key). Redis may have admitted a call the run was killed before writing
+   * to its journal; the journal is written before a call goes on, so that call never reached a tool server and is
+   * taken back, and the limit and the stored count agree again. Done under the run's takeover claim (false when
+   * another replica holds it: that one writes the run's Redis counts to the database, the older rule); the run is
+   * then forgotten.
+   */
+  async settle(me: string, run: string, exact: (key: string) => Promise<number>): Promise<boolean> {
+    const claimed = await this.client.set(`${this.prefix}takeover:${run}`, me, { NX: true, PX: TAKEOVER_MS });
+    if (!claimed) return false;
+    for (const [key, counted] of await this.countsOf(run)) {
+      const v = await exact(key);
+      if (v >= counted) continue;
+      if (v > 0) await this.client.hSet(this.hash(key), run, String(v));
+      else await this.client.hDel(this.hash(key), run);
+    }
+    await this.forget(run);
+    return true;
+  }
+
   /** The run's counts are all in the database: nothing more to take over. */
   async forget(run: string): Promise<void> {
     await this.client.multi().sRem(`${this.prefix}runs`, run).del(this.runKeys(run)).del(`${this.prefix}alive:${run}`).exec();

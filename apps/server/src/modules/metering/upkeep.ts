@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { DatabaseGate } from '../../db/availability.js';
-import type { Folder, KeyParts } from './fold.js';
+import { type Folder, type KeyParts, keyParts } from './fold.js';
 import type { Journal } from './journal.js';
 import type { Segment } from './segment.js';
 import type { SharedCounts } from './shared-count.js';
@@ -119,6 +119,7 @@ export class MeterUpkeep {
       if (this.adopted.has(segment.run) && !this.pending.some((s) => s.run === segment.run)) {
         this.adopted.delete(segment.run);
         this.opts.journal.release(segment.run);
+        await this.settleInRedis(segment.run);
       }
     }
   }
@@ -218,6 +219,24 @@ export class MeterUpkeep {
         this.redisFailed(err);
         return;
       }
+    }
+  }
+
+  /** A killed run's journal is all in the database: its Redis fields follow the database (SharedCounts.settle). */
+  private async settleInRedis(run: string): Promise<void> {
+    const redis = this.opts.redis;
+    if (!redis?.open) return;
+    const exact = async (key: string) => {
+      const parts = keyParts(key);
+      if (!parts) throw new Error(`not a counter key: ${key}`);
+      return (await this.opts.folder.contributions(parts)).get(run) ?? 0;
+    };
+    try {
+      if (await redis.settle(this.opts.journal.run, run, exact))
+        this.opts.logger.info({ run }, 'the shared counts of a killed run follow its journal');
+    } catch (err) {
+      // Redis or the database away: the run stays registered, and a survivor writes its Redis counts later.
+      this.redisFailed(err);
     }
   }
 
