@@ -49,7 +49,9 @@ function dump(file: string): Dump {
  * one consistent snapshot. Once the load has stopped, an online backup restored into a fresh
  * DATA_DIR by `toolport restore` holds exactly the source's rows, and the server can use it.
  */
-describe('toolport backup under load, toolport restore', () => {
+// Each test runs the built CLI beside a gateway under full load: on two busy cores a start alone can take seconds, so
+// the guard against a hang is two minutes rather than the suite's 30 s.
+describe('toolport backup under load, toolport restore', { timeout: 120_000 }, () => {
   let gw: LiveGateway;
   let work: string;
   let alice: { id: number; key: string };
