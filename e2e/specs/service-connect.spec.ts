@@ -135,6 +135,9 @@ test.describe('Connect on the card of a service that needs authorization', () =>
       await expect(card).not.toContainText('invalid_token');
       const connect = reason.getByRole('button', { name: `${words.connect} ${SHARED}` });
       await expect(connect).toBeVisible();
+      // Other specs share this server's service list, so the card may be below the fold: on screen once scrolled to,
+      // that is, not cut off at the side.
+      await connect.scrollIntoViewIfNeeded();
       await expect(connect).toBeInViewport();
       await expectNoSidewaysScroll(page);
 
@@ -142,6 +145,7 @@ test.describe('Connect on the card of a service that needs authorization', () =>
       await page.getByRole('button', { name: words.listView }).click();
       const row = rowOf(page, SHARED);
       await expect(row.getByTestId('health-reason')).toContainText(words.needs);
+      await row.getByRole('button', { name: `${words.connect} ${SHARED}` }).scrollIntoViewIfNeeded();
       await expect(row.getByRole('button', { name: `${words.connect} ${SHARED}` })).toBeInViewport();
       await expectNoSidewaysScroll(page);
 
