@@ -194,7 +194,8 @@ describe.each(engines)('managing installed services on %s', (engine) => {
 
     const on = await call('POST', `/mcp_services/${id}/toggle`, admin);
     expect(on.json()).toMatchObject({ message: 'Service enabled', data: { id, enabled: true } });
-    expect(events).toHaveLength(2);
+    // The two changes of this service (a health note of the enable may arrive beside them on a busy machine).
+    expect(events.filter((e) => e.type === 'service.changed' && 'serviceId' in e && e.serviceId === id)).toHaveLength(2);
     expect(on.json().data.scope).toBe('global');
   });
 
