@@ -100,7 +100,10 @@ describe('misbehaving tool servers', () => {
         return ended;
       });
     await until(() => runs().length >= 10, 'ten runs to end');
-    for (const lines of runs()) expect(lines).toEqual(expected);
+    // The stderr lines are one entry when they arrive within the log's quiet window (300 ms); a process stalled
+    // between its two writes on a busy machine leaves two entries, which must still hold all of it, in order.
+    const stderrJoined = (lines: string[]) => [...lines.slice(0, 3), lines.slice(3).join('\n')];
+    for (const lines of runs()) expect(stderrJoined(lines)).toEqual(expected);
   });
 
   it('health checks report a real round trip, or the failure', async () => {
