@@ -15,13 +15,18 @@ export default defineConfig({
   // loaded machine. Its cause is not found: each worker runs its own fake registries and server
   // (support/market-server.ts), and the specs that make a registry fail reset it after each test.
   retries: 1,
-  timeout: 30_000,
+  // Bounds for a machine shared with the vitest suites (npm test runs both at once), not speed targets: on a slow
+  // day tests that take 5-15 s took over 30 s, and a web-first assertion's own wait (5 s by default) ran out.
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
   reporter: [['list']],
   use: {
     browserName: 'chromium',
     locale: 'en-US',
     colorScheme: 'light',
-    trace: 'retain-on-failure',
+    // Recorded on the retry of a failed test only: recording every test (its screencast and snapshots) cost CPU
+    // the vitest suites running beside it need.
+    trace: 'on-first-retry',
     launchOptions: {
       executablePath: '/usr/bin/chromium',
       args: [

@@ -10,6 +10,9 @@
 //                 a file of modules/<m>/ other than its index.ts: http/, backup/ and the rest use the doors.
 //   gateway-door  outside gateway/, code that is not a test imports neither gateway/downstream/ nor gateway/upstream/:
 //                 the rest of the server uses gateway/index.ts and the port files of gateway/ itself.
+//   gateway-testing  only test code (*.test.ts, apps/server/test/) imports gateway/testing.ts, the inside of a
+//                 running gateway that tests change and the server never does (decision 0062); the gateway's
+//                 own files included.
 //   build         src/build/ (the builders of the core, the platform, the server's parts and its HTTP server,
 //                 decision 0062) is imported only by the composition root (app.ts, server.ts), the CLI (cli.ts,
 //                 cli/, a command's cli.ts) and tests; it imports modules through their doors like the rest.
@@ -36,6 +39,7 @@ const RULES = [
   'gateway',
   'gateway-sides',
   'gateway-door',
+  'gateway-testing',
   'build',
   'module-door',
   'module-internals',
@@ -130,6 +134,9 @@ const mayReachInternals = (rel) => rel === 'src/app.ts' || /^src\/cli(\.ts$|[-.]
 /** Who may use the builders of src/build/: the composition root, the CLI and a command's own cli.ts. */
 const mayUseBuilders = (rel) =>
   rel === 'src/app.ts' || rel === 'src/server.ts' || /^src\/cli(\.ts$|[-.]|\/)/.test(rel) || /^src\/(?:.+\/)?cli\.ts$/.test(rel);
+
+/** What tests alone may import: the inside of a running gateway (gatewayInternalsForTests). */
+const GATEWAY_TESTING = 'src/gateway/testing.ts';
 
 /** Where a file sits: which layer, and which module for a file under modules/<name>/. */
 function placeOf(rel) {
@@ -278,6 +285,7 @@ export function checkBoundaries(serverDir) {
       if (fromPlace.area === 'infra' && (intoModules || toPlace.area === 'gateway')) report('infra');
       const test = fromPlace.area === 'test' || isTestFile(from);
       if (toPlace.side && fromPlace.area !== 'gateway' && !test) report('gateway-door');
+      if (to === GATEWAY_TESTING && !test) report('gateway-testing');
       if (toPlace.area === 'build' && fromPlace.area !== 'build' && !test && !mayUseBuilders(from)) report('build');
       const pastDoor = toPlace.area === 'modules' && to !== `src/modules/${toPlace.module}/index.ts`;
       if (pastDoor && fromPlace.area === 'modules' && toPlace.module !== fromPlace.module) report('module-door');
@@ -286,7 +294,8 @@ export function checkBoundaries(serverDir) {
         report('module-internals');
       }
     },
-    checked: 'gateway, gateway sides, gateway door, builders, module doors, module internals, infra, import cycles and test code',
+    checked:
+      'gateway, gateway sides, gateway door, gateway testing, builders, module doors, module internals, infra, import cycles and test code',
   });
 }
 
@@ -346,6 +355,8 @@ export function describeViolation(v, prefix = '') {
       return `gateway-sides: ${at} imports ${target}; gateway/downstream/ and gateway/upstream/ meet only through gateway/link-api.ts and the other files of gateway/`;
     case 'gateway-door':
       return `gateway-door: ${at} imports ${target}; outside gateway/, use ${prefix}src/gateway/index.ts or a port file of gateway/`;
+    case 'gateway-testing':
+      return `gateway-testing: ${at} imports ${target}, which only tests (*.test.ts, apps/server/test/) may import`;
     case 'build':
       return `build: ${at} imports ${target}; only app.ts, server.ts and the CLI (cli.ts, cli/, a command's cli.ts) build the graph`;
     case 'module-door': {

@@ -181,6 +181,35 @@ describe('checkBoundaries', () => {
     );
   });
 
+  it('lets only tests import gateway/testing.ts, and reports any other file that does, the gateway’s own included', () => {
+    const testing = {
+      ...clean,
+      'src/gateway/testing.ts': "import type { Meter } from './meter.js';\nexport const internals = (m: Meter) => m;\n",
+      'src/gateway/proxy.test.ts': "import { internals } from './testing.js';\nexport const t = internals;\n",
+      'src/modules/a/service.test.ts': "import type { internals } from '../../gateway/testing.js';\nexport type I = typeof internals;\n",
+      'test/kit.ts': "import { internals } from '../src/gateway/testing.js';\nexport const kit = internals;\n",
+    };
+    expect(checkBoundaries(tree(testing)).violations).toEqual([]);
+    const result = checkBoundaries(
+      tree({
+        ...testing,
+        'src/gateway/index.ts': "export { internals } from './testing.js';\n",
+        'src/modules/a/service.ts': "export const users = [];\nexport const load = () => import('../../gateway/testing.js');\n",
+        'src/app.ts': "import type { internals } from './gateway/testing.js';\nexport type App = typeof internals;\n",
+      }),
+    );
+    expect(result.violations.filter((v) => v.rule === 'gateway-testing')).toEqual([
+      { rule: 'gateway-testing', file: 'src/app.ts', line: 1, test: false, target: 'src/gateway/testing.ts' },
+      { rule: 'gateway-testing', file: 'src/gateway/index.ts', line: 1, test: false, target: 'src/gateway/testing.ts' },
+      { rule: 'gateway-testing', file: 'src/modules/a/service.ts', line: 2, test: false, target: 'src/gateway/testing.ts' },
+    ]);
+    const report = formatReport(result, 'apps/server/');
+    expect(report).toContain(
+      'gateway-testing: apps/server/src/gateway/index.ts:1 imports apps/server/src/gateway/testing.ts, which only tests (*.test.ts, apps/server/test/) may import',
+    );
+    expect(report.at(-1)).toMatch(/^Boundary check failed: 3 in source files, 0 in test files \(.*gateway-testing 3.*\)\.$/);
+  });
+
   it('lets only the composition root, the CLI and tests use the builders, which keep the module doors', () => {
     const built = {
       ...clean,

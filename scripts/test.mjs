@@ -6,6 +6,7 @@
 // other's is held back and printed in one piece when it ends (or streamed from then on if it is still running).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { FailureLines } from './failure-lines.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -30,8 +31,12 @@ const summary = [];
 function run([name, cmd, args], stream) {
   const started = Date.now();
   const held = [];
+  const failures = new FailureLines();
   const step = { name, streaming: stream, flush: () => undefined };
-  const out = (chunk, to) => (step.streaming ? to.write(chunk) : held.push([chunk, to]));
+  const out = (chunk, to) => {
+    failures.push(chunk);
+    return step.streaming ? to.write(chunk) : held.push([chunk, to]);
+  };
   step.flush = () => {
     for (const [chunk, to] of held.splice(0)) to.write(chunk);
     step.streaming = true;
@@ -44,7 +49,7 @@ function run([name, cmd, args], stream) {
   step.done = new Promise((resolve) => {
     const end = (status) => {
       children.delete(child);
-      resolve({ name, status, ms: Date.now() - started });
+      resolve({ name, status, ms: Date.now() - started, failures: failures.end() });
     };
     child.on('error', (err) => {
       process.stderr.write(`${name}: ${err.message}\n`);
@@ -103,6 +108,10 @@ const order = stages.flat().map(([name]) => name);
 summary.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
 for (const r of summary) process.stdout.write(`${r.status === 0 ? 'ok    ' : 'FAILED'} ${seconds(r.ms).padStart(7)}s  ${r.name}\n`);
 const total = seconds(Date.now() - allStarted);
+// The tail of a long log is what gets read: the failed tests are named again here.
+for (const r of summary.filter((r) => r.status !== 0 && r.failures.length > 0)) {
+  process.stdout.write(`\nFailed in ${r.name}:\n${r.failures.map((line) => `  ${line}\n`).join('')}`);
+}
 if (failure) {
   process.stdout.write(`\n${failure.name} failed first (exit ${failure.status}); ${summary.length} steps ran in ${total}s\n`);
   process.exit(failure.status);

@@ -345,6 +345,7 @@ test.describe('the console dialogs (issue 29)', () => {
         const name = custom.getByLabel(text.name, { exact: true });
         await expect(name).toHaveAttribute('aria-invalid', 'true');
         await expect(name).toHaveAccessibleDescription(new RegExp(text.taken));
+        await expect(name).toBeFocused();
         await expect(custom.getByText(text.taken)).toBeVisible();
         await expect(custom.getByLabel(text.url)).toHaveValue('http://127.0.0.1:9/mcp');
         await expect(page.locator('[data-sonner-toast]').filter({ hasText: text.taken })).toHaveCount(0);
@@ -357,6 +358,7 @@ test.describe('the console dialogs (issue 29)', () => {
         await custom.getByRole('button', { name: text.install }).click();
         const command = custom.getByLabel(text.command);
         await expect(command).toHaveAttribute('aria-invalid', 'true');
+        await expect(command).toBeFocused();
         await expect(custom.getByText(text.notExecutable)).toBeVisible();
         await expect(command).toHaveValue('/no/such/e2e-binary --flag');
         await page.keyboard.press('Escape');

@@ -1,5 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
+import { echoPackage } from '../../apps/server/test/fake-registries';
 import { expect, test } from '../support/market-server';
 import { accessToken, serviceNamed, uninstallNamed } from '../support/services-api';
 import { toast } from '../support/toasts';
@@ -15,7 +15,12 @@ const PINNED_PACKAGE = '@acme/echo-pinned';
 const PINNED_VERSION = '2.3.4';
 test.use({
   fakeRegistryOptions: {
-    extraNpmPackages: [fileURLToPath(new URL('../../apps/server/test/fixtures/registries/npm/extra/acme-echo-pinned', import.meta.url))],
+    extraNpmPackages: [
+      echoPackage(PINNED_PACKAGE, PINNED_VERSION, {
+        bin: 'echo-pinned',
+        description: 'The echo server again, under a scope, for installs pinned to a version',
+      }),
+    ],
   },
 });
 

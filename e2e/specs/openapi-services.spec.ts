@@ -72,10 +72,16 @@ test.describe('OpenAPI services in the console', () => {
       await dialog.getByLabel('Document file').setInputFiles(fileOf('broken.json', BROKEN));
       await expect(dialog.getByText('Chosen: broken.json (1 KB)')).toBeVisible();
       await dialog.getByRole('button', { name: 'Preview tools' }).click();
+      // Said beside the document as any refusal of the dialog (decision 0058): the file marked, described and focused.
       const refusal = dialog.getByRole('alert').filter({ hasText: 'The OpenAPI document was refused' });
       await expect(refusal).toContainText('The OpenAPI document is neither valid JSON nor valid YAML');
+      const file = dialog.getByLabel('Document file');
+      await expect(file).toHaveAttribute('aria-invalid', 'true');
+      await expect(file).toHaveAccessibleDescription(/The OpenAPI document was refused: The OpenAPI document is neither valid JSON/);
+      await expect(file).toBeFocused();
       await dialog.getByRole('button', { name: 'Install' }).click();
       await expect(refusal).toContainText('neither valid JSON nor valid YAML');
+      await expect(file).toBeFocused();
       await expect(dialog).toBeVisible();
       await expect(dialog.getByLabel('Name')).toHaveValue(NAME);
     });
@@ -232,9 +238,12 @@ test.describe('OpenAPI services in the console', () => {
     await expect(edit.getByLabel('标签')).toHaveValue('pets');
     await edit.getByLabel('标签').fill('nope');
     await edit.getByRole('button', { name: '保存' }).click();
-    await expect(edit.getByRole('alert').filter({ hasText: 'OpenAPI 文档被拒绝' })).toContainText(
-      '操作筛选条件没有保留文档 5 个操作中的任何一个',
-    );
+    // The filter's fault, not the document's: said beside the filter list given, marked and focused (decision 0058).
+    const tags = edit.getByLabel('标签');
+    await expect(tags).toHaveAccessibleDescription(/操作筛选条件没有保留文档 5 个操作中的任何一个/);
+    await expect(tags).toHaveAttribute('aria-invalid', 'true');
+    await expect(tags).toBeFocused();
+    await expect(edit.getByLabel('文档文件')).not.toHaveAttribute('aria-invalid', 'true');
     await expect(edit).toBeVisible();
     await expect(edit.getByLabel('标签')).toHaveValue('nope');
     await expectChineseOnly(page, ['common', 'services'], allowed);

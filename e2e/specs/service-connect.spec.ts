@@ -23,6 +23,7 @@ const text = {
     connected: (name: string) => `${name} is connected. Calls through Toolport now use this account.`,
     back: 'Back to services',
     oneTool: /^1 tool, answered in \d+ ms/,
+    threeTools: /^3 tools, answered in \d+ ms/,
     listView: 'List view',
     title: 'Service authorization · Toolport',
   },
@@ -34,6 +35,7 @@ const text = {
     connected: (name: string) => `${name} 已连接。通过 Toolport 的调用现在使用此账号。`,
     back: '返回服务列表',
     oneTool: /^1 个工具，响应用时 \d+ 毫秒/,
+    threeTools: /^3 个工具，响应用时 \d+ 毫秒/,
     listView: '列表视图',
     title: '服务授权 · Toolport',
   },
@@ -196,6 +198,8 @@ test.describe('Connect on the card of a service that needs authorization', () =>
     const mode = await request.put(`/api/mcp_services/${id}/oauth`, { headers: bearer(admin), data: { oauth_mode: 'per_user' } });
     expect(mode.status(), await mode.text()).toBe(200);
 
+    // This user's upstream account has three tools (the shared connection above had one): the card must show theirs.
+    upstream.extraTools.set('alice', ['list_repos', 'create_issue']);
     const user = await createUser(request, 'e2e-connect-pu');
     await signIn(page, user.username, user.password);
     await inLanguage(page, 'zh-CN');
@@ -208,6 +212,9 @@ test.describe('Connect on the card of a service that needs authorization', () =>
     await page.getByRole('link', { name: text['zh-CN'].back }).click();
     await expect(cardOf(page, PER_USER).getByTestId('health-reason')).not.toContainText(text['zh-CN'].needsMine);
     await expect(cardOf(page, PER_USER).getByRole('button', { name: `${text['zh-CN'].connect} ${PER_USER}` })).toHaveCount(0);
+    // Nobody pressed the health check: the card has their own connection's health and tool count (issue 29).
+    await expect(cardOf(page, PER_USER).getByTestId('health-reason')).toHaveText(text['zh-CN'].threeTools);
+    await expectNoSidewaysScroll(page);
 
     // Another user has not connected theirs: their card still asks them to, in English.
     const other = await createUser(request, 'e2e-connect-pu2');
@@ -215,6 +222,8 @@ test.describe('Connect on the card of a service that needs authorization', () =>
     const listed = await request.get('/api/mcp_market/installed', { headers: bearer(otherToken) });
     const row = ((await listed.json()).data as { name: string; oauth_status: string }[]).find((s) => s.name === PER_USER);
     expect(row?.oauth_status).toBe('needs_authorization');
+    expect((row as { tool_count?: number } | undefined)?.tool_count).not.toBe(3);
+    upstream.extraTools.delete('alice');
   });
 });
 

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIRequestContext } from '@playwright/test';
+import { echoPackage } from '../../apps/server/test/fake-registries';
 import { type OAuthMcpServer, startOAuthMcpServer } from '../../apps/server/test/fixtures/oauth-mcp-server';
 import { type Credentials, createUser } from './console-users';
 import { expect, test as marketTest } from './market-server';
@@ -38,7 +39,11 @@ export const DISABLED_TOOL = 'get-env';
 export const DAILY_LIMIT = 5;
 export const CALLS_MADE = 2;
 
-const extraPackage = fileURLToPath(new URL('../../apps/server/test/fixtures/registries/npm/extra/acme-long-scoped', import.meta.url));
+/** The echo server of the fake registry under a scoped name longer than `@modelcontextprotocol/server-memory`. */
+const extraPackage = echoPackage(LONG_SCOPED_PACKAGE, '1.4.0', {
+  bin: 'acme-document-retrieval',
+  description: "The echo server under a long scoped name, as real packages have: for the console's layout with real data",
+});
 const memoryEntry = path.join(
   path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/package.json')),
   'dist/index.js',

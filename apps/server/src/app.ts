@@ -39,6 +39,8 @@ export interface BuiltApp {
   close(): Promise<CloseReport>;
   /** The parts registered on the lifecycle, in build order (they close in the reverse). */
   parts(): string[];
+  /** The part whose close is running now, if any. */
+  closingPart(): string | undefined;
 }
 
 /**
@@ -57,7 +59,14 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     // Registered last so that it closes first: another replica takes the periodic jobs over while this one drains.
     lifecycle.add({ name: 'leadership', close: () => platform.leader.close() });
     await lifecycle.start();
-    return { app, ctx: parts, routes, close: () => lifecycle.close(), parts: () => lifecycle.names };
+    return {
+      app,
+      ctx: parts,
+      routes,
+      close: () => lifecycle.close(),
+      parts: () => lifecycle.names,
+      closingPart: () => lifecycle.closingPart,
+    };
   } catch (err) {
     await lifecycle.close();
     throw err;

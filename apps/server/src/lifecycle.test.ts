@@ -84,6 +84,21 @@ describe('Lifecycle', () => {
     expect(lines).toContainEqual({ level: 'warn', part: 'stuck', msg: 'close did not finish in time: going on with the next part' });
   });
 
+  it('names the part whose close is running, and nothing once all are closed', async () => {
+    const { part } = recorder();
+    const lifecycle = new Lifecycle(recordingLogger());
+    let release: () => void = () => undefined;
+    lifecycle.add(part('database'));
+    lifecycle.add(part('gateway', () => new Promise<void>((r) => (release = r))));
+    expect(lifecycle.closingPart).toBeUndefined();
+    const closing = lifecycle.close();
+    await new Promise((r) => setImmediate(r));
+    expect(lifecycle.closingPart).toBe('gateway');
+    release();
+    await closing;
+    expect(lifecycle.closingPart).toBeUndefined();
+  });
+
   it('closes what was built when a start fails, and rethrows', async () => {
     const { log, part } = recorder();
     const lifecycle = new Lifecycle(recordingLogger());

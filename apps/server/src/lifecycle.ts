@@ -42,6 +42,7 @@ export class Lifecycle {
   private readonly parts: Part[] = [];
   private closing: Promise<CloseReport> | undefined;
   private started = 0;
+  private closingNow: string | undefined;
 
   constructor(private readonly policy: LifecyclePolicy) {}
 
@@ -58,6 +59,11 @@ export class Lifecycle {
   /** The names, in build order (tests and the logs). */
   get names(): string[] {
     return this.parts.map((p) => p.name);
+  }
+
+  /** The part whose close is being awaited now (a close that hangs names itself: tests print it). */
+  get closingPart(): string | undefined {
+    return this.closingNow;
   }
 
   /** Runs the starts not run yet, in build order. A failure closes everything and is rethrown. */
@@ -89,6 +95,7 @@ export class Lifecycle {
     const { logger } = this.policy;
     const limit = part.closeTimeoutMs ?? this.policy.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     const began = Date.now();
+    this.closingNow = part.name;
     let timer: NodeJS.Timeout | undefined;
     const running = (async () => part.close?.())().then(
       () => 'closed' as const,
@@ -102,6 +109,7 @@ export class Lifecycle {
       timer.unref();
     });
     const outcome = await Promise.race([running, late]);
+    this.closingNow = undefined;
     clearTimeout(timer);
     if (outcome === 'failed') report.failed.push(part.name);
     if (outcome === 'late') {

@@ -1,12 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeRegistries, startFakeRegistries } from './fake-registries.js';
+import { echoPackage, type FakeRegistries, startFakeRegistries } from './fake-registries.js';
 
 const run = promisify(execFile);
 
@@ -155,6 +155,64 @@ describe('fake registries', () => {
       expect(answers.get(5)).toMatchObject({ error: { code: -32601 } });
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
+
+  it('serves the one echo server under another name and version when asked, installable under them, without the readme', async () => {
+    const alias = await startFakeRegistries({
+      extraNpmPackages: [echoPackage('@acme/echo-alias', '2.3.4', { bin: 'echo-alias', description: 'The echo server under a scope' })],
+    });
+    const dir = mkdtempSync(path.join(tmpdir(), 'fake-npm-alias-'));
+    try {
+      const doc = (await (await fetch(`${alias.urls.npm}@acme%2Fecho-alias`)).json()) as {
+        'dist-tags': { latest: string };
+        versions: Record<string, { bin: Record<string, string>; dist: { tarball: string } }>;
+        readme: string;
+      };
+      expect(doc['dist-tags'].latest).toBe('2.3.4');
+      expect(doc.versions['2.3.4']?.dist.tarball).toBe(`${alias.urls.npm}@acme/echo-alias/-/echo-alias-2.3.4.tgz`);
+      expect(doc.versions['2.3.4']?.bin).toEqual({ 'echo-alias': 'server.mjs' });
+      expect(doc.readme).toBe('');
+      const search = (await (await fetch(`${alias.urls.npm}-/v1/search?text=echo`)).json()) as { objects: { package: { name: string } }[] };
+      expect(search.objects.map((o) => o.package.name)).toEqual(['acme-echo-mcp', '@acme/echo-alias']);
+
+      writeFileSync(path.join(dir, 'package.json'), '{"private": true}');
+      await run(
+        'npm',
+        [
+          'install',
+          '--prefix',
+          dir,
+          '--no-audit',
+          '--no-fund',
+          '--cache',
+          path.join(dir, '.cache'),
+          '--registry',
+          alias.urls.npm,
+          '@acme/echo-alias@2.3.4',
+        ],
+        { cwd: dir, timeout: 120_000 },
+      );
+      const pkgDir = path.join(dir, 'node_modules', '@acme', 'echo-alias');
+      const manifest = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { name: string; version: string };
+      expect([manifest.name, manifest.version]).toEqual(['@acme/echo-alias', '2.3.4']);
+      // The same source, byte for byte; the readme (which asks for ACME_ECHO_TOKEN) stays with acme-echo-mcp.
+      const source = new URL('./fixtures/registries/npm/tarballs/acme-echo-mcp/server.mjs', import.meta.url);
+      expect(readFileSync(path.join(pkgDir, 'server.mjs'), 'utf8')).toBe(readFileSync(source, 'utf8'));
+      expect(existsSync(path.join(pkgDir, 'README.md'))).toBe(false);
+      const answers = await talkTo(path.join(dir, 'node_modules', '.bin', 'echo-alias'), [], {}, [
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'alias' } } },
+      ]);
+      expect(answers.get(2)).toMatchObject({ result: { content: [{ type: 'text', text: 'echo: alias' }] } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await alias.close();
     }
   }, 150_000);
 });

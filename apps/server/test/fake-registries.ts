@@ -37,8 +37,51 @@ export interface FakeRegistriesOptions {
   pypiFilesDir?: string;
   /** MCP Registry entries served besides the fixture files' (a test's own, e.g. a remote at a given address). */
   extraMcpServers?: Fixtures['mcpServers'];
-  /** Package directories served as installable npm packages besides those of npm/tarballs (e.g. a scoped one). */
-  extraNpmPackages?: string[];
+  /** Installable npm packages served besides those of npm/tarballs (`echoPackage`: the echo server under a name). */
+  extraNpmPackages?: NpmPackage[];
+}
+
+/** An installable npm package: its package.json, and its other files (the name in the package → the file to read). */
+export interface NpmPackage {
+  manifest: Record<string, unknown> & { name: string; version: string; description?: string; keywords?: string[] };
+  files: Record<string, string>;
+}
+
+/**
+ * `acme-echo-mcp`'s server as another package: its one file (`server.mjs` of npm/tarballs/acme-echo-mcp, the
+ * same source) under the name, version, command and description given, without the readme (whose mcpServers
+ * block asks for `ACME_ECHO_TOKEN`). For a scoped name, a version that is not the name's, a long name.
+ */
+export function echoPackage(name: string, version: string, details: { bin: string; description: string }): NpmPackage {
+  // The one echo server the fake serves, its package (npm/tarballs/acme-echo-mcp).
+  const echoDir = path.join(FIXTURES, 'npm/tarballs/acme-echo-mcp');
+  const {
+    name: _name,
+    version: _version,
+    repository: _repository,
+    ...echo
+  } = JSON.parse(readFileSync(path.join(echoDir, 'package.json'), 'utf8')) as Record<string, unknown>;
+  return {
+    manifest: {
+      name,
+      version,
+      ...echo,
+      description: details.description,
+      keywords: ['mcp'],
+      bin: { [details.bin]: 'server.mjs' },
+      files: ['server.mjs'],
+    },
+    files: { 'server.mjs': path.join(echoDir, 'server.mjs') },
+  };
+}
+
+/** A package directory of npm/tarballs: its package.json, and every other file in it. */
+function packageIn(dir: string): NpmPackage {
+  const files: Record<string, string> = {};
+  for (const file of readdirSync(dir)) {
+    if (file !== 'package.json' && statSync(path.join(dir, file)).isFile()) files[file] = path.join(dir, file);
+  }
+  return { manifest: JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as NpmPackage['manifest'], files };
 }
 
 export interface FakeRegistries {
@@ -130,13 +173,13 @@ function tarHeader(name: string, size: number, mode: number): Buffer {
   return header;
 }
 
-/** A package directory as npm pack makes it: every file under `package/`, tarred and gzipped. */
-export function packTarball(dir: string): Buffer {
+/** A package as npm pack makes it: its package.json and every other file under `package/`, tarred and gzipped. */
+export function packTarball(pkg: NpmPackage): Buffer {
   const blocks: Buffer[] = [];
-  for (const file of readdirSync(dir).sort()) {
-    const full = path.join(dir, file);
-    if (!statSync(full).isFile()) continue;
-    const data = readFileSync(full);
+  const contents: Record<string, Buffer> = { 'package.json': Buffer.from(`${JSON.stringify(pkg.manifest, null, 2)}\n`) };
+  for (const [file, source] of Object.entries(pkg.files)) contents[file] = readFileSync(source);
+  for (const file of Object.keys(contents).sort()) {
+    const data = contents[file] as Buffer;
     const executable = file.endsWith('.mjs') || file.endsWith('.js');
     blocks.push(tarHeader(`package/${file}`, data.length, executable ? 0o755 : 0o644), data);
     const padding = (512 - (data.length % 512)) % 512;
@@ -150,26 +193,21 @@ export function packTarball(dir: string): Buffer {
  * Packs each package of npm/tarballs and registers it as the registry would list it: a packument whose
  * `dist` names the tarball here with its `shasum` and `integrity`, and a search result.
  */
-function addInstallablePackages(f: Fixtures, npmBase: string, extraDirs: string[]): void {
+function addInstallablePackages(f: Fixtures, npmBase: string, extra: NpmPackage[]): void {
   const root = path.join(FIXTURES, 'npm/tarballs');
   const dirs = existsSync(root)
     ? readdirSync(root)
         .sort()
         .map((dirName) => path.join(root, dirName))
+        .filter((dir) => statSync(dir).isDirectory())
     : [];
-  for (const dir of [...dirs, ...extraDirs]) {
-    if (!statSync(dir).isDirectory()) continue;
-    const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as Record<string, unknown> & {
-      name: string;
-      version: string;
-      description?: string;
-      keywords?: string[];
-    };
-    const tarball = packTarball(dir);
+  for (const pkg of [...dirs.map(packageIn), ...extra]) {
+    const { manifest } = pkg;
+    const tarball = packTarball(pkg);
     const file = `${manifest.name.split('/').pop()}-${manifest.version}.tgz`;
     const tarPath = `/${manifest.name}/-/${file}`;
     f.tarballs.set(tarPath, tarball);
-    const readmeFile = path.join(dir, 'README.md');
+    const readmeFile = pkg.files['README.md'];
     const published = '2026-10-01T09:00:00.000Z';
     const maintainer = { name: 'acme-tools', email: 'tools@example.com' };
     f.packuments.set(manifest.name, {
@@ -195,7 +233,7 @@ function addInstallablePackages(f: Fixtures, npmBase: string, extraDirs: string[
       keywords: manifest.keywords,
       homepage: manifest.homepage,
       repository: manifest.repository,
-      readme: existsSync(readmeFile) ? readFileSync(readmeFile, 'utf8') : '',
+      readme: readmeFile ? readFileSync(readmeFile, 'utf8') : '',
       readmeFilename: 'README.md',
     });
     const repository = (manifest.repository as { url?: string } | undefined)?.url ?? '';

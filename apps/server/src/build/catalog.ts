@@ -1,8 +1,14 @@
-import type { Gateway } from '../gateway/index.js';
 import type { Principals } from '../http/principals.js';
 import { configuredFetch } from '../infra/outbound.js';
 import { createEmbeddingsModule, type EmbeddingsModule } from '../modules/embeddings/index.js';
-import { createExposureModule, createExposurePorts, type ExposureModule, type ExposurePorts } from '../modules/exposure/index.js';
+import {
+  createExposureModule,
+  createExposurePorts,
+  type ExposureDeps,
+  type ExposureModule,
+  type ExposurePorts,
+  type ExposureTransfer,
+} from '../modules/exposure/index.js';
 import {
   createMarketModule,
   createMarketSources,
@@ -16,9 +22,11 @@ import {
   createServiceCatalog,
   createServiceRows,
   createServicesModule,
+  type HealthProbe,
   type ServiceOAuthPort,
   type ServiceRows,
   type ServicesCatalog,
+  type ServicesDeps,
   type ServicesModule,
 } from '../modules/services/index.js';
 import type { UsersRepo } from '../modules/users/index.js';
@@ -55,12 +63,11 @@ export function buildCatalog(d: CatalogDeps): Catalog {
   return { catalog, rows, ports, sources, packages, embeddings };
 }
 
-export type CatalogModulesDeps = Pick<Core, 'config' | 'db' | 'logger' | 'secrets' | 'events' | 'lifecycle' | 'remote'> &
-  Pick<Platform, 'serviceLog' | 'metrics' | 'leader' | 'metering'> &
+export type CatalogModulesDeps = Omit<InstallingDeps, 'gateway' | 'transfer' | 'access' | 'settleCounts' | 'oauth'> &
+  Pick<Platform, 'metering'> &
   Omit<Catalog, 'embeddings'> & {
-    options: OptionsService;
-    principals: Principals;
-    gateway: Gateway;
+    /** The gateway: health checks and installs (HealthProbe), the live tool lists and Try it (the exposure module's). */
+    gateway: HealthProbe & ExposureDeps['gateway'];
     /** OAuth connections of remote services (modules/upstream-authorization's flow). */
     oauth: ServiceOAuthPort;
   };
@@ -72,10 +79,48 @@ export interface CatalogModules {
   market: MarketModule;
 }
 
+/** The server's: groups and access on the gateway's live tool lists, then services and market (buildInstalling). */
 export function buildCatalogModules(d: CatalogModulesDeps): CatalogModules {
-  const { config, db, logger, secrets, events, lifecycle, remote, serviceLog, metrics, leader, metering } = d;
-  const { catalog, rows, ports, sources, packages, options, principals, gateway } = d;
+  const { events, lifecycle, ports, catalog, gateway, metering } = d;
   const exposure = closing(lifecycle, 'exposure', createExposureModule({ events, ports, catalog, gateway }));
+  const { services, market } = buildInstalling({
+    ...d,
+    transfer: exposure.transfer,
+    access: ports.access,
+    settleCounts: metering.settle,
+  });
+  return { services, exposure, market };
+}
+
+export type InstallingDeps = Pick<Core, 'config' | 'db' | 'logger' | 'secrets' | 'events' | 'lifecycle' | 'remote'> &
+  Pick<Platform, 'serviceLog' | 'metrics' | 'leader'> &
+  Pick<Catalog, 'catalog' | 'rows' | 'sources' | 'packages'> & {
+    options: OptionsService;
+    principals: Principals;
+    /**
+     * The gateway port installs and health checks need: a new service's MCP handshake is its health check. The
+     * server's gateway, or for `toolport import` the one-off health probe (gateway/index.ts `createHealthProbe`).
+     */
+    gateway: HealthProbe;
+    /** Overrides, access and groups in batch imports and exports: the exposure module's, or without it no groups. */
+    transfer: ExposureTransfer;
+    /** The server's (buildCatalogModules): who may use which service, from the exposure ports. */
+    access?: ServicesDeps['access'];
+    /** The server's: its metering journal folded before today's counts are read. */
+    settleCounts?: ServicesDeps['settleCounts'];
+    /** The server's: OAuth connections of remote services (modules/upstream-authorization's flow). */
+    oauth?: ServiceOAuthPort;
+  };
+
+/**
+ * The services and market modules, which install and health-check services through the gateway port they are
+ * given, each registered on the lifecycle. The server builds them through buildCatalogModules; `toolport import`
+ * (modules/market/batch/cli.ts) on the one-off health probe, without replica installs, and never starts the
+ * lifecycle, so the market recovers no interrupted install task there.
+ */
+export function buildInstalling(d: InstallingDeps): Pick<CatalogModules, 'services' | 'market'> {
+  const { config, db, logger, secrets, events, lifecycle, remote, serviceLog, metrics, leader } = d;
+  const { catalog, rows, sources, packages, options, principals, gateway } = d;
   const services = closing(
     lifecycle,
     'services',
@@ -90,8 +135,8 @@ export function buildCatalogModules(d: CatalogModulesDeps): CatalogModules {
       catalog,
       gateway,
       oauth: d.oauth,
-      access: ports.access,
-      settleCounts: metering.settle,
+      access: d.access,
+      settleCounts: d.settleCounts,
     }),
   );
   const market = createMarketModule({
@@ -108,9 +153,9 @@ export function buildCatalogModules(d: CatalogModulesDeps): CatalogModules {
     sources,
     gateway,
     replicaInstalls: packages,
-    transfer: exposure.transfer,
+    transfer: d.transfer,
   });
   // Recovers the install tasks a stopped server left unfinished; on close, installs finish writing.
   lifecycle.add({ name: 'market', start: () => market.start(), close: () => market.close() });
-  return { services, exposure, market };
+  return { services, market };
 }

@@ -74,7 +74,7 @@ export type AuthorizationDeps = Pick<Core, 'config' | 'db' | 'logger' | 'secrets
     catalog: ServicesCatalog;
     ports: ExposurePorts;
     /** The health check of a service whose connection changed (bound late: the services module comes after the gateway). */
-    recheck: (serviceId: number) => Promise<unknown>;
+    recheck: (serviceId: number, as?: { id: number }) => Promise<unknown>;
   };
 
 /** The two OAuth roles: Toolport as the authorization server of its MCP endpoints, and as the client of remote services. */

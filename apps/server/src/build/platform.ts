@@ -2,7 +2,7 @@ import { DatabaseGate } from '../db/availability.js';
 import { ConfigResync, EventRelay } from '../infra/event-relay.js';
 import { Leader } from '../infra/leader.js';
 import { Metrics } from '../infra/metrics.js';
-import { RedisHub } from '../infra/redis.js';
+import type { RedisHub } from '../infra/redis.js';
 import { ServiceLog } from '../infra/service-log.js';
 import { Tracing } from '../infra/tracing.js';
 import { createMeteringModule, type MeteringModule } from '../modules/metering/index.js';
@@ -44,12 +44,18 @@ export async function buildPlatform(core: Core): Promise<Platform> {
   lifecycle.add({ name: 'metering', close: () => metering.close() });
   const serviceLog = new ServiceLog(db, logger);
   lifecycle.add({ name: 'service log', close: () => serviceLog.flush() });
-  const tracing = Tracing.create(config.tracing, VERSION, logger);
+  const tracing = await Tracing.create(config.tracing, VERSION, logger);
   // Spans still buffered reach the collector (bounded: a collector that is away holds nothing up).
   lifecycle.add({ name: 'tracing', close: () => tracing.shutdown() });
-  // With REDIS_URL, configuration events, revocations, legacy SSE POSTs and login limits are shared too.
+  // With REDIS_URL, configuration events, revocations, legacy SSE POSTs and login limits are shared too. The
+  // Redis client is loaded only then: a single instance (and most test files) never needs it.
   const redis = config.redisUrl
-    ? await RedisHub.connect({ url: config.redisUrl, namespace: config.redisPrefix, logger, signingKey: secrets.replicaKey })
+    ? await (await import('../infra/redis.js')).RedisHub.connect({
+        url: config.redisUrl,
+        namespace: config.redisPrefix,
+        logger,
+        signingKey: secrets.replicaKey,
+      })
     : undefined;
   if (redis) lifecycle.add({ name: 'redis', close: () => redis.close() });
   // A preference another replica changed is read again before its listeners hear of it.

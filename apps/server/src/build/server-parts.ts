@@ -96,7 +96,7 @@ export async function buildServerParts(
     catalog,
     ports,
     // Bound late: the services module is built after the gateway, which needs this module's token keeper.
-    recheck: (serviceId): Promise<unknown> => services.health.check(serviceId),
+    recheck: (serviceId, as): Promise<unknown> => services.health.check(serviceId, as),
   });
   const gateway = await buildGateway(
     {

@@ -270,6 +270,11 @@ export interface UpstreamOAuthTokensTable {
   version: Generated<number>;
   refreshing_until: Generated<number>;
   updated_at: number;
+  /** The connection's last health check through its own link (migration 0015); null until it is first checked. */
+  check_status: Generated<string | null>;
+  check_details: Generated<string | null>;
+  tool_count: Generated<number | null>;
+  checked_at: Generated<number | null>;
 }
 
 /** An authorization started from the console, until its callback (migration 0007). */

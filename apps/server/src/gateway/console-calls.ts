@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { type JSONRPCError, type JSONRPCResponse, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { storedText } from '../i18n/localised-error.js';
 import type { ServiceCatalog } from './catalog.js';
 import { CallScope } from './downstream/call-scope.js';
 import type { Dispatcher } from './downstream/dispatcher.js';
 import { DownstreamSession } from './downstream/session.js';
-import type { UpstreamPool } from './link-api.js';
+import type { HealthResult, UpstreamPool } from './link-api.js';
 import type { ListedTool } from './tool-policy.js';
+import { errorText } from './upstream/channel.js';
+import { describeRoundTrip } from './upstream/handshake.js';
+import { UpstreamConnectionMissing } from './upstream-auth.js';
 
 const MAX_TOOL_PAGES = 50;
 const LIST_TIMEOUT_MS = 30_000;
@@ -95,5 +99,28 @@ export async function listUpstreamTools(
     return tools;
   } finally {
     pool.release(serviceId, peer);
+  }
+}
+
+/**
+ * A health check of one user's own connection to a per-user OAuth service (issue 29): tools/list through the link
+ * that user's /proxy session gets, timed, so the count is that user's tools. Nothing is recorded here: the
+ * service's row holds the check made without a user, and the caller stores this one with the user's connection.
+ */
+export async function checkHealthAs(
+  parts: { pool: UpstreamPool; catalog: ServiceCatalog; redact(text: string): string },
+  serviceId: number,
+  userId: number,
+): Promise<HealthResult> {
+  const started = Date.now();
+  try {
+    const tools = await listUpstreamTools(parts.pool, parts.catalog, serviceId, userId);
+    const checkedAt = Date.now();
+    return { status: 'healthy', details: describeRoundTrip(tools.length, checkedAt - started), toolCount: tools.length, checkedAt };
+  } catch (err) {
+    // The connection went meanwhile (disconnected, its refresh token revoked): the user connects again.
+    if (err instanceof UpstreamConnectionMissing)
+      return { status: 'needs_authorization', details: storedText(err.data()), checkedAt: Date.now() };
+    return { status: 'unhealthy', details: parts.redact(errorText(err)), checkedAt: Date.now() };
   }
 }

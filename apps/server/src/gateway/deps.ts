@@ -35,6 +35,11 @@ export interface Gateway extends GatewayObservation {
    */
   stop(graceMs?: number): Promise<void>;
   checkHealth(serviceId: number): Promise<HealthResult>;
+  /**
+   * A round trip through the link `userId` would use on /proxy (tools/list, timed), recorded nowhere: the check of a
+   * user's own connection to a per-user OAuth service, whose row is checked without a user.
+   */
+  checkHealthAs(serviceId: number, userId: number): Promise<HealthResult>;
   /** Restarts the service's links on this replica and checks its health (the console's Reconnect). */
   reconnect(serviceId: number): Promise<HealthResult>;
   /**

@@ -1,4 +1,4 @@
-import { consoleCall, listUpstreamTools } from './console-calls.js';
+import { checkHealthAs, consoleCall, listUpstreamTools } from './console-calls.js';
 import type { Gateway, GatewayDeps, GatewayOptions } from './deps.js';
 import { type OriginLists, OriginPolicy } from './downstream/origin-policy.js';
 import { reactToConfiguration } from './downstream/session-reactions.js';
@@ -90,6 +90,8 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     },
     checkHealth: (serviceId) => pool.checkHealth(serviceId),
     reconnect: (serviceId) => pool.reconnect(serviceId),
+    checkHealthAs: (serviceId, userId) =>
+      checkHealthAs({ pool, catalog: deps.catalog, redact: (text) => deps.serviceLog.redact(text) }, serviceId, userId),
     upstreamTools: (serviceId, userId) => listUpstreamTools(pool, deps.catalog, serviceId, userId),
     callTool: (serviceId, userId, name, args) =>
       consoleCall({ pool, catalog: deps.catalog, dispatcher: faces.dispatcher }, serviceId, userId, name, args),

@@ -8,9 +8,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { BasicTracerProvider, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import {
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
@@ -76,9 +74,17 @@ export class Tracing {
     private readonly tracer: Tracer | undefined,
   ) {}
 
-  /** Tracing as configured: disabled without an endpoint (no provider, no exporter, no spans). */
-  static create(config: Config['tracing'], version: string, logger?: Logger): Tracing {
+  /**
+   * Tracing as configured: disabled without an endpoint (no provider, no exporter, no spans). The SDK and the
+   * exporter are loaded only with an endpoint: most processes (and test files) never need them.
+   */
+  static async create(config: Config['tracing'], version: string, logger?: Logger): Promise<Tracing> {
     if (!config.otlpEndpoint) return new Tracing(undefined, undefined);
+    const [{ OTLPTraceExporter }, { resourceFromAttributes }, { BasicTracerProvider, BatchSpanProcessor }] = await Promise.all([
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/sdk-trace-base'),
+    ]);
     const url = tracesUrl(config.otlpEndpoint);
     const exporter = new ReportingExporter(new OTLPTraceExporter({ url, timeoutMillis: EXPORT_TIMEOUT_MS }), logger, url);
     const provider = new BasicTracerProvider({

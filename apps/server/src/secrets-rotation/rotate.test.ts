@@ -492,7 +492,8 @@ describe('toolport rotate-secret with the generated DATA_DIR/secret.key (SQLite)
     expect(await headersThroughApi()).toEqual({ 'X-Api-Key': 'file-key-secret' });
   });
 
-  it('runs as `toolport rotate-secret` from the built CLI: exit 0, and 2 for a malformed command', async () => {
+  // Three runs of the built CLI, each a Node start: 30 s ran out once on a loaded machine.
+  it('runs as `toolport rotate-secret` from the built CLI: exit 0, and 2 for a malformed command', { timeout: 120_000 }, async () => {
     await ensureBuiltCli();
     const before = readFileSync(keyFile(), 'utf8');
     const ok = runCli(['rotate-secret'], { DATA_DIR: place.dataDir });

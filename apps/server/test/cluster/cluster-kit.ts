@@ -95,6 +95,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     return replica;
   };
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  // The database is dropped WITH (FORCE) at the end: a connection still closing then is ended by the server (57P01),
+  // which must not surface as an uncaught error in the test run.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   let balancer: Balancer | undefined;
   const close = async () => {
     await balancer?.close();

@@ -9,7 +9,8 @@ import { addService, addUser, type LiveGateway, setServiceEnabled, startGateway 
  * Real SDK client, real gateway over HTTP, the fixture server reading stdin at its own pace.
  */
 
-const STALL_MS = 3_000;
+// Long enough that a server starved of CPU on a loaded machine (it once read nothing for 3 s there) is not taken for deaf.
+const STALL_MS = 8_000;
 /** Just under the proxy's 4 MiB body limit with the JSON-RPC envelope around it. */
 const BIG = 'x'.repeat(Math.floor(3.9 * 1024 * 1024));
 

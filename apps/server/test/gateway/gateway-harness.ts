@@ -37,6 +37,17 @@ export interface LiveGateway {
   close(): Promise<void>;
 }
 
+/** A step of a close that hangs says so on stderr every 20 s, with what is still running (a hook time-out alone does not). */
+async function watched<T>(what: string, step: Promise<T>, detail: () => string): Promise<T> {
+  const timer = setInterval(() => process.stderr.write(`[gateway-harness] ${what} is still running: ${detail()}\n`), 20_000);
+  timer.unref();
+  try {
+    return await step;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 export async function startGateway(engine: Engine, env: Record<string, string> = {}, gateway?: GatewayOptions): Promise<LiveGateway> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'toolport-gw-'));
   const pgDb = engine === 'postgres' ? await createPgDatabase() : undefined;
@@ -60,8 +71,8 @@ export async function startGateway(engine: Engine, env: Record<string, string> =
     return built;
   };
   const stop = async (app: FastifyInstance) => {
-    await app.close();
-    await database.db.destroy();
+    await watched('the app’s close', app.close(), () => `closing part: ${built.closingPart() ?? 'none (Fastify itself)'}`);
+    await watched('the database pool’s end', database.db.destroy(), () => engine);
   };
 
   let built = await boot();
@@ -79,7 +90,7 @@ export async function startGateway(engine: Engine, env: Record<string, string> =
     },
     async close() {
       await stop(live.app);
-      await pgDb?.drop();
+      if (pgDb) await watched('the test database’s drop', pgDb.drop(), () => pgDb.url);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,8 +1,12 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Role } from '@toolport/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from './clients.js';
-import { addService, addUser, addUserWithToken, type LiveGateway, startGateway } from './gateway-harness.js';
-import { MODERN, type Mode, modernFixture, modernPost, PIN, texts, v2Client } from './modern-kit.js';
+import { addService, addUser, addUserWithToken, everythingEntry, type LiveGateway, startGateway } from './gateway-harness.js';
+import { ENVELOPE, MODERN, type Mode, modernFixture, modernPost, PIN, texts, v2Client } from './modern-kit.js';
 
 /**
  * The 2026-07-28 revision downstream (docs/protocol.md, decision 0031): the SDK v2 client in each of its
@@ -202,6 +206,96 @@ describe('the 2026-07-28 era through the gateway', () => {
     gw.ctx.events.emit({ type: 'tools.changed', serviceId: sharedId });
     await changed;
     await subscription.close();
+  });
+
+  /** A `subscriptions/listen` POST for tool list changes on the raw wire, as the first request of its user. */
+  const listenRaw = (url: string, key: string, id: string, signal?: AbortSignal) =>
+    fetch(url, {
+      method: 'POST',
+      ...(signal ? { signal } : {}),
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: true }, _meta: ENVELOPE },
+      }),
+    });
+
+  it('acknowledges a listen stream before an isolated process has started, then delivers its list changes', async () => {
+    // A service whose process takes a moment to start: the acknowledgement does not wait for it.
+    const started = path.join(mkdtempSync(path.join(tmpdir(), 'slow-start-')), 'started');
+    const slow = await addService(gw.ctx, {
+      name: 'slow-start',
+      command: process.execPath,
+      args: [
+        '-e',
+        `setTimeout(() => { require('node:fs').writeFileSync(${JSON.stringify(started)}, ''); import(${JSON.stringify(pathToFileURL(everythingEntry).href)}); }, 1500)`,
+        // process.argv[2], where server-everything reads its transport.
+        'entry',
+        'stdio',
+      ],
+    });
+    await gw.ctx.db.updateTable('services').set({ isolation: 'session' }).where('id', '=', slow).execute();
+    gw.ctx.events.emit({ type: 'service.changed', serviceId: slow });
+    // On the raw wire, so that the listen stream is the first request that needs the user's process.
+    const abort = new AbortController();
+    const res = await listenRaw(proxy('slow-start'), alice.key, 'listen-1', abort.signal);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    const nextFrame = async (): Promise<{ method?: string; params?: Record<string, unknown> }> => {
+      for (;;) {
+        const end = buffered.indexOf('\n\n');
+        if (end >= 0) {
+          const frame = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const data = frame.split('\n').find((l) => l.startsWith('data: '));
+          if (data) return JSON.parse(data.slice(6));
+          continue;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the listen stream ended');
+        buffered += decoder.decode(value, { stream: true });
+      }
+    };
+    try {
+      const ack = await nextFrame();
+      expect(ack).toMatchObject({
+        method: 'notifications/subscriptions/acknowledged',
+        params: { notifications: { toolsListChanged: true } },
+      });
+      // Acknowledged while the listen stream's process had not yet begun to serve.
+      expect(existsSync(started)).toBe(false);
+      await until(
+        () => gw.ctx.gateway.links(slow).some((l) => l.state === 'ready' && l.attached > 0),
+        'the listen stream attached',
+        20_000,
+      );
+      gw.ctx.events.emit({ type: 'tools.changed', serviceId: slow });
+      expect(await nextFrame()).toMatchObject({ method: 'notifications/tools/list_changed' });
+    } finally {
+      abort.abort();
+    }
+  });
+
+  it('says on the listen stream, under its id, that the upstream could not start, and ends it', async () => {
+    await addService(gw.ctx, { name: 'never-starts', command: process.execPath, args: ['-e', 'process.exit(3)'] });
+    const res = await listenRaw(proxy('never-starts'), alice.key, 'listen-2');
+    // The whole stream ends: the acknowledgement, then the refusal.
+    const frames = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)));
+    expect(frames[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
+    expect(frames.at(-1)).toMatchObject({ id: 'listen-2', error: { message: expect.stringMatching(/^Upstream unavailable/) } });
   });
 
   /** A listen stream subscribed to the first of two resources, and the upstream set to update them: only the first is heard. */

@@ -8,6 +8,7 @@ import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consent, pkce } from '../authorization-server/oauth-kit.js';
 import { engines } from '../harness.js';
+import { sendThenReset } from '../kits/raw-socket.js';
 import { connect, connectUrl } from './clients.js';
 import { addService, addUserWithToken, apiCall, type LiveGateway, startGateway } from './gateway-harness.js';
 
@@ -333,6 +334,22 @@ describe.each(engines)('the OpenAPI face on %s', (engine) => {
         { timeout: 10_000, interval: 250 },
       )
       .toEqual([{ target: 'trigger-long-running-operation', outcome: 'error' }]);
+  });
+
+  it('makes no call for a client that left while its call was being checked', async () => {
+    const erin = await addUserWithToken(gw.ctx, 'erin');
+    const body = JSON.stringify({ duration: 1, steps: 1 });
+    const request =
+      `POST /openapi/proxy/everything/trigger-long-running-operation HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+      `Authorization: Bearer ${erin.key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    // The whole request, then a reset a moment later: the gateway is still checking the caller and listing the tools.
+    await sendThenReset(Number(new URL(gw.url).port), request);
+    // The operation would have ended after 1 s and been recorded answered; it was never started (or, had the gateway
+    // been quicker than the reset, cancelled).
+    await new Promise((r) => setTimeout(r, 2_500));
+    await gw.ctx.meter.flush();
+    const records = await gw.ctx.db.selectFrom('request_records').select('outcome').where('user_id', '=', erin.id).execute();
+    expect(records.filter((r) => r.outcome === 'ok')).toEqual([]);
   });
 
   it('answers hostile input with a clear 4xx, never a 500', async () => {

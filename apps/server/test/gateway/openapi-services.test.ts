@@ -319,10 +319,12 @@ describe.each(engines)('OpenAPI services on %s', (engine) => {
       const stored = async () =>
         await gw.ctx.db.selectFrom('services').select(['command', 'openapi_json']).where('id', '=', id).executeTakeFirst();
       const kept = await stored();
-      const refusedEdit = async (payload: Record<string, unknown>, en: RegExp, zh: RegExp) => {
+      const refusedEdit = async (payload: Record<string, unknown>, en: RegExp, zh: RegExp, field?: string) => {
         const a = await edit(payload);
         expect(a.statusCode).toBe(400);
         expect(a.json().message).toMatch(en);
+        // The field the console shows the refusal beside (decision 0058); the document's own faults name none.
+        expect(a.json().field).toBe(field);
         const b = await edit(payload, 'zh-CN');
         expect(b.statusCode).toBe(400);
         expect(b.json().message).toMatch(zh);
@@ -330,8 +332,13 @@ describe.each(engines)('OpenAPI services on %s', (engine) => {
       };
       await refusedEdit({ command: `${other.origin}/missing.yaml` }, /answered HTTP 404 instead of the OpenAPI document/, /404/);
       await refusedEdit({ document: '{"openapi": "3.0.0", ' }, /neither valid JSON nor valid YAML/, /既不是有效的 JSON/);
-      await refusedEdit({ operation_filter: { tags: ['nope'] } }, /keeps none of the document's 5 operations/, /5 个操作/);
-      await refusedEdit({ base_url: 'ftp://example.com' }, /Please enter a valid URL/, /请输入有效的 URL/);
+      await refusedEdit(
+        { operation_filter: { tags: ['nope'] } },
+        /keeps none of the document's 5 operations/,
+        /5 个操作/,
+        'operation_filter',
+      );
+      await refusedEdit({ base_url: 'ftp://example.com' }, /Please enter a valid URL/, /请输入有效的 URL/, 'base_url');
 
       // An uploaded document replaces the URL.
       const uploaded = await edit({ document: JSON.stringify(petsJson31(other.origin)), operation_filter: {} });
@@ -369,11 +376,12 @@ describe.each(engines)('OpenAPI services on %s', (engine) => {
   });
 
   describe('bad input', () => {
-    const refused = async (payload: Record<string, unknown>, en: RegExp, zh: RegExp) => {
+    const refused = async (payload: Record<string, unknown>, en: RegExp, zh: RegExp, field?: string) => {
       const before = await serviceCount();
       const a = await create({ name: 'bad', ...payload });
       expect(a.statusCode).toBe(400);
       expect(a.json().message).toMatch(en);
+      expect(a.json().field).toBe(field);
       const b = await create({ name: 'bad', ...payload }, 'zh-CN');
       expect(b.statusCode).toBe(400);
       expect(b.json().message).toMatch(zh);
@@ -400,7 +408,12 @@ describe.each(engines)('OpenAPI services on %s', (engine) => {
     it('refuses a document without operations, and a filter that keeps none', async () => {
       await refused({ document: doc({}) }, /describes no operations/, /没有任何操作/);
       const one = doc({ '/x': { get: { operationId: 'x', responses: { '200': { description: 'ok' } } } } });
-      await refused({ document: one, operation_filter: { tags: ['nope'] } }, /keeps none of the document's 1 operations/, /1 个操作/);
+      await refused(
+        { document: one, operation_filter: { tags: ['nope'] } },
+        /keeps none of the document's 1 operations/,
+        /1 个操作/,
+        'operation_filter',
+      );
     });
 
     it('refuses operations that cannot become tools, naming them', async () => {
@@ -453,7 +466,7 @@ describe.each(engines)('OpenAPI services on %s', (engine) => {
         await refused({ url: `http://127.0.0.1:${port}/openapi.yaml` }, /127\.0\.0\.1 is not allowed/, /127\.0\.0\.1/);
         await refused({ url: `http://localhost:${port}/openapi.yaml` }, /is not allowed/, /localhost/);
         // An uploaded document whose server is on loopback is refused the same way.
-        await refused({ document: petsYaml(`http://127.0.0.1:${port}`) }, /127\.0\.0\.1 is not allowed/, /127\.0\.0\.1/);
+        await refused({ document: petsYaml(`http://127.0.0.1:${port}`) }, /127\.0\.0\.1 is not allowed/, /127\.0\.0\.1/, 'base_url');
         expect(hits).toBe(0);
         await setPreference(true);
         const ok = await create({ name: 'counted', url: `http://127.0.0.1:${port}/openapi.yaml`, preview: true });

@@ -308,6 +308,77 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
     expect(down.json.data).toMatchObject({ health_status: 'unhealthy' });
   });
 
+  it("per user: each user's card shows their own connection's health and tool count, checked at Connect (issue 29)", async () => {
+    const rowOf = async (who: Person) => {
+      const list = await api(gw, who.token, 'GET', '/mcp_market/installed');
+      expect(list.status, list.text).toBe(200);
+      return list.json.data.find((s: { id: number }) => s.id === serviceId);
+    };
+    // Dana's upstream account has three tools; she connects, and the provider's return checked her connection.
+    upstream.extraTools.set('dana-upstream', ['list_repos', 'create_issue']);
+    const dana = await person(gw, 'dana');
+    expect((await connectAs(gw, dana, serviceId, { 'x-test-user': 'dana-upstream' })).searchParams.get('result')).toBe('connected');
+    expect(await rowOf(dana)).toMatchObject({
+      oauth_status: 'connected',
+      health_status: 'healthy',
+      tool_count: 3,
+      health_details: expect.stringMatching(/^3 tools, \d+ ms$/),
+    });
+    // Each user sees their own: alice (connected before checks were kept) until she checks, then her one tool; the
+    // admin, who has no connection, the service's own check, which lists nobody's tools.
+    const before = await rowOf(alice);
+    expect(before.tool_count).not.toBe(3);
+    const checked = await api(gw, alice.token, 'POST', `/mcp_services/${serviceId}/health/check`);
+    expect(checked.json.data).toMatchObject({ health_status: 'healthy', tool_count: 1 });
+    expect(await rowOf(alice)).toMatchObject({
+      health_status: 'healthy',
+      tool_count: 1,
+      health_details: expect.stringMatching(/^1 tools, /),
+    });
+    expect(await rowOf(dana)).toMatchObject({ tool_count: 3 });
+    expect(await rowOf(admin)).toMatchObject({
+      oauth_status: 'needs_authorization',
+      health_details: expect.stringContaining('each user connects'),
+    });
+    expect((await rowOf(admin)).tool_count).not.toBe(3);
+
+    // The count is live: the upstream gives dana one tool more, and her next check says so; alice's is untouched.
+    upstream.extraTools.set('dana-upstream', ['list_repos', 'create_issue', 'merge_pull']);
+    const again = await api(gw, dana.token, 'POST', `/mcp_services/${serviceId}/health/check`, undefined, 'zh-CN');
+    expect(again.json.data).toMatchObject({ health_status: 'healthy', tool_count: 4 });
+    expect(await rowOf(dana)).toMatchObject({ tool_count: 4 });
+    expect(await rowOf(alice)).toMatchObject({ tool_count: 1 });
+    // Checks at the same moment by two users and by the admin share nothing: each answer is the asker's own.
+    const [mine, hers, shared] = await Promise.all(
+      [alice, dana, admin].map((who) => api(gw, who.token, 'POST', `/mcp_services/${serviceId}/health/check`)),
+    );
+    expect([mine?.json.data.tool_count, hers?.json.data.tool_count]).toEqual([1, 4]);
+    expect(shared?.json.data.health_details).toContain('each user connects');
+    // The Tools dialog and the card agree for her.
+    const tools = await api(gw, dana.token, 'GET', `/mcp_services/${serviceId}/tools`);
+    expect(tools.json.data.total).toBe(4);
+
+    // The service found down later (here: disabled, and checked) is shown to her as it is, over her older check.
+    expect((await api(gw, admin.token, 'POST', `/mcp_services/${serviceId}/toggle`)).status).toBe(200);
+    expect((await api(gw, admin.token, 'POST', `/mcp_services/${serviceId}/health/check`)).json.data.health_status).toBe('stopped');
+    expect(await rowOf(dana)).toMatchObject({ health_status: 'stopped', tool_count: 4 });
+    expect((await api(gw, admin.token, 'POST', `/mcp_services/${serviceId}/toggle`)).status).toBe(200);
+    expect((await api(gw, admin.token, 'POST', `/mcp_services/${serviceId}/health/check`)).json.data.health_status).toBe('healthy');
+    const back = await api(gw, dana.token, 'POST', `/mcp_services/${serviceId}/health/check`);
+    expect(back.json.data).toMatchObject({ health_status: 'healthy', tool_count: 4 });
+    expect(await rowOf(dana)).toMatchObject({ health_status: 'healthy', tool_count: 4 });
+
+    // Disconnected, her card asks her to connect again and shows none of her old connection's check.
+    const gone = await api(gw, dana.token, 'POST', `/mcp_services/${serviceId}/oauth/disconnect`);
+    expect(gone.status, gone.text).toBe(200);
+    const after = await rowOf(dana);
+    expect(after).toMatchObject({ oauth_status: 'needs_authorization', health_details: expect.stringContaining('each user connects') });
+    expect(after.tool_count).not.toBe(4);
+    // Her health check now checks the service (she has no connection to go through), and records nothing for her.
+    const plain = await api(gw, dana.token, 'POST', `/mcp_services/${serviceId}/health/check`);
+    expect(plain.json.data.health_details).toContain('each user connects');
+  });
+
   it('a denied consent leaves the user unconnected with a clear result', async () => {
     const done = await connectAs(gw, admin, serviceId, { 'x-test-consent': 'deny' });
     expect(done.searchParams.get('result')).toBe('denied');

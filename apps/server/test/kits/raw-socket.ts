@@ -37,3 +37,21 @@ export function rawRequest(port: number, request: string): Promise<RawAnswer> {
     socket.setTimeout(5000, done);
   });
 }
+
+/**
+ * Writes `request` whole, then resets the connection `afterMs` later, as a client that gives up does: the
+ * gateway is typically still checking the request when its connection is gone.
+ */
+export function sendThenReset(port: number, request: string, afterMs = 5): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port }, () =>
+      socket.write(request, () =>
+        setTimeout(() => {
+          socket.resetAndDestroy();
+          resolve();
+        }, afterMs),
+      ),
+    );
+    socket.on('error', reject);
+  });
+}

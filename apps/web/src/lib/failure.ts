@@ -82,6 +82,8 @@ export function failureText(err: unknown, t: TFunction<FlatNamespace>): string {
 export interface Refusal<Field extends string | number | symbol = string> {
   field?: Field;
   message: string;
+  /** The alert's title for a refusal without a field, when the dialog's own would not fit (a preview is no create). */
+  title?: string;
 }
 
 /**

@@ -14,9 +14,10 @@ export interface FakeRequest {
 type Handler = (req: FakeRequest) => FakeReply | Promise<FakeReply>;
 
 export const ok = (data?: unknown, message?: string): FakeReply => ({ status: 200, body: { success: true, data, message } });
-export const fail = (status: number, message?: string, code?: string): FakeReply => ({
+/** A refusal as the server sends it; `field` is the request's field it blames (decision 0058). */
+export const fail = (status: number, message?: string, code?: string, field?: string): FakeReply => ({
   status,
-  body: { success: false, message, code },
+  body: { success: false, message, code, ...(field ? { field } : {}) },
 });
 
 export const statusData = (overrides: Partial<StatusData> = {}): StatusData => ({
@@ -50,10 +51,27 @@ export const selfUser = (overrides: Partial<SelfUser> = {}): SelfUser => ({
 });
 
 /**
+ * Opt-in shaking: with `FAKE_API_JITTER_MS=N`, each answer comes after a random 0..N ms, so the console's requests
+ * end in a different order on every run. A test that passes only when one answer comes before another (the order
+ * a busy CI machine does not keep) fails under it. Off by default; tests with fake timers are left as they are.
+ */
+const jitterMs = Number((globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.FAKE_API_JITTER_MS ?? 0);
+const realSetTimeout = globalThis.setTimeout;
+/** Each fakeApi() is a new server: an answer the previous test's server still held back is never delivered. */
+let generation = 0;
+const jitter = async () => {
+  if (jitterMs <= 0 || vi.isFakeTimers()) return;
+  const mine = generation;
+  await new Promise<void>((resolve) => realSetTimeout(resolve, Math.random() * jitterMs));
+  if (generation !== mine) await new Promise<never>(() => undefined);
+};
+
+/**
  * Replaces `fetch` with a fake server: routes are "METHOD /api/path" (query ignored). The status and the
  * caller's profile answer by default, so the frame's own calls need no setup; anything else unknown is a 404.
  */
 export function fakeApi(routes: Record<string, Handler> = {}) {
+  generation += 1;
   const calls: FakeRequest[] = [];
   const all: Record<string, Handler> = {
     'GET /api/status': () => ok(statusData()),
@@ -72,6 +90,7 @@ export function fakeApi(routes: Record<string, Handler> = {}) {
     calls.push(req);
     const handler = all[`${method} ${url.pathname}`];
     const reply = handler ? await handler(req) : fail(404, `no route ${method} ${url.pathname}`);
+    await jitter();
     if (reply === 'network-error') throw new TypeError('Failed to fetch');
     return new Response(JSON.stringify(reply.body), { status: reply.status, headers: { 'content-type': 'application/json' } });
   });

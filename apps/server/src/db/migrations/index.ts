@@ -13,6 +13,7 @@ import * as m0011 from './0011_tool_embeddings.js';
 import * as m0012 from './0012_audit_entries.js';
 import * as m0013 from './0013_openapi_services.js';
 import * as m0014 from './0014_identity_links.js';
+import * as m0015 from './0015_personal_checks.js';
 
 /** Static index: the bundled server cannot read a migrations folder at run time. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012_audit_entries': m0012,
   '0013_openapi_services': m0013,
   '0014_identity_links': m0014,
+  '0015_personal_checks': m0015,
 };

@@ -134,6 +134,8 @@ export class Dispatcher {
   /** Binds a session to the service's link without a request: a 2026-07-28 listen stream hears its list changes (modern.ts). */
   async attach(session: DownstreamSession, service: ServiceSpec): Promise<void> {
     await session.link(this.deps.pool, service);
+    // Ended while its link started (the client went away): acquiring it attached the ended session again.
+    if (session.closed) this.deps.pool.release(session.serviceId, session);
   }
 
   private async notify(session: DownstreamSession, service: ServiceSpec, notifications: JSONRPCNotification[]): Promise<void> {

@@ -87,6 +87,16 @@ export function isJsonContentType(value: string | undefined): boolean {
   return (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase() === 'application/json';
 }
 
+/**
+ * Runs `left` once when the client's connection is gone. A response whose connection closed before this was
+ * called (the client left while its request was being checked) has emitted 'close' already and will not
+ * again: `left` then runs at once.
+ */
+export function onClientGone(res: ServerResponse, left: () => void): void {
+  if (res.closed) left();
+  else res.on('close', left);
+}
+
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
@@ -149,10 +159,14 @@ export class SseStream {
   ) {
     res.writeHead(200, { ...SSE_HEADERS, ...headers });
     res.flushHeaders();
-    res.on('close', () => {
+    const gone = () => {
       this.closed = true;
       onClose?.();
-    });
+    };
+    // Gone already (the client left while its stream was being set up): closed once the caller has registered it,
+    // which it does right after this constructor (`onClose` may name the stream being built).
+    if (res.closed) queueMicrotask(gone);
+    else res.on('close', gone);
   }
 
   get open(): boolean {

@@ -12,7 +12,7 @@ import type { Locale } from '../../i18n/index.js';
 import { translate } from '../../i18n/index.js';
 import { CallScope } from './call-scope.js';
 import { refusalFor, requiredCapability } from './client-requests.js';
-import { localeOf, SseStream } from './http-io.js';
+import { localeOf, onClientGone, SseStream } from './http-io.js';
 import {
   discoverResult,
   type Envelope,
@@ -119,7 +119,7 @@ export class ModernCall implements ReplyTarget {
   attach(reply: PostReply, res: ServerResponse, id: RequestId): void {
     this.responder = { reply, res, id };
     // Closing the response stream cancels the call (the 2026-07-28 revision has no notifications/cancelled over HTTP).
-    res.on('close', () => {
+    onClientGone(res, () => {
       if (this.responder?.res === res && !res.writableFinished) this.abandon('client disconnected');
     });
     if (this.final) {
@@ -495,29 +495,48 @@ export class ModernHttp {
       request.id,
       wanted,
     );
+    const uris = Array.isArray(filter.resourceSubscriptions)
+      ? filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string').slice(0, MAX_LISTEN_RESOURCES)
+      : [];
+    const unavailable = (err: unknown) =>
+      rpcErrorJson(request.id, RpcCode.InternalError, `Upstream unavailable: ${err instanceof Error ? err.message : String(err)}`);
+    const open = () => {
+      const bound = this.deps.abuse.streamBound({ userId: caller.user.id, service: caller.service.name, stream: 'listen' }, () =>
+        this.deps.sessions.remove(session, 'client not reading its stream'),
+      );
+      const stream = new SseStream(res, {}, () => this.deps.sessions.remove(session, 'listen stream closed'), bound);
+      session.stream = stream;
+      this.deps.sessions.add(session);
+      const ack = {
+        jsonrpc: '2.0',
+        method: 'notifications/subscriptions/acknowledged',
+        params: { notifications: agreed, _meta: { [META.subscriptionId]: request.id } },
+      };
+      stream.message(JSON.stringify(ack));
+      return stream;
+    };
+    if (uris.length === 0) {
+      // Nothing to ask the upstream before the answer: acknowledged at once, then attached. An isolated service's
+      // process may take seconds to start, and a client waits for the acknowledgement before anything else; the list
+      // changes it asked for reach it once the link is up (nothing can change the list before then).
+      const stream = open();
+      try {
+        await this.deps.dispatcher.attach(session, caller.service);
+      } catch (err) {
+        // Said on the stream, under the listen request's id; ending the session ends the stream.
+        stream.message(unavailable(err));
+        this.deps.sessions.remove(session, 'listen refused');
+      }
+      return;
+    }
     try {
       await this.deps.dispatcher.attach(session, caller.service);
     } catch (err) {
       this.deps.sessions.remove(session, 'listen refused');
-      const message = err instanceof Error ? err.message : String(err);
-      return this.json(res, rpcErrorJson(request.id, RpcCode.InternalError, `Upstream unavailable: ${message}`));
+      return this.json(res, unavailable(err));
     }
-    const uris = Array.isArray(filter.resourceSubscriptions)
-      ? filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string').slice(0, MAX_LISTEN_RESOURCES)
-      : [];
-    if (uris.length > 0) agreed.resourceSubscriptions = await this.subscribe(session, caller, uris);
-    const bound = this.deps.abuse.streamBound({ userId: caller.user.id, service: caller.service.name, stream: 'listen' }, () =>
-      this.deps.sessions.remove(session, 'client not reading its stream'),
-    );
-    const stream = new SseStream(res, {}, () => this.deps.sessions.remove(session, 'listen stream closed'), bound);
-    session.stream = stream;
-    this.deps.sessions.add(session);
-    const ack = {
-      jsonrpc: '2.0',
-      method: 'notifications/subscriptions/acknowledged',
-      params: { notifications: agreed, _meta: { [META.subscriptionId]: request.id } },
-    };
-    stream.message(JSON.stringify(ack));
+    agreed.resourceSubscriptions = await this.subscribe(session, caller, uris);
+    open();
   }
 
   /**

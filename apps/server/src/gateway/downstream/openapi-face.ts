@@ -10,7 +10,7 @@ import type { OptionsReader } from '../options-reader.js';
 import type { AbuseGuard } from './abuse.js';
 import { CallScope } from './call-scope.js';
 import type { Dispatcher } from './dispatcher.js';
-import { BODY_LIMIT, bodyTimeout, isJsonContentType, localeOf, readBody } from './http-io.js';
+import { BODY_LIMIT, bodyTimeout, isJsonContentType, localeOf, onClientGone, readBody } from './http-io.js';
 import { deeperThan, MAX_DEPTH } from './messages.js';
 import { buildDocument, callAnswer, errorBody, type FaceAnswer, failure, type ListedTool } from './openapi-document.js';
 import type { OriginPolicy } from './origin-policy.js';
@@ -131,9 +131,10 @@ export class OpenApiFace {
     const session = this.session(caller);
     const scope = new CallScope(session);
     // A client that leaves before its answer cancels the call upstream, as over MCP; nothing is then waited for
-    // (a call cancelled before it went upstream is never answered).
+    // (a call cancelled before it went upstream is never answered). One that left while its call was being read and
+    // checked has left already: the dispatcher then never sends it.
     const left = new Promise<undefined>((resolve) =>
-      res.on('close', () => {
+      onClientGone(res, () => {
         if (res.writableFinished) return;
         scope.leave('client disconnected');
         resolve(undefined);

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { type JSONRPCRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { CallScope } from './call-scope.js';
 import { isRequest } from './dispatcher.js';
-import { accepts, localeOf, SseStream } from './http-io.js';
+import { accepts, localeOf, onClientGone, SseStream } from './http-io.js';
 import { ModernHttp } from './modern.js';
 import { classify, isModernBodyless, refusedId } from './modern-wire.js';
 import type { ProxyCaller } from './proxy-auth.js';
@@ -66,8 +66,8 @@ export class StreamableHttp {
     }
     const bound = this.deps.abuse.streamBound({ userId: session.userId, service: caller.service.name, stream: 'post' });
     const reply = new PostReply(res, requests, post.batch, { 'mcp-session-id': session.key }, localeOf(req.raw), bound);
-    // A client that leaves before its answer cancels the request upstream.
-    res.on('close', () => {
+    // A client that leaves before its answer cancels the request upstream (left already: it is never sent).
+    onClientGone(res, () => {
       if (!res.writableFinished) scope.leave('client disconnected');
     });
     await this.deps.dispatcher.dispatch(session, caller.service, post.messages, reply, scope, post.bytes);

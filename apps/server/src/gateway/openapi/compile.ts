@@ -1,4 +1,3 @@
-import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse as parseYaml } from 'yaml';
 import type { MessageKey, MessageParams } from '../../i18n/index.js';
 import { LocalisedError } from '../../i18n/localised-error.js';
@@ -133,6 +132,8 @@ export async function compileDocument(input: CompileInput): Promise<OpenApiPlan>
   // A small document whose references expand exponentially would keep the validator busy for minutes.
   if (expandedSize(data, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES)
     throw new OpenApiError('openapi_service.too_expanded', { max: MAX_EXPANDED_NODES });
+  // Loaded on the first document, not with the app: most processes (and test files) never compile one.
+  const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
   let api: Json;
   try {
     // Only references inside the document: nothing is fetched or read from disk on its behalf.

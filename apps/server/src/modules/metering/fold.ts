@@ -137,19 +137,34 @@ export class Folder {
 
   /**
    * A key's count split by run, for seeding Redis: every run's contribution, and under LEGACY_RUN what
-   * daily_counters holds beyond their sum (counts written before migration 0010).
+   * daily_counters holds beyond their sum (counts written before migration 0010). One statement, so one
+   * snapshot: read apart, a fold committed between the two reads made its increase look like a legacy
+   * count, and Redis (whose fields are only ever raised) kept charging it.
    */
   async contributions(parts: KeyParts): Promise<Map<string, number>> {
     const rows = await this.db
       .selectFrom('meter_contributions')
-      .select(['run', 'count'])
+      .select((eb) => [eb.ref('run').$castTo<string | null>().as('run'), 'count'])
       .where('day', '=', parts.day)
       .where('service_id', '=', parts.serviceId)
       .where('user_id', '=', parts.userId)
+      // The day's total, marked by a run that no contribution has.
+      .unionAll(
+        this.db
+          .selectFrom('daily_counters')
+          .select([sql<string | null>`null`.as('run'), 'request_count as count'])
+          .where('day', '=', parts.day)
+          .where('service_id', '=', parts.serviceId)
+          .where('user_id', '=', parts.userId),
+      )
       .execute();
-    const runs = new Map(rows.map((r) => [r.run, Number(r.count)]));
-    const sum = [...runs.values()].reduce((a, b) => a + b, 0);
-    const legacy = (await this.count(parts)) - sum;
+    const runs = new Map<string, number>();
+    let total = 0;
+    for (const row of rows) {
+      if (row.run === null) total = Number(row.count);
+      else runs.set(row.run, Number(row.count));
+    }
+    const legacy = total - [...runs.values()].reduce((a, b) => a + b, 0);
     if (legacy > 0) runs.set(LEGACY_RUN, legacy);
     return runs;
   }

@@ -4,7 +4,6 @@ import { bounded, type DatabaseGate } from '../../db/availability.js';
 import type { Db } from '../../db/db.js';
 import type { Meter } from '../../gateway/meter.js';
 import { DbMeter } from './meter.js';
-import { SharedCounts } from './shared-count.js';
 
 export { DbMeter } from './meter.js';
 
@@ -38,7 +37,8 @@ export interface MeteringModule {
  */
 export async function createMeteringModule(deps: MeteringDeps): Promise<MeteringModule> {
   const { redisUrl, redisPrefix } = deps.config;
-  const redis = redisUrl ? await SharedCounts.connect(redisUrl, `${redisPrefix}rpd:`) : undefined;
+  // The Redis client is loaded only with REDIS_URL: a single instance (and most test files) never needs it.
+  const redis = redisUrl ? await (await import('./shared-count.js')).SharedCounts.connect(redisUrl, `${redisPrefix}rpd:`) : undefined;
   const meter = new DbMeter({
     db: deps.db,
     logger: deps.logger,

@@ -8,12 +8,14 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../test/gateway/clients.js';
 import { createTestApp, engines, type TestApp } from '../../../test/harness.js';
+import { openDatabase } from '../../db/db.js';
 import type { Database } from '../../db/schema.js';
 import type { ServiceSpec } from '../../gateway/catalog.js';
 import { dayIn } from '../../infra/day.js';
 import { Folder } from './fold.js';
 import { readSegments } from './journal-read.js';
 import { DbMeter } from './meter.js';
+import { counterKey, emptySegment } from './segment.js';
 import { SharedCounts } from './shared-count.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -188,6 +190,40 @@ describe.each(engines)('metering on %s', (engine) => {
     expect(readdirSync(meter.journal.dir).filter((f) => f.endsWith('.log'))).toEqual([path.basename(meter.journal.current.file)]);
   });
 
+  it('splits a count by run from one snapshot: a fold committed while Redis is seeded is no legacy count', async () => {
+    const service = serviceWith(0);
+    const parts = { day: dayIn('UTC'), serviceId: service.id, userId: 32 };
+    const key = counterKey(parts.day, parts.serviceId, parts.userId);
+    const segmentOf = (seq: number, count: number) => {
+      const segment = emptySegment(freshDir(), 'run-a', seq);
+      segment.counts.set(key, count);
+      return segment;
+    };
+    await new Folder(t.ctx.db).fold(segmentOf(1, 10));
+    // Another replica (its own connection) folds 60 more of run-a's admissions right after the seed's first query.
+    const other = openDatabase(t.config);
+    let folded = false;
+    const seeding = t.ctx.db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        if (!folded) {
+          folded = true;
+          await new Folder(other.db).fold(segmentOf(2, 70));
+        }
+        return args.result;
+      },
+    });
+    try {
+      const runs = await new Folder(seeding).contributions(parts);
+      expect(folded).toBe(true);
+      // Before or after the fold, never half of each (the increase read as a legacy count Redis then kept).
+      expect([...runs]).toEqual([['run-a', 10]]);
+      expect([...(await new Folder(t.ctx.db).contributions(parts))]).toEqual([['run-a', 70]]);
+    } finally {
+      await other.db.destroy();
+    }
+  });
+
   it('folds the journal a killed run left in DATA_DIR before admitting: the limit carries on', async () => {
     const service = serviceWith(10);
     const dataDir = freshDir();
@@ -297,6 +333,41 @@ describe.each(engines)('metering on %s', (engine) => {
     } finally {
       await dropKeys(prefix);
       await Promise.all([r1.close(), r2.close()]);
+    }
+  });
+
+  it('with Redis restarted empty while the database is away, seeds the key again once the database answers', async () => {
+    const prefix = testPrefix();
+    const redis = await SharedCounts.connect(REDIS_URL, prefix);
+    try {
+      const service = serviceWith(8);
+      const parts = { day: dayIn('UTC'), serviceId: service.id, userId: 33 };
+      // An earlier start of the gateway counted 5 today; only the database remembers them.
+      const earlier = emptySegment(freshDir(), 'earlier-run', 1);
+      earlier.counts.set(counterKey(parts.day, parts.serviceId, parts.userId), 5);
+      await new Folder(t.ctx.db).fold(earlier);
+      // This replica's database refuses every query while `down`.
+      let down = true;
+      const flaky = t.ctx.db.withPlugin({
+        transformQuery: (args) => {
+          if (down) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      });
+      const meter = new DbMeter({ db: flaky, logger: t.ctx.logger, dataDir: freshDir(), timeZone: () => 'UTC', redis });
+      // Redis has no key: seeded from this run's own count alone, the earlier start's 5 unknown for now.
+      expect(await admitMany(meter, service, 33, 3)).toBe(3);
+      down = false;
+      await meter.flush();
+      // Seeded again from the database: 5 + 3 is the limit of 8.
+      expect(await meter.admit(service, 33)).toEqual({ allowed: false, count: 8, limit: 8 });
+      await meter.flush();
+      expect((await stored(service.id, 33))?.request_count).toBe(8);
+      await meter.close();
+    } finally {
+      await dropKeys(prefix);
+      await redis.close();
     }
   });
 

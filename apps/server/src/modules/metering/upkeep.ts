@@ -35,6 +35,8 @@ export class MeterUpkeep {
   readonly pending: Segment[] = [];
   private readonly adopted = new Set<string>();
   private readonly toReconcile = new Set<string>();
+  /** Keys seeded while the database was away (from this run's count alone): seeded again once it answers. */
+  private readonly toSeed = new Map<string, KeyParts>();
   private reconcileEverything = false;
   private timer: NodeJS.Timeout | undefined;
   private readonly housekeeping: NodeJS.Timeout;
@@ -90,13 +92,14 @@ export class MeterUpkeep {
       this.opts.journal.heartbeat();
       await this.housekeepRedis();
     }
-    if (this.toReconcile.size > 0 || this.reconcileEverything) await this.reconcileRedis();
+    if (this.toReconcile.size > 0 || this.toSeed.size > 0 || this.reconcileEverything) await this.reconcileRedis();
     if (now - this.lastPurge >= PURGE_MS && this.pending.length === 0) {
       this.lastPurge = now;
       await this.opts.folder.purge().catch(() => undefined);
     }
     // Something left (the database or Redis away, or more written meanwhile): look again shortly.
-    if (this.pending.length > 0 || this.opts.journal.current.lines > 0 || this.toReconcile.size > 0 || this.reconcileEverything) {
+    const redisLeft = this.toReconcile.size > 0 || this.toSeed.size > 0 || this.reconcileEverything;
+    if (this.pending.length > 0 || this.opts.journal.current.lines > 0 || redisLeft) {
       this.schedule();
     }
   }
@@ -188,11 +191,21 @@ export class MeterUpkeep {
   /**
    * A key Redis does not have: created from the database's per-run counts and this run's own (each field
    * raised, never added, so seeding twice or beside another replica's seed changes nothing). With the
-   * database away, from this run's own count alone; the others raise theirs when they next count.
+   * database away, from this run's own count alone (the other live runs raise theirs when they next
+   * count); the key is then seeded again once the database answers, for the runs that will not count
+   * again today (earlier starts, replicas gone) and the part counted before migration 0010.
    */
   async seed(key: string, parts: KeyParts, own: number): Promise<void> {
     const read = () => this.opts.folder.contributions(parts);
-    const runs = await (this.opts.gate ? this.opts.gate.read(read) : read()).catch(() => new Map<string, number>());
+    let runs: Map<string, number>;
+    try {
+      runs = await (this.opts.gate ? this.opts.gate.read(read) : read());
+      this.toSeed.delete(key);
+    } catch {
+      runs = new Map();
+      this.toSeed.set(key, parts);
+      this.schedule();
+    }
     runs.set(this.opts.journal.run, Math.max(runs.get(this.opts.journal.run) ?? 0, own));
     await this.opts.redis?.raise(key, runs, true);
   }
@@ -202,20 +215,31 @@ export class MeterUpkeep {
     if (!redis?.open) return;
     const own = this.opts.ownCounts();
     // After a reconnection Redis may hold old data (a snapshot, a failed-over replica): every key is seeded again
-    // from the database, which raises stale fields of other runs too. Otherwise this run's own field is enough.
+    // from the database, which raises stale fields of other runs too. Otherwise this run's own field is enough,
+    // but for keys seeded while the database was away.
     const everything = this.reconcileEverything;
-    const keys = everything ? [...own.keys()] : [...this.toReconcile];
+    const seeding = new Map(this.toSeed);
+    if (everything) for (const [key, mine] of own) seeding.set(key, mine.parts);
+    const keys = [...new Set([...seeding.keys(), ...this.toReconcile])];
     this.reconcileEverything = false;
     this.toReconcile.clear();
     for (const [i, key] of keys.entries()) {
       const mine = own.get(key);
-      if (!mine) continue;
+      const parts = seeding.get(key);
       try {
-        const raised = !everything && (await redis.raise(key, new Map([[this.opts.journal.run, mine.own]]), false));
-        if (!raised) await this.seed(key, mine.parts, mine.own);
+        if (parts) {
+          // With the database still away this raises this run's own field, and the key stays in toSeed.
+          await this.seed(key, parts, mine?.own ?? 0);
+        } else if (mine && !(await redis.raise(key, new Map([[this.opts.journal.run, mine.own]]), false))) {
+          await this.seed(key, mine.parts, mine.own);
+        }
       } catch (err) {
-        // Still away: the rest wait for the next round.
-        for (const rest of keys.slice(i)) this.toReconcile.add(rest);
+        // Redis still away: the rest wait for the next round, a seed still a seed.
+        for (const rest of keys.slice(i)) {
+          const restParts = seeding.get(rest);
+          if (restParts) this.toSeed.set(rest, restParts);
+          else this.toReconcile.add(rest);
+        }
         this.redisFailed(err);
         return;
       }

@@ -19,7 +19,7 @@ import { type ServiceAccess, type ServiceOAuthPort, ServicesService } from './se
 export type { ServicesCatalog } from './catalog.js';
 export { SERVICE_NAME, slugFrom } from './command-line.js';
 export { type CustomDraft, checkedEnv, checkedHeaders } from './custom.js';
-export type { HealthChecks, HealthProbe } from './health.js';
+export type { HealthChecks, HealthProbe, PersonalConnections } from './health.js';
 export { previewTools } from './openapi.js';
 export type { PersonalEnvs } from './personal-env.js';
 export type { ServiceOAuthView } from './presenter.js';
@@ -95,7 +95,13 @@ export function createServicesModule(deps: ServicesDeps): ServicesModule {
     access: deps.access,
     settleCounts: deps.settleCounts,
   });
-  const health = new HealthChecks({ repo, probe: deps.gateway, catalog: deps.catalog, serviceLog: deps.serviceLog });
+  const health = new HealthChecks({
+    repo,
+    probe: deps.gateway,
+    catalog: deps.catalog,
+    serviceLog: deps.serviceLog,
+    ...(deps.oauth ? { personal: deps.oauth } : {}),
+  });
   const personal = new PersonalEnvs({ repo, secrets: deps.secrets, events: deps.events });
   return {
     services,

@@ -191,11 +191,17 @@ describe.each(engines)('managing installed services on %s', (engine) => {
     expect(events).toEqual([{ type: 'service.changed', serviceId: id }]);
     expect(await entry(user, id)).toMatchObject({ enabled: false, health_status: 'stopped' });
     expect((await t.ctx.catalog.enabledServices()).map((s) => s.id)).not.toContain(id);
+    // Checked while off (as the gateway records it), it says why it is stopped.
+    await t.ctx.db.updateTable('services').set({ health_details: 'service is disabled' }).where('id', '=', id).execute();
+    expect(await entry(user, id)).toMatchObject({ health_status: 'stopped', health_details: 'service is disabled' });
+    events.length = 0;
 
     const on = await call('POST', `/mcp_services/${id}/toggle`, admin);
     expect(on.json()).toMatchObject({ message: 'Service enabled', data: { id, enabled: true } });
-    // The two changes of this service (a health note of the enable may arrive beside them on a busy machine).
-    expect(events.filter((e) => e.type === 'service.changed' && 'serviceId' in e && e.serviceId === id)).toHaveLength(2);
+    // Enabled again, that reason no longer holds: it is not shown beside its new state.
+    expect((await entry(user, id)).health_details).not.toBe('service is disabled');
+    // The change of the enable (a health note of it may arrive beside it on a busy machine).
+    expect(events.filter((e) => e.type === 'service.changed' && 'serviceId' in e && e.serviceId === id)).toHaveLength(1);
     expect(on.json().data.scope).toBe('global');
   });
 

@@ -2,16 +2,24 @@ import type { CustomServiceRequest, OpenApiToolPreview } from '@toolport/contrac
 import { compileDocument, OpenApiError, parseDocument } from '../../gateway/openapi/compile.js';
 import { fetchDocument } from '../../gateway/openapi/fetch-document.js';
 import type { OpenApiPlan, OperationFilter } from '../../gateway/openapi/plan.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest, inField } from '../../http/errors.js';
 import { OutboundError, type RemoteAddresses } from '../../infra/outbound.js';
 import { checkedRemoteAddress, checkedUrl } from './custom.js';
 
 /** Where an OpenAPI service's document comes from and what is kept of it: a create's fields, or an edit's. */
 export type OpenApiSource = Pick<CustomServiceRequest, 'url' | 'document' | 'base_url' | 'operation_filter'>;
 
+/** The request's field a refusal of the document's base URL or of its filter is the fault of (decision 0058). */
+const FIELD_OF_KEY: Record<string, 'base_url' | 'operation_filter'> = {
+  'openapi_service.no_base_url': 'base_url',
+  'openapi_service.base_url_invalid': 'base_url',
+  'openapi_service.no_operations_after_filter': 'operation_filter',
+};
+
 /**
  * An OpenAPI service's document, fetched (under the address preference) or as uploaded, checked and
- * compiled into its plan (gateway/openapi/compile.ts); every refusal a localised 400 naming the problem.
+ * compiled into its plan (gateway/openapi/compile.ts); every refusal a localised 400 naming the problem, and the
+ * field it is the fault of when it is the base URL's or the filter's (the rest are the document's).
  */
 export async function compileOpenApi(req: OpenApiSource, remote: RemoteAddresses): Promise<OpenApiPlan> {
   try {
@@ -26,7 +34,7 @@ export async function compileOpenApi(req: OpenApiSource, remote: RemoteAddresses
       text = await fetchDocument(url, remote.fetch);
     }
     const override = req.base_url?.trim() ?? '';
-    if (override) checkedUrl(override);
+    if (override) inField('base_url', () => checkedUrl(override));
     const plan = await compileDocument({
       data: parseDocument(text),
       sourceUrl,
@@ -35,11 +43,15 @@ export async function compileOpenApi(req: OpenApiSource, remote: RemoteAddresses
       filter: req.operation_filter ?? {},
     });
     // Requests go to the base URL: it passes the address preference as a remote service's URL does.
-    await checkedRemoteAddress(plan.baseUrl, remote);
+    await inField('base_url', () => checkedRemoteAddress(plan.baseUrl, remote));
     return plan;
   } catch (err) {
     if (err instanceof OutboundError) throw badRequest(err.key, err.params, 'address_refused');
-    if (err instanceof OpenApiError) throw badRequest(err.key, err.params, 'openapi_refused');
+    if (err instanceof OpenApiError) {
+      const refused = badRequest(err.key, err.params, 'openapi_refused');
+      const field = FIELD_OF_KEY[err.key];
+      throw field ? refused.inField(field) : refused;
+    }
     throw err;
   }
 }

@@ -76,6 +76,11 @@ export interface PresentOptions {
 export interface ServiceOAuthView {
   mode: 'shared' | 'per_user' | null;
   status: 'none' | 'needs_authorization' | 'connected';
+  /**
+   * Per-user mode, connected: the last check of the caller's own connection, through their own link (issue 29).
+   * The list shows it instead of the service's row, whose check has no user and cannot list a per-user service's tools.
+   */
+  own?: { status: string; details: string; toolCount: number | null; checkedAt: number };
 }
 
 /** An installed service as `GET /mcp_market/installed` shows it to one caller. */
@@ -84,6 +89,7 @@ export function presentService(row: ServiceRow, secrets: Secrets, opts: PresentO
   const headers = secrets.decryptJson<Record<string, string>>(row.headers_enc, {});
   const remote = row.type !== 'stdio';
   const remaining = row.rpd_limit > 0 ? Math.max(0, row.rpd_limit - opts.todayCount) : -1;
+  const health = healthShown(row, opts.oauth?.own);
   return {
     id: row.id,
     installed_service_id: row.id,
@@ -107,10 +113,10 @@ export function presentService(row: ServiceRow, secrets: Secrets, opts: PresentO
     switched_off_by_me: opts.switchedOffByMe,
     switched_off_by: opts.admin ? opts.switchedOffBy : [],
     isolation: row.isolation === 'session' ? 'session' : 'shared',
-    health_status: row.health_status,
-    health_details: readStoredText(row.health_details, opts.t),
-    last_health_check: row.last_health_check,
-    tool_count: row.tool_count,
+    health_status: health.status,
+    health_details: readStoredText(health.details, opts.t),
+    last_health_check: health.checkedAt,
+    tool_count: health.toolCount,
     ...(row.type === 'openapi' ? { openapi: openApiSettingsOf(row, opts.admin) } : {}),
     tools_disabled: opts.toolsDisabled ?? 0,
     rpd_limit: row.rpd_limit,
@@ -122,4 +128,18 @@ export function presentService(row: ServiceRow, secrets: Secrets, opts: PresentO
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/**
+ * The health a caller sees: the service's row, or, for a user connected to a per-user OAuth service, the last check
+ * of their own connection with their tool count. A later check of the service that found it down (unhealthy,
+ * stopped) still shows over an older check of theirs: nobody is told a service is healthy after it was found down.
+ */
+function healthShown(row: ServiceRow, own: ServiceOAuthView['own']) {
+  const service = { status: row.health_status, details: row.health_details, checkedAt: row.last_health_check, toolCount: row.tool_count };
+  if (!own) return service;
+  const toolCount = own.toolCount ?? row.tool_count;
+  const down = row.health_status === 'unhealthy' || row.health_status === 'stopped';
+  const downSince = down && (row.last_health_check ?? 0) > own.checkedAt;
+  return downSince ? { ...service, toolCount } : { status: own.status, details: own.details, checkedAt: own.checkedAt, toolCount };
 }

@@ -39,7 +39,7 @@ export async function serviceRoutes(
   route(api, endpoints.services.healthCheck, async (req, reply) => {
     const id = serviceIdOf(req.params.id);
     await services.mustUse(id, req.principal);
-    return ok(reply, inWords(await health.check(id), req.t), req.t('service.health_checked'));
+    return ok(reply, inWords(await health.check(id, req.principal), req.t), req.t('service.health_checked'));
   });
 
   route(api, endpoints.services.reconnect, async (req, reply) => {

@@ -20,6 +20,7 @@ import {
   checkedUrl,
   draftCustomService,
 } from './custom.js';
+import type { PersonalConnections } from './health.js';
 import { compileOpenApi, recompiledOpenApi } from './openapi.js';
 import { presentService, type ServiceOAuthView } from './presenter.js';
 import type { ServicesRepo } from './repo.js';
@@ -81,8 +82,11 @@ export interface ServiceAccess {
   disabledTools(): Promise<Map<string, number>>;
 }
 
-/** What the services API asks of the OAuth connections: the view per caller, and the mode an admin sets. */
-export interface ServiceOAuthPort {
+/**
+ * What the services API asks of the OAuth connections: the view per caller, the mode an admin sets, and a user's own
+ * connection that their health check goes through.
+ */
+export interface ServiceOAuthPort extends PersonalConnections {
   viewsFor(caller: Principal): Promise<Map<number, ServiceOAuthView>>;
   setMode(serviceId: number, mode: 'shared' | 'per_user'): Promise<void>;
 }
@@ -351,8 +355,10 @@ export class ServicesService {
     const enabled = row.enabled !== 1;
     await this.deps.repo.update(id, {
       enabled: enabled ? 1 : 0,
-      // A disabled service runs nothing; an enabled one is unknown until its next check.
+      // A disabled service runs nothing; an enabled one is unknown until its next check, and the last check's reason
+      // (said while it was off) no longer holds.
       health_status: enabled ? 'unknown' : 'stopped',
+      ...(enabled ? { health_details: '' } : {}),
       updated_at: Date.now(),
     });
     this.deps.events.emit({ type: 'service.changed', serviceId: id });

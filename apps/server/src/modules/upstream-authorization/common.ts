@@ -31,7 +31,7 @@ export interface UpstreamOAuthDeps {
    * A health check of the service (the services module's), run at once after a successful Connect so that its
    * health, reason and tool count are current when the console shows it again (decision 0054).
    */
-  recheck?: (serviceId: number) => Promise<unknown>;
+  recheck?: (serviceId: number, as?: { id: number }) => Promise<unknown>;
 }
 
 /** A call that needs a connection nobody has made: the JSON-RPC error names the console page. */

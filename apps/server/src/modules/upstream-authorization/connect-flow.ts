@@ -10,9 +10,11 @@ import {
   type UpstreamOAuthState,
 } from '@toolport/contract';
 import type { ServiceSpec } from '../../gateway/catalog.js';
+import type { HealthResult } from '../../gateway/link-api.js';
 import { badRequest, forbidden, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
 import { randomToken, sha256 } from '../../infra/secrets.js';
+import type { ServiceOAuthView } from '../services/index.js';
 import { baseOf, CALLBACK_PATH, oauthCode, text, type UpstreamOAuthDeps } from './common.js';
 import type { ProviderClient } from './provider-client.js';
 import type { OAuthServiceRow, TokenRow } from './repo.js';
@@ -58,18 +60,44 @@ export class ConnectFlow {
   }
 
   /** `oauth_status` and `oauth_mode` of every service, for the list as this caller sees it. */
-  async viewsFor(caller: Principal): Promise<Map<number, { mode: OAuthMode; status: OAuthStatus }>> {
+  async viewsFor(caller: Principal): Promise<Map<number, ServiceOAuthView>> {
     const [settings, tokens] = await Promise.all([this.deps.repo.allSettings(), this.deps.repo.tokensVisibleTo(caller.id)]);
-    const have = new Set(tokens.map((t) => `${t.service_id}:${t.owner_id}`));
-    const views = new Map<number, { mode: OAuthMode; status: OAuthStatus }>();
+    const have = new Map(tokens.map((t) => [`${t.service_id}:${t.owner_id}`, t]));
+    const views = new Map<number, ServiceOAuthView>();
     for (const row of settings) {
       const owner = row.mode === 'per_user' ? caller.id : 0;
-      views.set(row.service_id, {
-        mode: row.mode as OAuthMode,
-        status: have.has(`${row.service_id}:${owner}`) ? 'connected' : 'needs_authorization',
-      });
+      const token = have.get(`${row.service_id}:${owner}`);
+      const view: ServiceOAuthView = { mode: row.mode as OAuthMode, status: token ? 'connected' : 'needs_authorization' };
+      // The caller's own connection, once checked: the list shows its health and tool count (issue 29).
+      if (owner !== 0 && token?.check_status && token.checked_at !== null) {
+        view.own = {
+          status: token.check_status,
+          details: token.check_details ?? '',
+          toolCount: token.tool_count,
+          checkedAt: token.checked_at,
+        };
+      }
+      views.set(row.service_id, view);
     }
     return views;
+  }
+
+  /** The user's own connection, when the service is in per-user mode and they made one (their checks go through it). */
+  async connectionOf(serviceId: number, userId: number): Promise<{ toolCount: number | null } | undefined> {
+    const row = await this.deps.repo.settings(serviceId);
+    if (row?.mode !== 'per_user') return undefined;
+    const token = await this.deps.repo.token(serviceId, userId);
+    return token ? { toolCount: token.tool_count } : undefined;
+  }
+
+  /** Keeps a check of the user's own connection with it (nothing when the connection went meanwhile). */
+  async recordCheck(serviceId: number, userId: number, result: HealthResult): Promise<void> {
+    await this.deps.repo.recordCheck(serviceId, userId, {
+      status: result.status,
+      details: result.details,
+      checkedAt: result.checkedAt,
+      ...(result.toolCount !== undefined ? { toolCount: result.toolCount } : {}),
+    });
   }
 
   async setMode(serviceId: number, mode: OAuthMode): Promise<void> {
@@ -173,7 +201,7 @@ export class ConnectFlow {
         connected_by: state.user_id,
       });
       this.keeper.changed(service.id);
-      await this.recheck(service.id);
+      await this.recheck(service.id, state.owner_id);
       return page('connected', named);
     } catch (err) {
       this.deps.logger.warn({ err: text(err), serviceId: service.id }, 'upstream OAuth code exchange failed');
@@ -198,14 +226,15 @@ export class ConnectFlow {
 
   /**
    * The new connection is checked before the browser returns to the console, so the card it shows has the new
-   * health, reason and tool count without anyone pressing the health check. A slow service does not hold the
+   * health, reason and tool count without anyone pressing the health check: the shared one as the service's check,
+   * a user's own (per-user mode) through that user's link, kept with their connection. A slow service does not hold the
    * browser longer than RECHECK_WAIT_MS (its check goes on and is stored when it ends); a failed check is logged.
    */
-  private async recheck(serviceId: number): Promise<void> {
+  private async recheck(serviceId: number, ownerId: number): Promise<void> {
     if (!this.deps.recheck) return;
     let timer: NodeJS.Timeout | undefined;
     const check = this.deps
-      .recheck(serviceId)
+      .recheck(serviceId, ownerId === 0 ? undefined : { id: ownerId })
       .catch((err) => this.deps.logger.warn({ err: text(err), serviceId }, 'health check after connecting failed'));
     await Promise.race([check, new Promise((done) => (timer = setTimeout(done, RECHECK_WAIT_MS)))]);
     clearTimeout(timer);

@@ -39,7 +39,7 @@ export interface UpstreamAuthorizationModuleDeps {
   /** The remote services' fetch (infra/outbound.ts `remoteAddresses`), under the address preference; tests may watch it. */
   fetch: FetchLike;
   /** Checks a service's health after a successful Connect (the services module's health checks). */
-  recheck?: (serviceId: number) => Promise<unknown>;
+  recheck?: (serviceId: number, as?: { id: number }) => Promise<unknown>;
   /** Tests shorten the background scan. */
   refreshScanMs?: number;
 }

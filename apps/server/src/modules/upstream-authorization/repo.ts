@@ -6,6 +6,17 @@ export type OAuthServiceRow = Selectable<UpstreamOAuthServicesTable>;
 export type TokenRow = Selectable<UpstreamOAuthTokensTable>;
 export type StateRow = Selectable<UpstreamOAuthStatesTable>;
 
+/** The columns of a connection's last health check through its own link. */
+type PersonalCheckColumn = 'check_status' | 'check_details' | 'tool_count' | 'checked_at';
+
+/** One health check of one user's connection, as the gateway made it through that user's link. */
+export interface PersonalCheck {
+  status: string;
+  details: string;
+  toolCount?: number;
+  checkedAt: number;
+}
+
 /** The SQL of the upstream OAuth connections (migration 0007), the same on SQLite and PostgreSQL. */
 export class UpstreamOAuthRepo {
   constructor(private readonly db: Db) {}
@@ -43,9 +54,29 @@ export class UpstreamOAuthRepo {
       .executeTakeFirst();
   }
 
-  /** The connections of one caller that concern the list: the shared ones and the caller's own. */
-  tokensVisibleTo(userId: number): Promise<Pick<TokenRow, 'service_id' | 'owner_id'>[]> {
-    return this.db.selectFrom('upstream_oauth_tokens').select(['service_id', 'owner_id']).where('owner_id', 'in', [0, userId]).execute();
+  /** The connections of one caller that concern the list: the shared ones and the caller's own, with their last check. */
+  tokensVisibleTo(userId: number): Promise<Pick<TokenRow, 'service_id' | 'owner_id' | PersonalCheckColumn>[]> {
+    return this.db
+      .selectFrom('upstream_oauth_tokens')
+      .select(['service_id', 'owner_id', 'check_status', 'check_details', 'tool_count', 'checked_at'])
+      .where('owner_id', 'in', [0, userId])
+      .execute();
+  }
+
+  /** A connection's health check through its own link (migration 0015); nothing when the connection is gone meanwhile. */
+  async recordCheck(serviceId: number, ownerId: number, check: PersonalCheck): Promise<void> {
+    await this.db
+      .updateTable('upstream_oauth_tokens')
+      // A check that could not list the tools keeps the count of the last one that could.
+      .set({
+        check_status: check.status,
+        check_details: check.details,
+        checked_at: check.checkedAt,
+        ...(check.toolCount !== undefined ? { tool_count: check.toolCount } : {}),
+      })
+      .where('service_id', '=', serviceId)
+      .where('owner_id', '=', ownerId)
+      .execute();
   }
 
   /** Connections with a refresh token whose access token ends before `before` and that nobody is refreshing. */
@@ -61,9 +92,19 @@ export class UpstreamOAuthRepo {
       .execute();
   }
 
-  async saveToken(row: Omit<TokenRow, 'version' | 'refreshing_until' | 'updated_at' | 'user_id'>): Promise<void> {
+  /** A new connection (or the same one made again): it has not been checked yet, so an earlier check is forgotten. */
+  async saveToken(row: Omit<TokenRow, 'version' | 'refreshing_until' | 'updated_at' | 'user_id' | PersonalCheckColumn>): Promise<void> {
     const now = Date.now();
-    const values = { ...row, user_id: row.owner_id === 0 ? null : row.owner_id, refreshing_until: 0, updated_at: now };
+    const values = {
+      ...row,
+      user_id: row.owner_id === 0 ? null : row.owner_id,
+      refreshing_until: 0,
+      updated_at: now,
+      check_status: null,
+      check_details: null,
+      tool_count: null,
+      checked_at: null,
+    };
     await this.db
       .insertInto('upstream_oauth_tokens')
       .values({ ...values, version: 1 })

@@ -96,7 +96,9 @@ describe('OpenID Connect return screen', () => {
   it('names the provider by its label when it sends an error back', async () => {
     fakeApi({ 'GET /api/status': () => ok(statusData({ oidc_providers: [corp] })) });
     await renderApp('/oauth/oidc/corp?error=access_denied&state=s');
-    expect(await screen.findByRole('alert')).toHaveTextContent('OAuth Corp SSO authorization failed');
+    // The slug stands in for the label until the status has come.
+    const alert = await screen.findByRole('alert');
+    await waitFor(() => expect(alert).toHaveTextContent('OAuth Corp SSO authorization failed'));
   });
 });
 

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { SystemOverview } from '@toolport/contract';
 import { describe, expect, it } from 'vitest';
@@ -50,8 +50,9 @@ describe('dashboard', () => {
 
   it('system status: uptime from the start time, enabled and healthy counts, no unhealthy row at 0', async () => {
     await openDashboard(() => ok(overview()));
-    expect(await screen.findByTestId('uptime')).toHaveTextContent('2 days 3 hours 5 minutes');
-    expect(screen.getByTestId('enabled-services')).toHaveTextContent('4');
+    // The rows are there from the first render (with a placeholder): wait for both answers, in whichever order.
+    await waitFor(() => expect(screen.getByTestId('uptime')).toHaveTextContent('2 days 3 hours 5 minutes'));
+    await waitFor(() => expect(screen.getByTestId('enabled-services')).toHaveTextContent('4'));
     expect(screen.getByTestId('healthy-services')).toHaveTextContent('3');
     expect(screen.queryByTestId('unhealthy-services')).not.toBeInTheDocument();
     expect(screen.queryByText('Unhealthy')).not.toBeInTheDocument();
@@ -61,7 +62,7 @@ describe('dashboard', () => {
     await openDashboard(() => ok(overview({ unhealthy_services: 2 })), { language: 'zh-CN' });
     expect(await screen.findByTestId('unhealthy-services')).toHaveTextContent('2');
     expect(screen.getByText('不健康')).toBeInTheDocument();
-    expect(screen.getByTestId('uptime')).toHaveTextContent('2 天 3 小时 5 分钟');
+    await waitFor(() => expect(screen.getByTestId('uptime')).toHaveTextContent('2 天 3 小时 5 分钟'));
     expect(within(statCard('平均响应时间')).getByTestId('stat-value')).toHaveTextContent('42 毫秒');
   });
 

@@ -13,6 +13,7 @@ import { Textarea } from '../../components/ui/textarea';
 import { call, messageOf } from '../../lib/api';
 import { type Refusal, refusalOf } from '../../lib/failure';
 import { notify } from '../../lib/notify';
+import { useRefusalFocus } from '../../lib/use-refusal-focus';
 import { serviceTitle } from '../services';
 import {
   emptyGroupForm,
@@ -49,7 +50,13 @@ function ToolPicker({
   return (
     <div className="ml-6 space-y-1.5">
       <label className="flex items-center gap-2 text-sm">
-        <input type="checkbox" checked={tools === null} onChange={(e) => onChange(e.target.checked ? null : names)} />
+        {/* Choosing tools starts from the tools there are: not before they are listed, or nothing would be chosen. */}
+        <input
+          type="checkbox"
+          checked={tools === null}
+          disabled={tools === null && list.isPending}
+          onChange={(e) => onChange(e.target.checked ? null : names)}
+        />
         {t('form.wholeService')}
       </label>
       {tools !== null &&
@@ -203,6 +210,8 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
   const [errors, setErrors] = useState<GroupFormErrors>({});
   const [serverError, setServerError] = useState<Refusal<RefusedField> | null>(null);
   const [busy, setBusy] = useState(false);
+  // A refusal of the server takes the focus, beside its field or above the form, as in the service dialogs.
+  const { contentRef, alertRef } = useRefusalFocus(serverError, busy);
 
   // Each opening starts from the group as it is now (or blank), not from what the last opening left.
   useEffect(() => {
@@ -265,7 +274,7 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
       : (services.find((s) => s.id === errors.emptyServiceId) ?? { name: `#${errors.emptyServiceId}`, display_name: '' });
   return (
     <Dialog open={open} onOpenChange={(next) => (busy && !next ? undefined : onOpenChange(next))}>
-      <DialogContent className="max-h-[90dvh] max-w-2xl overflow-y-auto" locked={busy}>
+      <DialogContent ref={contentRef} className="max-h-[90dvh] max-w-2xl overflow-y-auto" locked={busy}>
         <DialogHeader>
           <DialogTitle>{group ? t('form.editTitle') : t('form.createTitle')}</DialogTitle>
           <DialogDescription>{t('form.descriptionText')}</DialogDescription>
@@ -278,9 +287,11 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
           submitLabel={group ? t('form.save') : t('form.create')}
         >
           {serverError && serverError.field === undefined && (
-            <ErrorAlert title={t('form.failed')}>
-              <p>{serverError.message}</p>
-            </ErrorAlert>
+            <div ref={alertRef} tabIndex={-1} className="outline-none">
+              <ErrorAlert title={t('form.failed')}>
+                <p>{serverError.message}</p>
+              </ErrorAlert>
+            </div>
           )}
           <FormField label={t('form.name')} hint={t('form.nameHint')} error={errors.name ? t(errors.name) : refused('name')}>
             <Input value={form.name} autoComplete="off" className="font-mono" onChange={(e) => edit('name', e.target.value)} />
@@ -328,7 +339,12 @@ export default function GroupDialog({ group, services, open, onOpenChange }: Gro
               );
             })}
             {(errors.members || refused('members')) && (
-              <p role="alert" className="text-xs font-medium text-red-600 dark:text-red-400">
+              <p
+                role="alert"
+                tabIndex={-1}
+                {...(refused('members') ? { 'data-refusal': '' } : {})}
+                className="text-xs font-medium text-red-600 outline-none dark:text-red-400"
+              >
                 {errors.members ? t(errors.members) : refused('members')}
               </p>
             )}

@@ -64,8 +64,14 @@ describe('groups page (docs/console.md §2.9b)', () => {
     const row = await screen.findByTestId('group-row');
     expect(within(row).getByText('Dev tools')).toBeInTheDocument();
     expect(within(row).getByText('/group/dev/mcp')).toBeInTheDocument();
-    const members = within(row).getAllByRole('listitem');
-    expect(members.map((m) => m.textContent)).toEqual(['Everything (all tools)', 'Memory (1 tool)']);
+    // Members are named once the services list has come (until then by their id).
+    await waitFor(() =>
+      expect(
+        within(row)
+          .getAllByRole('listitem')
+          .map((m) => m.textContent),
+      ).toEqual(['Everything (all tools)', 'Memory (1 tool)']),
+    );
     expect(within(row).getByRole('button', { name: 'Configure' })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'New group' })).not.toBeInTheDocument();
     expect(within(row).queryByRole('button', { name: 'Edit' })).not.toBeInTheDocument();
@@ -85,9 +91,10 @@ describe('groups page (docs/console.md §2.9b)', () => {
     await user.click(within(dialog).getByRole('radio', { name: 'SSE' }));
     expect(within(dialog).getByLabelText('Endpoint URL')).toHaveValue('http://localhost:3000/group/dev/sse');
     // mcp-remote gets the key in a header through an environment variable, never in the URL.
+    // The key comes with the caller's profile.
+    await waitFor(() => expect(within(dialog).getByTestId('snippet-claudeDesktop')).toHaveTextContent('"AUTH_HEADER": "Bearer '));
     const claude = within(dialog).getByTestId('snippet-claudeDesktop').textContent ?? '';
     expect(claude).toContain('http://localhost:3000/group/dev/sse');
-    expect(claude).toContain('"AUTH_HEADER": "Bearer ');
     expect(claude).not.toContain('?key=');
     // The group's OpenAPI face, beside the MCP snippets.
     expect(within(dialog).getByLabelText('OpenAPI URL')).toHaveValue('http://localhost:3000/openapi/group/dev');
@@ -114,9 +121,11 @@ describe('groups page (docs/console.md §2.9b)', () => {
     await user.click(screen.getByRole('button', { name: 'New group' }));
     const dialog = await screen.findByRole('dialog');
     await user.type(within(dialog).getByLabelText('Name'), 'dev');
-    await user.click(within(dialog).getByRole('checkbox', { name: 'Everything' }));
+    await user.click(await within(dialog).findByRole('checkbox', { name: 'Everything' }));
     await user.click(within(dialog).getByRole('checkbox', { name: 'Memory' }));
     const wholes = within(dialog).getAllByRole('checkbox', { name: 'All tools, including tools it gains later' });
+    // "All tools" can be unticked once the service's tools are listed.
+    await waitFor(() => expect(wholes[0]).toBeEnabled());
     await user.click(wholes[0] as HTMLElement);
     // Unchecking "all" starts from every listed tool; the admin removes the ones not wanted.
     await user.click(await within(dialog).findByRole('checkbox', { name: 'add' }));
@@ -164,7 +173,7 @@ describe('groups page (docs/console.md §2.9b)', () => {
     expect(discovery).toBeEnabled();
     await user.type(within(dialog).getByLabelText('Name'), 'finder');
     await user.click(discovery);
-    await user.click(within(dialog).getByRole('checkbox', { name: 'Everything' }));
+    await user.click(await within(dialog).findByRole('checkbox', { name: 'Everything' }));
     await user.click(within(dialog).getByRole('button', { name: 'Create' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(body).toMatchObject({ name: 'finder', mode: 'discovery', members: [{ service_id: 1 }] });
@@ -208,10 +217,12 @@ describe('groups page (docs/console.md §2.9b)', () => {
     await user.clear(within(dialog).getByLabelText('Name'));
     await user.type(within(dialog).getByLabelText('Name'), 'dev');
     await user.type(within(dialog).getByLabelText('Separator'), '.');
-    await user.click(within(dialog).getByRole('checkbox', { name: 'Everything' }));
+    await user.click(await within(dialog).findByRole('checkbox', { name: 'Everything' }));
     await user.click(within(dialog).getByRole('button', { name: 'Create' }));
-    expect(await within(dialog).findByText('分组中的工具名称冲突：everything__echo')).toBeInTheDocument();
+    const said = await within(dialog).findByText('分组中的工具名称冲突：everything__echo');
     expect(within(dialog).getByLabelText('Name')).toHaveValue('dev');
+    // A refusal without a field is said above the form, and takes the focus.
+    await waitFor(() => expect(said.closest('[tabindex="-1"]')).toHaveFocus());
   });
 
   it('clears "choose at least one service" once one is chosen, and shows a refusal naming a field beside it', async () => {
@@ -230,15 +241,60 @@ describe('groups page (docs/console.md §2.9b)', () => {
     await user.type(within(dialog).getByLabelText('Name'), 'dev');
     await user.click(within(dialog).getByRole('button', { name: 'Create' }));
     expect(within(dialog).getByText('Choose at least one service.')).toBeInTheDocument();
-    await user.click(within(dialog).getByRole('checkbox', { name: 'Everything' }));
+    await user.click(await within(dialog).findByRole('checkbox', { name: 'Everything' }));
     expect(within(dialog).queryByText('Choose at least one service.')).not.toBeInTheDocument();
     await user.click(within(dialog).getByRole('button', { name: 'Create' }));
     const name = within(dialog).getByLabelText('Name');
     await waitFor(() => expect(name).toHaveAccessibleDescription(/A group named "dev" already exists/));
     expect(name).toHaveAttribute('aria-invalid', 'true');
+    // The refusal takes the focus (decision 0058), as in the service dialogs.
+    await waitFor(() => expect(name).toHaveFocus());
     expect(within(dialog).queryByText('The group could not be saved')).not.toBeInTheDocument();
     await user.type(name, '2');
     expect(name).not.toHaveAttribute('aria-invalid');
+  });
+
+  it('offers a subset of tools only once they are listed, so that unchoosing the whole service keeps them chosen', async () => {
+    let listed: (reply: ReturnType<typeof tools>) => void = () => undefined;
+    const { user } = await renderPage(10, { 'GET /api/mcp_services/1/tools': () => new Promise((done) => (listed = done)) }, []);
+    await user.click(await screen.findByRole('button', { name: 'New group' }));
+    const dialog = await screen.findByRole('dialog');
+    await user.click(await within(dialog).findByRole('checkbox', { name: 'Everything' }));
+    const whole = within(dialog).getByRole('checkbox', { name: 'All tools, including tools it gains later' });
+    expect(whole).toBeChecked();
+    expect(whole).toBeDisabled();
+    listed(tools(['echo', 'add']));
+    await waitFor(() => expect(whole).toBeEnabled());
+    await user.click(whole);
+    const picker = within(dialog).getByRole('group', { name: 'Everything' });
+    expect(within(picker).getByRole('checkbox', { name: /^echo/ })).toBeChecked();
+    expect(within(picker).getByRole('checkbox', { name: /^add/ })).toBeChecked();
+  });
+
+  it('a refusal about the members is said under them and takes the focus', async () => {
+    const { user } = await renderPage(
+      10,
+      {
+        'POST /api/groups': () => ({
+          status: 400,
+          body: {
+            success: false,
+            message: 'Two tools would both be called everything__echo',
+            code: 'group_tool_collision',
+            field: 'members',
+          },
+        }),
+      },
+      [],
+    );
+    await user.click(await screen.findByRole('button', { name: 'New group' }));
+    const dialog = await screen.findByRole('dialog');
+    await user.type(within(dialog).getByLabelText('Name'), 'dev');
+    await user.click(await within(dialog).findByRole('checkbox', { name: 'Everything' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    const said = await within(dialog).findByText('Two tools would both be called everything__echo');
+    await waitFor(() => expect(said).toHaveFocus());
+    expect(within(dialog).queryByText('The group could not be saved')).not.toBeInTheDocument();
   });
 
   it('offers tools by the name clients see, with the original name beside it, and not the tools switched off', async () => {
@@ -285,8 +341,10 @@ describe('groups page (docs/console.md §2.9b)', () => {
     await user.click(await screen.findByRole('button', { name: 'New group' }));
     const dialog = await screen.findByRole('dialog');
     await user.type(within(dialog).getByLabelText('Name'), 'new');
-    await user.click(within(dialog).getByRole('checkbox', { name: 'Everything' }));
-    await user.click(within(dialog).getByRole('checkbox', { name: 'All tools, including tools it gains later' }));
+    await user.click(await within(dialog).findByRole('checkbox', { name: 'Everything' }));
+    const whole = within(dialog).getByRole('checkbox', { name: 'All tools, including tools it gains later' });
+    await waitFor(() => expect(whole).toBeEnabled());
+    await user.click(whole);
     const picker = within(dialog).getByRole('group', { name: 'Everything' });
     const say = within(picker).getByRole('checkbox', { name: /^say/ });
     expect(say).toBeChecked();

@@ -102,7 +102,9 @@ describe('marketplace list: tabs and search (docs/console.md §2.10)', () => {
     const user = userEvent.setup();
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     await waitFor(() => expect(api.callsTo('GET', '/api/mcp_market/search')).toHaveLength(2));
-    expect(screen.getByRole('button', { name: 'Custom Install' })).toBeInTheDocument();
+    // The panel comes back once the second answer (another failure) has come.
+    expect(await screen.findByRole('button', { name: 'Custom Install' })).toBeInTheDocument();
+    expect(screen.getByRole('alert')).toHaveTextContent(message);
   });
 
   it.each([

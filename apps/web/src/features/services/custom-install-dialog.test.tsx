@@ -155,6 +155,8 @@ describe('custom install dialog (docs/console.md §2.7, §5)', () => {
     const command = within(dialog).getByLabelText('Command');
     await waitFor(() => expect(command).toHaveAttribute('aria-invalid', 'true'));
     expect(command).toHaveAccessibleDescription(/\/no\/such\/bin does not exist or is not an executable file/);
+    // The focus goes to the field to correct once the dialog is no longer busy.
+    await waitFor(() => expect(command).toHaveFocus());
     expect(command).toHaveValue('/no/such/bin --flag');
     expect(within(dialog).getByLabelText('Name')).toHaveValue('everything');
     // Said in the dialog, not in a passing toast.

@@ -11,7 +11,7 @@ import { useDialogForm } from '../../lib/use-submit-phases';
 import { requiredEnvVarsOf, withEnvPrefill } from '../installs';
 import { parseKeyValueLines } from './key-values';
 import { credentialsOf, documentRequestOf } from './openapi-form';
-import { OpenApiServiceFields, useOpenApiRefusal } from './openapi-service-fields';
+import { OpenApiServiceFields, openApiFieldOf, openApiRefusalOf } from './openapi-service-fields';
 import { type CustomServiceForm, emptyCustomServiceForm, validateCustomService } from './service-form';
 import { ServiceFormDialog } from './service-form-dialog';
 
@@ -33,8 +33,13 @@ export function customServiceRequest(form: CustomServiceForm) {
  * The form's field a field of POST /mcp_market/custom_service names in a refusal (decision 0058); `command`
  * is the URL's old name for a remote service.
  */
-export function customFieldOf(field: string, type: CustomServiceForm['type']): keyof CustomServiceForm | undefined {
-  if (field === 'command') return type === 'stdio' ? 'command' : 'url';
+export function customFieldOf(
+  field: string,
+  form: Pick<CustomServiceForm, 'type' | 'source' | 'tags' | 'paths' | 'operationIds'>,
+): keyof CustomServiceForm | undefined {
+  // An OpenAPI service shows its name, its document's URL (when given by URL), base URL and filter, not the others.
+  if (form.type === 'openapi') return field === 'name' || (field === 'url' && form.source === 'url') ? field : openApiFieldOf(field, form);
+  if (field === 'command') return form.type === 'stdio' ? 'command' : 'url';
   return (['name', 'environments', 'url', 'headers', 'isolation'] as const).find((f) => f === field);
 }
 
@@ -62,10 +67,9 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
   const queryClient = useQueryClient();
   const state = useDialogForm<CustomServiceForm, ParseKeys<'services'>>(open, () => emptyCustomServiceForm);
   const { form, setForm, errors, edit, setRefusal, refusedFor } = state;
-  const refusal = useOpenApiRefusal(open);
+  const fieldOf = (field: string) => customFieldOf(field, form);
 
   const create = async () => {
-    refusal.setRefusal(undefined);
     try {
       const result = await call(routes.services.createCustom, {
         body: customServiceRequest(form),
@@ -88,8 +92,12 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
       }
       return true;
     } catch (err) {
-      // An OpenAPI document refused (it does not parse, has no operations, …): said in the dialog, the form kept.
-      if (form.type === 'openapi' && refusal.show(err)) return false;
+      // An OpenAPI document refused (it does not parse, has no operations, …): said beside it, the form kept.
+      const refused = form.type === 'openapi' ? openApiRefusalOf(err, form, fieldOf, t) : null;
+      if (refused) {
+        setRefusal(refused);
+        return false;
+      }
       const missing = requiredEnvVarsOf(err);
       if (missing.length === 0) throw err;
       // The server named the variables it needs: the first is put in the form for the user to fill in.
@@ -108,9 +116,9 @@ export default function CustomInstallDialog({ open, onOpenChange, onInstallStart
       mode="custom"
       state={state}
       validate={validateCustomService}
-      fieldOf={(field) => customFieldOf(field, form.type)}
+      fieldOf={fieldOf}
       save={create}
-      openapi={<OpenApiServiceFields state={state} validate={validateCustomService} refusal={refusal} />}
+      openapi={<OpenApiServiceFields state={state} validate={validateCustomService} />}
       command={
         <FormField
           label={t('form.command')}

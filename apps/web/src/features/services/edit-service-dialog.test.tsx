@@ -1,21 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
-import userEvent from '@testing-library/user-event';
-import type { InstalledService } from '@toolport/contract';
 import { describe, expect, it } from 'vitest';
-import { fail, fakeApi, ok, storeSession } from '../../test/fake-api';
+import { fail, ok } from '../../test/fake-api';
 import { installedService } from '../../test/installed-service';
-import { renderWithProviders } from '../../test/render';
-import { ServicesPage } from './services-page';
-
-async function openEdit(service: InstalledService, routes: Parameters<typeof fakeApi>[0] = {}) {
-  storeSession({ role: 10 });
-  const api = fakeApi({ 'GET /api/mcp_market/installed': () => ok([service]), ...routes });
-  const user = userEvent.setup();
-  await renderWithProviders(<ServicesPage />);
-  await user.click(await screen.findByRole('button', { name: `Edit ${service.display_name}` }));
-  const dialog = await screen.findByRole('dialog', { name: 'Edit Service' });
-  return { api, user, dialog };
-}
+import { openEdit } from './test-fixtures';
 
 const stdio = installedService({
   id: 3,

@@ -12,7 +12,7 @@ import { integerIdOf } from '../../lib/service-ids';
 import { useDialogForm } from '../../lib/use-submit-phases';
 import { formatKeyValueLines, parseJsonObject, parseKeyValueLines } from './key-values';
 import { credentialsOf, documentRequestOf, emptyOpenApiFields, openApiFieldsOf, otherCredentialsOf } from './openapi-form';
-import { OpenApiServiceFields, useOpenApiRefusal } from './openapi-service-fields';
+import { OpenApiServiceFields, openApiFieldOf, openApiRefusalOf } from './openapi-service-fields';
 import { type EditServiceForm, validateEditService } from './service-form';
 import { ServiceFormDialog } from './service-form-dialog';
 import { commandLineOf } from './stdio-command';
@@ -84,7 +84,19 @@ const editFields: Record<string, keyof EditServiceForm> = {
   default_envs_json: 'environments',
   isolation: 'isolation',
 };
-const editFieldOf = (field: string): keyof EditServiceForm | undefined => editFields[field];
+/**
+ * An OpenAPI service shows its names, its document's URL (when given by URL), base URL and filter, not the headers and
+ * variables.
+ */
+export function editFieldOf(
+  field: string,
+  form: Pick<EditServiceForm, 'type' | 'source' | 'tags' | 'paths' | 'operationIds'>,
+): keyof EditServiceForm | undefined {
+  const found = editFields[field];
+  if (form.type !== 'openapi') return found;
+  if (found === 'displayName' || found === 'description' || (found === 'url' && form.source === 'url')) return found;
+  return openApiFieldOf(field, form);
+}
 
 interface EditServiceDialogProps {
   service: InstalledService;
@@ -99,10 +111,9 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
   const state = useDialogForm<EditServiceForm, ParseKeys<'services'>>(open, () => editFormOf(service));
   const { form, errors, edit, refusedFor } = state;
   const name = service.display_name || service.name;
-  const refusal = useOpenApiRefusal(open);
+  const fieldOf = (field: string) => editFieldOf(field, form);
 
   const save = async () => {
-    refusal.setRefusal(undefined);
     try {
       await call(routes.services.update, {
         params: { id: integerIdOf(service.id) },
@@ -110,9 +121,11 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
         notify: false,
       });
     } catch (err) {
-      // An OpenAPI document refused: said in the dialog, the form kept as typed.
-      if (form.type === 'openapi' && refusal.show(err)) return false;
-      throw err;
+      // An OpenAPI document refused: said beside it, the form kept as typed.
+      const refused = form.type === 'openapi' ? openApiRefusalOf(err, form, fieldOf, t) : null;
+      if (!refused) throw err;
+      state.setRefusal(refused);
+      return false;
     }
     notify.success(t('toasts.updateSuccessful'), t('toasts.updateSuccessfulDescription', { name: form.displayName.trim() }));
     await refreshServices(queryClient);
@@ -127,13 +140,12 @@ export default function EditServiceDialog({ service, open, onOpenChange }: EditS
       name={name}
       state={state}
       validate={validateEditService}
-      fieldOf={editFieldOf}
+      fieldOf={fieldOf}
       save={save}
       openapi={
         <OpenApiServiceFields
           state={state}
           validate={validateEditService}
-          refusal={refusal}
           editing
           uploadedTitle={
             form.uploadKept && !form.fileName ? [service.openapi?.title, service.openapi?.version].filter(Boolean).join(' ') : undefined

@@ -69,8 +69,11 @@ describe('the OAuth section of the configuration dialog (issue 19)', () => {
     const section = await within(dialog).findByTestId('oauth-section');
     await user.click(within(section).getByRole('radio', { name: /Per user/ }));
     await waitFor(() => expect(api.callsTo('PUT', '/api/mcp_services/1/oauth')[0]?.body).toEqual({ oauth_mode: 'per_user' }));
+    // The buttons wait while a change is on its way.
+    await waitFor(() => expect(within(section).getByRole('button', { name: 'Disconnect' })).toBeEnabled());
     await user.click(within(section).getByRole('button', { name: 'Disconnect' }));
     await waitFor(() => expect(api.callsTo('POST', '/api/mcp_services/1/oauth/disconnect')).toHaveLength(1));
+    await waitFor(() => expect(within(section).getByRole('button', { name: 'Reconnect' })).toBeEnabled());
     await user.click(within(section).getByRole('button', { name: 'Reconnect' }));
     expect(await screen.findByText(/could not be reached/)).toBeInTheDocument();
   });

@@ -6,6 +6,7 @@ import { fail, fakeApi, ok, storeSession } from '../../test/fake-api';
 import { installedService } from '../../test/installed-service';
 import { renderWithProviders } from '../../test/render';
 import { ServicesPage } from './services-page';
+import { openEdit } from './test-fixtures';
 
 type Routes = Parameters<typeof fakeApi>[0];
 
@@ -29,16 +30,6 @@ async function openCustom(routes: Routes = {}) {
   await user.click(await screen.findByRole('menuitem', { name: 'Custom Install' }));
   const dialog = await screen.findByRole('dialog', { name: 'Custom Install' });
   await user.selectOptions(within(dialog).getByLabelText('Type'), 'openapi');
-  return { api, user, dialog };
-}
-
-async function openEdit(service: InstalledService, routes: Routes = {}) {
-  storeSession({ role: 10 });
-  const api = fakeApi({ 'GET /api/mcp_market/installed': () => ok([service]), ...routes });
-  const user = userEvent.setup();
-  await renderWithProviders(<ServicesPage />);
-  await user.click(await screen.findByRole('button', { name: `Edit ${service.display_name}` }));
-  const dialog = await screen.findByRole('dialog', { name: 'Edit Service' });
   return { api, user, dialog };
 }
 
@@ -156,8 +147,13 @@ describe('OpenAPI services in the custom install dialog (docs/console.md §2.7)'
     await user.type(d.getByLabelText('Token'), 'tok-1');
 
     await user.click(d.getByRole('button', { name: 'Install' }));
-    const alert = await d.findByText('The OpenAPI document describes no operations');
-    expect(alert.closest('[role=alert]')).toHaveTextContent('The OpenAPI document was refused');
+    // Said beside the document, as any refusal of the dialog (decision 0058): read out, the file marked and focused.
+    const refused = 'The OpenAPI document was refused: The OpenAPI document describes no operations';
+    const file = d.getByLabelText('Document file');
+    await waitFor(() => expect(file).toHaveFocus());
+    expect(file).toHaveAttribute('aria-invalid', 'true');
+    expect(file).toHaveAccessibleDescription(expect.stringContaining(refused));
+    expect(d.getByRole('alert')).toHaveTextContent(refused);
     expect(screen.getByRole('dialog', { name: 'Custom Install' })).toBeInTheDocument();
     expect(d.getByLabelText('Name')).toHaveValue('empty');
     expect(d.getByLabelText('Token')).toHaveValue('tok-1');
@@ -168,10 +164,68 @@ describe('OpenAPI services in the custom install dialog (docs/console.md §2.7)'
       headers: {},
     });
 
-    // A preview's refusal is shown the same way.
+    // A preview's refusal is shown the same way; the other source hides the file, and its refusal goes.
     await user.click(d.getByRole('button', { name: 'Preview tools' }));
-    expect(await d.findByText('The OpenAPI document describes no operations')).toBeInTheDocument();
-    expect(api.callsTo('POST', '/api/mcp_market/custom_service')).toHaveLength(2);
+    await waitFor(() => expect(api.callsTo('POST', '/api/mcp_market/custom_service')).toHaveLength(2));
+    await waitFor(() => expect(d.getByLabelText('Document file')).toHaveFocus());
+    expect(d.getByRole('alert')).toHaveTextContent(refused);
+    await user.click(d.getByRole('radio', { name: 'From a URL' }));
+    expect(d.queryByRole('alert')).not.toBeInTheDocument();
+    expect(d.getByLabelText('Document URL')).not.toHaveAttribute('aria-invalid');
+  });
+
+  it('says a preview refused for another reason, or not answered, above the form under its own title, and focuses it', async () => {
+    let answer = () => fail(400, 'The base URL is not a valid http(s) URL');
+    const { user, dialog } = await openCustom({ 'POST /api/mcp_market/custom_service': () => answer() });
+    const d = within(dialog);
+    await fill(user, d.getByLabelText('Document URL'), 'https://api.example.com/openapi.yaml');
+    await user.click(d.getByRole('button', { name: 'Preview tools' }));
+    const alert = await d.findByRole('alert');
+    expect(alert).toHaveTextContent('Refused by the server');
+    expect(alert).toHaveTextContent('The base URL is not a valid http(s) URL');
+    expect(alert).not.toHaveTextContent('Failed to create the service');
+    await waitFor(() => expect(alert.parentElement).toHaveFocus());
+    expect(d.getByLabelText('Document URL')).not.toHaveAttribute('aria-invalid');
+
+    answer = () => ({ status: 500, body: { success: false, message: 'Internal error' } });
+    await user.click(d.getByRole('button', { name: 'Preview tools' }));
+    await waitFor(() => expect(d.getByRole('alert')).toHaveTextContent('Internal error'));
+    expect(d.getByRole('alert')).toHaveTextContent('Refused by the server');
+  });
+});
+
+describe('OpenAPI refusals of the base URL and the filter (decision 0058)', () => {
+  it('a preview whose filter keeps nothing is said beside the filter list given, marked and focused', async () => {
+    const { user, dialog } = await openCustom({
+      'POST /api/mcp_market/custom_service': () =>
+        fail(400, "The filter keeps none of the document's 5 operations", 'openapi_refused', 'operation_filter'),
+    });
+    const d = within(dialog);
+    await fill(user, d.getByLabelText('Document URL'), 'https://api.example.com/openapi.yaml');
+    const paths = d.getByLabelText('Paths');
+    await fill(user, paths, '/nowhere');
+    await user.click(d.getByRole('button', { name: 'Preview tools' }));
+    await waitFor(() => expect(paths).toHaveFocus(), { timeout: 3000 });
+    expect(paths).toHaveAttribute('aria-invalid', 'true');
+    expect(paths).toHaveAccessibleDescription("The filter keeps none of the document's 5 operations");
+    // Not the document's fault: the URL is not marked, and the one thing said is the field's own message.
+    expect(d.getByLabelText('Document URL')).not.toHaveAttribute('aria-invalid');
+    expect(d.getAllByRole('alert').map((a) => a.textContent)).toEqual(["The filter keeps none of the document's 5 operations"]);
+  });
+
+  it('a saved base URL the server refuses is said beside the base URL', async () => {
+    const { user, dialog } = await openEdit(pets, {
+      'PUT /api/mcp_services/7': () => fail(400, 'Requests to 127.0.0.1 are not allowed', 'address_refused', 'base_url'),
+    });
+    const d = within(dialog);
+    const base = d.getByLabelText('Base URL (optional)');
+    await user.clear(base);
+    await fill(user, base, 'http://127.0.0.1:9/api');
+    await user.click(d.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(base).toHaveFocus(), { timeout: 3000 });
+    expect(base).toHaveAttribute('aria-invalid', 'true');
+    expect(base).toHaveAccessibleDescription(expect.stringContaining('Requests to 127.0.0.1 are not allowed'));
+    expect(d.getByLabelText('Document URL')).not.toHaveAttribute('aria-invalid');
   });
 });
 
@@ -217,10 +271,31 @@ describe('OpenAPI services in the edit dialog (docs/console.md §2.8)', () => {
     await fill(user, d.getByLabelText('Document URL'), 'https://api.example.com/x.yaml');
     await user.click(d.getByRole('button', { name: 'Save' }));
     const refused = await d.findByText(/answered HTTP 404 instead of the OpenAPI document/);
-    // Without the document's refusal code the title does not blame the document.
-    expect(refused.closest('[role=alert]')).toHaveTextContent('Refused by the server');
+    // Without the document's refusal code (or a field) it does not blame the document: the alert above the form.
+    expect(refused.closest('[role=alert]')).toHaveTextContent('Update Failed');
+    expect(d.getByLabelText('Document URL')).not.toHaveAttribute('aria-invalid');
     expect(screen.getByRole('dialog', { name: 'Edit Service' })).toBeInTheDocument();
     expect(d.getByLabelText('Document URL')).toHaveValue('https://api.example.com/x.yaml');
+  });
+
+  it('says a refused document under its URL on save, marked and focused, until the URL is edited', async () => {
+    const { user, dialog } = await openEdit(pets, {
+      'PUT /api/mcp_services/7': () =>
+        fail(400, 'The server at https://api.example.com/x.yaml answered HTTP 404 instead of the OpenAPI document', 'openapi_refused'),
+    });
+    const d = within(dialog);
+    const url = d.getByLabelText('Document URL');
+    await user.clear(url);
+    await fill(user, url, 'https://api.example.com/x.yaml');
+    await user.click(d.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(url).toHaveFocus(), { timeout: 3000 });
+    expect(url).toHaveAttribute('aria-invalid', 'true');
+    expect(url).toHaveAccessibleDescription(
+      'The OpenAPI document was refused: The server at https://api.example.com/x.yaml answered HTTP 404 instead of the OpenAPI document',
+    );
+    await user.type(url, 'x');
+    expect(url).not.toHaveAttribute('aria-invalid');
+    expect(d.queryByRole('alert')).not.toBeInTheDocument();
   });
 
   it('keeps an uploaded document while no other file is chosen', async () => {

@@ -1,9 +1,8 @@
 import { type OpenApiToolPreview, routes } from '@toolport/contract';
-import type { ParseKeys } from 'i18next';
+import type { ParseKeys, TFunction } from 'i18next';
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FormField } from '../../components/form-field';
-import { ErrorAlert } from '../../components/ui/alert';
 import { Button } from '../../components/ui/button';
 import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
@@ -12,36 +11,44 @@ import { RadioGroup, RadioGroupItem } from '../../components/ui/radio-group';
 import { Select } from '../../components/ui/select';
 import { Spinner } from '../../components/ui/spinner';
 import { ApiError, call } from '../../lib/api';
-import { failureText } from '../../lib/failure';
-import { useResetAfterClose } from '../../lib/use-submit-phases';
+import { failureText, type Refusal, refusalOf } from '../../lib/failure';
 import { documentRequestOf, type OpenApiAuth, type OpenApiFields, openApiAuths, readDocumentFile, SECRET_MASK } from './openapi-form';
-import type { FieldErrors } from './service-form';
+import type { FieldErrors, ServiceDialogState } from './service-form';
 
 type Form = OpenApiFields & { url: string };
 
+/** The codes of a refused OpenAPI document, or of an address it names (modules/services/openapi.ts). */
+const documentCodes = new Set(['openapi_refused', 'address_refused']);
+
 /**
- * The server's refusal of an OpenAPI document, shown in the dialog (its create or save, and the preview) with the
- * form kept as typed. A refusal is a 4xx with the server's localised message; anything else (no answer, a 403 or
- * 5xx) goes to the dialog's usual failure toast.
+ * The server's refusal of an OpenAPI service's create, save or preview as the dialog's one refusal (decision 0058
+ * and its amendment): beside the field the server named when the dialog shows it (`fieldOf`), else a refused
+ * document beside the document (its URL, or the file), titled "The OpenAPI document was refused", else in the
+ * alert above the form. Null when it was no refusal (no answer, a 403 or 5xx): the caller says so as usual.
  */
-export function useOpenApiRefusal(open: boolean) {
-  const [refusal, setRefusal] = useState<string>();
-  // The document (or an address it names) refused, or another of the request's fields (a name taken, say).
-  const [ofDocument, setOfDocument] = useState(true);
-  useResetAfterClose(open, () => setRefusal(undefined));
-  /** True when `err` was a refusal, now shown; false when the caller should report it as usual. */
-  const show = (err: unknown): boolean => {
-    if (!(err instanceof ApiError) || err.kind !== 'other' || !err.serverMessage) return false;
-    setOfDocument(err.code === 'openapi_refused' || err.code === 'address_refused');
-    setRefusal(err.serverMessage);
-    return true;
-  };
-  /** A failure that is no refusal (no answer, a server error), said in the same place. */
-  const showOther = (text: string) => {
-    setOfDocument(false);
-    setRefusal(text);
-  };
-  return { refusal, ofDocument, setRefusal, show, showOther };
+export function openApiRefusalOf<F extends Form>(
+  err: unknown,
+  form: Pick<F, 'source'>,
+  fieldOf: (serverField: string) => keyof F | undefined,
+  t: TFunction<'services'>,
+): Refusal<keyof F> | null {
+  const refusal = refusalOf(err, fieldOf);
+  if (!refusal || refusal.field !== undefined || !(err instanceof ApiError) || !err.code || !documentCodes.has(err.code)) return refusal;
+  const field: keyof Form = form.source === 'file' ? 'fileName' : 'url';
+  return { field: field as keyof F, message: t('form.openapi.refusedWith', { message: refusal.message }) };
+}
+
+/**
+ * The OpenAPI form's field a refusal's field names, in a create, an edit or a preview: the base URL override, and the
+ * filter (shown beside the first filter list given, since the filter is refused as a whole). Undefined for the rest.
+ */
+export function openApiFieldOf(
+  field: string,
+  form: Pick<OpenApiFields, 'tags' | 'paths' | 'operationIds'>,
+): keyof OpenApiFields | undefined {
+  if (field === 'base_url') return 'baseUrl';
+  if (field !== 'operation_filter') return undefined;
+  return (['tags', 'paths', 'operationIds'] as const).find((f) => form[f].trim()) ?? 'tags';
 }
 
 interface PreviewResult {
@@ -52,10 +59,10 @@ interface PreviewResult {
 }
 
 interface OpenApiServiceFieldsProps<F extends Form> {
-  state: { form: F; errors: FieldErrors<F>; setErrors(errors: FieldErrors<F>): void; edit(field: keyof F): (value: string) => void };
+  /** The dialog's form (useDialogForm), its refusal included: the preview's is the same as the save's. */
+  state: ServiceDialogState<F>;
   /** The form's own OpenAPI checks (a file, valid URLs, the scheme's fields), run before a preview. */
   validate(form: F): FieldErrors<F>;
-  refusal: ReturnType<typeof useOpenApiRefusal>;
   /** Edit: the title of the uploaded document the service runs, while no other file is chosen. */
   uploadedTitle?: string | undefined;
   /** Edit: a stored secret is shown as the mask. */
@@ -67,17 +74,17 @@ interface OpenApiServiceFieldsProps<F extends Form> {
  * document by URL or file, the base URL override, one authentication scheme, the operation filter, and Preview
  * tools, which asks the server to compile the document and lists the tools it makes, creating nothing.
  */
-export function OpenApiServiceFields<F extends Form>({ state, validate, refusal, uploadedTitle, editing }: OpenApiServiceFieldsProps<F>) {
+export function OpenApiServiceFields<F extends Form>({ state, validate, uploadedTitle, editing }: OpenApiServiceFieldsProps<F>) {
   const { t } = useTranslation('services');
   const id = useId();
-  const { form, errors, setErrors, edit } = state;
+  const { form, errors, setErrors, edit, refusal, setRefusal, refusedFor } = state;
   const [preview, setPreview] = useState<PreviewResult>();
   const [previewing, setPreviewing] = useState(false);
   const request = documentRequestOf(form);
   const key = JSON.stringify(request);
   const error = (field: keyof Form) => {
     const found: ParseKeys<'services'> | undefined = errors[field as keyof F];
-    return found && t(found);
+    return found ? t(found) : refusedFor(field as keyof F);
   };
   const field = (name: keyof Form) => edit(name as keyof F);
 
@@ -89,7 +96,7 @@ export function OpenApiServiceFields<F extends Form>({ state, validate, refusal,
       return;
     }
     setPreviewing(true);
-    refusal.setRefusal(undefined);
+    setRefusal(null);
     try {
       const result = await call(routes.services.createCustom, {
         body: { name: '', type: 'openapi', ...request, preview: true },
@@ -98,7 +105,11 @@ export function OpenApiServiceFields<F extends Form>({ state, validate, refusal,
       setPreview({ key, tools: result.tools ?? [], baseUrl: result.base_url ?? '' });
     } catch (err) {
       setPreview(undefined);
-      if (!refusal.show(err)) refusal.showOther(failureText(err, t));
+      // A preview creates nothing: a refusal without a field, or no answer at all, is not "Failed to create".
+      const previewFieldOf = (field: string): keyof F | undefined => (field === 'url' ? 'url' : openApiFieldOf(field, form));
+      const refused = openApiRefusalOf(err, form, previewFieldOf, t);
+      const message = refused?.message ?? failureText(err, t);
+      setRefusal(refused?.field !== undefined ? refused : { message, title: t('form.openapi.refusedOther') });
     } finally {
       setPreviewing(false);
     }
@@ -115,6 +126,11 @@ export function OpenApiServiceFields<F extends Form>({ state, validate, refusal,
     }
     field('document')(read.text);
     field('fileName')(file.name);
+  };
+  // The other source hides the refused document's field: its refusal goes with it.
+  const chooseSource = (value: string) => {
+    field('source')(value === 'file' ? 'file' : 'url');
+    if (refusal?.field === 'url' || refusal?.field === 'fileName') setRefusal(null);
   };
   const fileName = form.fileName;
   const fileSize = Math.max(1, Math.round(form.document.length / 1024));
@@ -135,7 +151,7 @@ export function OpenApiServiceFields<F extends Form>({ state, validate, refusal,
     <>
       <fieldset className="space-y-2">
         <legend className="text-sm font-medium">{t('form.openapi.source')}</legend>
-        <RadioGroup value={form.source} onValueChange={(v) => field('source')(v === 'file' ? 'file' : 'url')}>
+        <RadioGroup value={form.source} onValueChange={chooseSource}>
           {(['url', 'file'] as const).map((source) => (
             <div key={source} className="flex items-center gap-2">
               <RadioGroupItem id={`${id}-${source}`} value={source} />
@@ -240,7 +256,7 @@ export function OpenApiServiceFields<F extends Form>({ state, validate, refusal,
             ['operationIds', 'form.openapi.operationIds'],
           ] as const
         ).map(([name, label]) => (
-          <FormField key={name} label={t(label)}>
+          <FormField key={name} label={t(label)} error={error(name)}>
             <Input
               value={form[name]}
               className="font-mono"
@@ -256,12 +272,7 @@ export function OpenApiServiceFields<F extends Form>({ state, validate, refusal,
           {previewing && <Spinner />}
           {previewing ? t('form.openapi.previewing') : t('form.openapi.preview')}
         </Button>
-        {refusal.refusal && (
-          <ErrorAlert title={t(refusal.ofDocument ? 'form.openapi.refused' : 'form.openapi.refusedOther')}>
-            <p className="break-words">{refusal.refusal}</p>
-          </ErrorAlert>
-        )}
-        {shown && !refusal.refusal && (
+        {shown && !refusal && (
           <section aria-label={t('form.openapi.previewTitle')} className="space-y-2">
             <p role="status" className="text-sm">
               {t('form.openapi.previewCount', { count: shown.tools.length, baseUrl: shown.baseUrl })}

@@ -11,10 +11,11 @@ import { Input } from '../../components/ui/input';
 import { SecretLinesTextarea } from '../../components/ui/secret-lines';
 import { Select } from '../../components/ui/select';
 import { Textarea } from '../../components/ui/textarea';
-import { type Refusal, refusalOf, showFailure } from '../../lib/failure';
+import { refusalOf, showFailure } from '../../lib/failure';
+import { useRefusalFocus } from '../../lib/use-refusal-focus';
 import { useSubmitPhases } from '../../lib/use-submit-phases';
 import { IsolationField } from './isolation-field';
-import { type CustomServiceForm, type FieldErrors, hasErrors } from './service-form';
+import { type CustomServiceForm, type FieldErrors, hasErrors, type ServiceDialogState } from './service-form';
 
 const serviceTypes: ServiceType[] = ['stdio', 'sse', 'streamableHttp', 'openapi'];
 
@@ -32,15 +33,7 @@ interface ServiceFormDialogProps<F extends SharedFields> {
   mode: 'custom' | 'edit';
   name?: string;
   /** The dialog's form, from useDialogForm. */
-  state: {
-    form: F;
-    errors: FieldErrors<F>;
-    setErrors(errors: FieldErrors<F>): void;
-    edit(field: keyof F): (value: string) => void;
-    refusal: Refusal<keyof F> | null;
-    setRefusal(refusal: Refusal<keyof F> | null): void;
-    refusedFor(field: keyof F): string | undefined;
-  };
+  state: ServiceDialogState<F>;
   /** The form's field a field of the request names, for a refusal the server blames on it (decision 0058). */
   fieldOf(serverField: string): keyof F | undefined;
   /** The field errors of the form as it is (none: it may be sent). */
@@ -88,6 +81,8 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
         }
       },
     );
+  // A refusal takes the focus once the dialog is no longer busy (Preview tools is at the bottom of the form).
+  const { contentRef, alertRef } = useRefusalFocus(refusal, busy);
   // Custom Install asks for the isolation after the variables, Edit before them (docs/console.md §2.7, §2.8).
   const isolation = <IsolationField value={form.isolation} onChange={edit('isolation')} />;
   const error = (field: keyof F) => {
@@ -98,7 +93,7 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
   const KeyValues = props.mode === 'edit' ? SecretLinesTextarea : Textarea;
   return (
     <Dialog open={props.open} onOpenChange={(next) => (busy && !next ? undefined : props.onOpenChange(next))}>
-      <DialogContent className="max-w-lg" locked={busy}>
+      <DialogContent ref={contentRef} className="max-w-lg" locked={busy}>
         <DialogHeader>
           <DialogTitle>{t(`${props.mode}.title`)}</DialogTitle>
           <DialogDescription>{t(`${props.mode}.description`, { name: props.name })}</DialogDescription>
@@ -111,9 +106,11 @@ export function ServiceFormDialog<F extends SharedFields>(props: ServiceFormDial
           submitLabel={t(`${props.mode}.submit`)}
         >
           {refusal && refusal.field === undefined && (
-            <ErrorAlert title={t(failed)}>
-              <p>{refusal.message}</p>
-            </ErrorAlert>
+            <div ref={alertRef} tabIndex={-1} className="outline-none">
+              <ErrorAlert title={refusal.title ?? t(failed)}>
+                <p className="break-words">{refusal.message}</p>
+              </ErrorAlert>
+            </div>
           )}
           {props.children}
           <FormField label={t('form.type')}>

@@ -1,5 +1,6 @@
 import type { Isolation, ServiceType } from '@toolport/contract';
 import type { ParseKeys } from 'i18next';
+import type { Refusal } from '../../lib/failure';
 import { emptyOpenApiFields, type OpenApiFields } from './openapi-form';
 import { checkStdioCommand } from './stdio-command';
 
@@ -42,6 +43,17 @@ export interface EditServiceForm extends OpenApiFields {
 
 /** Field errors as keys of the services namespace, so they follow a language change while shown. */
 export type FieldErrors<F> = Partial<Record<keyof F, ParseKeys<'services'>>>;
+
+/** A service dialog's form as `useDialogForm` keeps it, its one refusal included (decision 0058). */
+export interface ServiceDialogState<F> {
+  form: F;
+  errors: FieldErrors<F>;
+  setErrors(errors: FieldErrors<F>): void;
+  edit(field: keyof F): (value: string) => void;
+  refusal: Refusal<keyof F> | null;
+  setRefusal(refusal: Refusal<keyof F> | null): void;
+  refusedFor(field: keyof F): string | undefined;
+}
 
 /** 'URL cannot be empty' / 'Please enter a valid URL' (docs/console.md §5): an http or https address. */
 export function urlError(raw: string): ParseKeys<'services'> | undefined {

@@ -23,8 +23,13 @@ async function renderPage(me: PublicUser = ROOT, rows: PublicUser[] = [ROOT, ADM
   return { api, user };
 }
 
-const row = async (username: string) =>
-  (await screen.findAllByTestId('user-row')).find((r) => r.dataset.username === username) as HTMLElement;
+/** The row of `username`, once it is there: the previous list stays on screen while the next one loads. */
+const row = (username: string) =>
+  waitFor(() => {
+    const found = screen.getAllByTestId('user-row').find((r) => r.dataset.username === username);
+    if (!found) throw new Error(`no row for ${username}`);
+    return found;
+  });
 
 /** The names of the buttons a row offers, and whether its status switch can be flipped. */
 async function offered(username: string) {
@@ -355,7 +360,7 @@ describe('users page: actions (docs/console.md §4, §7, §8)', () => {
     await user.click(within(await row('bob')).getByRole('button', { name: 'Delete bob' }));
     await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Delete' }));
     await waitFor(() => expect(screen.getByText('Page 1')).toBeInTheDocument());
-    expect(screen.getByTestId('users-count')).toHaveTextContent('Showing 10 users');
+    await waitFor(() => expect(screen.getByTestId('users-count')).toHaveTextContent('Showing 10 users'));
   });
 });
 

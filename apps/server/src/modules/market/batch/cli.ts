@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Role } from '@toolport/contract';
+import { buildInstalling } from '../../../build/catalog.js';
 import { type Core, withCore } from '../../../build/core.js';
 import { CliUsageError, parseCommand } from '../../../cli/args.js';
 import { createHealthProbe } from '../../../gateway/index.js';
@@ -12,9 +13,9 @@ import { ServiceLog } from '../../../infra/service-log.js';
 import { bodyFieldsOf, createCommandAudit } from '../../audit/index.js';
 import { createRefreshTokens } from '../../auth/index.js';
 import { createExposurePorts, createExposureTransfer } from '../../exposure/index.js';
-import { createServiceCatalog, createServiceRows, createServicesModule } from '../../services/index.js';
+import { createServiceCatalog, createServiceRows } from '../../services/index.js';
 import { createUsersModule } from '../../users/index.js';
-import { createMarketModule, createMarketSources } from '../index.js';
+import { createMarketSources } from '../index.js';
 import type { BatchSummary } from './importer.js';
 import { batchDocumentOf } from './routes.js';
 
@@ -65,11 +66,12 @@ export async function runImportCommand(args: string[], io: MarketCommandIo = {})
 }
 
 /**
- * Builds on the core (build/core.ts) what installing needs and nothing more: users (for the super admin),
- * services and market modules, with the gateway's one-off health probe in place of the gateway, each registered
- * on the core's lifecycle, which closes them. No HTTP server, no upstream pool: no enabled service starts, and
- * each new one runs only for its install's health check. Without Redis relaying events, a running server picks
- * the new services up on their first request.
+ * Builds on the core (build/core.ts) what installing needs and nothing more: users (for the super admin), and
+ * the services and market modules through the server's builder (build/catalog.ts `buildInstalling`), with the
+ * gateway's one-off health probe as their gateway port and no replica installs, each registered on the core's
+ * lifecycle, which closes them (and is never started: no interrupted install task is recovered here). No HTTP
+ * server, no upstream pool: no enabled service starts, and each new one runs only for its install's health check.
+ * Without Redis relaying events, a running server picks the new services up on their first request.
  */
 async function importEntries(
   core: Core,
@@ -92,36 +94,14 @@ async function importEntries(
   lifecycle.add({ name: 'leader', close: () => leader.close() });
   const probe = createHealthProbe({ catalog, serviceLog, options, logger, config, metrics, remoteFetch: remote.fetch });
   lifecycle.add({ name: 'health probe', close: () => probe.close() });
-  const services = createServicesModule({
-    db,
-    secrets,
-    events,
-    options,
-    remote,
-    serviceLog,
-    rows: createServiceRows({ db, events }),
-    catalog,
-    gateway: probe,
-  });
-  lifecycle.add({ name: 'services', close: () => services.close() });
-  const market = createMarketModule({
-    db,
-    config,
-    logger,
-    secrets,
-    events,
-    serviceLog,
-    metrics,
-    leader,
+  const { market } = buildInstalling({
+    ...{ config, db, logger, secrets, events, lifecycle, remote, serviceLog, metrics, leader, options },
+    ...{ catalog, rows: createServiceRows({ db, events }), sources: createMarketSources(config, logger) },
     principals: new Principals(users.repo, events),
-    services,
-    sources: createMarketSources(config, logger),
-    replicaInstalls: undefined,
     gateway: probe,
     // Overrides and access travel; groups need the gateway's live tool lists, so this command skips them (and says so).
     transfer: createExposureTransfer({ ports: createExposurePorts({ db, events }), events }),
   });
-  lifecycle.add({ name: 'market', close: () => market.close() });
   const root = await db.selectFrom('users').selectAll().where('role', '>=', Role.SuperAdmin).orderBy('id').executeTakeFirstOrThrow();
   print(`Importing ${entries.length} servers from ${file}`);
   const summary = await market.batch.importAll(

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { FailureLines } from './failure-lines.mjs';
+
+describe('FailureLines', () => {
+  it('keeps the lines naming failed vitest and Playwright tests, across chunk boundaries, each once, without colours', () => {
+    const f = new FailureLines();
+    f.push(' ✓  server  test/a.test.ts (3 tests) 10ms\n \x1b[31mFAIL\x1b[39m   server  test/faults/metering-redis.test.ts > two');
+    f.push(' replicas > counts\n  ✘  12 specs/market.spec.ts:21:3 › searches (4.5s)\n');
+    f.push('  1) [chromium] › specs/market.spec.ts:21:3 › searches ─────\n');
+    f.push(' FAIL   server  test/faults/metering-redis.test.ts > two replicas > counts\n');
+    f.push('This error originated in "test/x.test.ts" test file.\n');
+    f.push('Tests  1 failed | 2 passed\n  ✓  13 specs/ok.spec.ts:1:1 › fine');
+    expect(f.end()).toEqual([
+      'FAIL   server  test/faults/metering-redis.test.ts > two replicas > counts',
+      '✘  12 specs/market.spec.ts:21:3 › searches (4.5s)',
+      '1) [chromium] › specs/market.spec.ts:21:3 › searches ─────',
+      'This error originated in "test/x.test.ts" test file.',
+    ]);
+  });
+
+  it('keeps at most the first `max` lines, and nothing from a green run', () => {
+    const many = new FailureLines(2);
+    many.push(' FAIL  a.test.ts > one\n FAIL  a.test.ts > two\n FAIL  a.test.ts > three\n');
+    expect(many.end()).toEqual(['FAIL  a.test.ts > one', 'FAIL  a.test.ts > two']);
+    const green = new FailureLines();
+    green.push(' ✓  server  test/a.test.ts (3 tests)\n Test Files  1 passed (1)\n');
+    expect(green.end()).toEqual([]);
+  });
+});
