@@ -6,8 +6,6 @@ import type { Runtime } from './runtime.js';
  * groups (SIGTERM, SIGKILL 3 s later) and writing pending counters, records and log lines.
  */
 const STOP_MARGIN_MS = 15_000;
-/** How often connections a client keeps open are looked at during a shutdown. */
-const IDLE_SWEEP_MS = 100;
 
 /** `toolport start`: serve console, API and proxy until SIGTERM or SIGINT, then stop cleanly. */
 export async function startServer(rt: Runtime): Promise<void> {
@@ -32,10 +30,9 @@ export async function startServer(rt: Runtime): Promise<void> {
     }, graceMs + STOP_MARGIN_MS);
     force.unref();
     // No new connections from here on. A connection a client keeps open is closed as soon as nothing
-    // is in progress on it; a request that still arrives on one is answered 503 while the app closes.
+    // is in progress on it (the HTTP part's close, build/http-server.ts); a request that still arrives on
+    // one is answered 503 while the app closes.
     app.server.close();
-    const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
-    sweep.unref();
     // The one close path (src/lifecycle.ts, docs/decisions/0062): leadership is given up, the HTTP server refuses
     // new requests and the gateway lets its calls in flight finish (at most graceMs) and stops its processes, then
     // installs, modules, counters, request records, log lines, Redis and last the database close, each once.

@@ -18,6 +18,9 @@ import type { Lifecycle } from '../lifecycle.js';
 import { VERSION } from '../version.js';
 import type { ServerModules, ServerParts } from './server-parts.js';
 
+/** How often connections a client keeps open are looked at while the server closes. */
+const IDLE_SWEEP_MS = 100;
+
 /** API routes that answer without the database. */
 const WITHOUT_DATABASE = /^\/api\/(?:health|ready|status)(?:[/?]|$)/;
 /** The MCP data plane and its OpenAPI face: a service's (`/proxy/`), a group's (`/group/`), either's OpenAPI face. */
@@ -62,6 +65,7 @@ export async function buildHttpServer(
     async close() {
       // Requests still arriving on open connections are refused; server.ts has stopped the listener already.
       closing = true;
+      sweepIdleConnections(app, config.shutdownGraceMs + 15_000);
       await gateway.stop(config.shutdownGraceMs);
       if (!closedByFastify) await app.close();
     },
@@ -146,4 +150,22 @@ export async function buildHttpServer(
 
 function trustHops(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
+}
+
+/**
+ * Closes each connection a client keeps open as soon as nothing is in progress on it, until the server has
+ * closed (at most `forMs`). Node's server.close() closes only the connections idle at that moment: one whose
+ * request ends later would stay open for the keep-alive time (72 s) and hold the close that long.
+ */
+function sweepIdleConnections(app: FastifyInstance, forMs: number): void {
+  const server = app.server;
+  const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+  const stop = () => {
+    clearInterval(sweep);
+    clearTimeout(limit);
+  };
+  const limit = setTimeout(stop, forMs);
+  sweep.unref();
+  limit.unref();
+  server.once('close', stop);
 }
