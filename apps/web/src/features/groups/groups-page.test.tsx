@@ -64,7 +64,7 @@ describe('groups page (docs/console.md §2.9b)', () => {
     const row = await screen.findByTestId('group-row');
     expect(within(row).getByText('Dev tools')).toBeInTheDocument();
     expect(within(row).getByText('/group/dev/mcp')).toBeInTheDocument();
-    // Members are named once the services list has come (until then by their id).
+    // Members are named once the services list has come.
     await waitFor(() =>
       expect(
         within(row)
@@ -81,6 +81,31 @@ describe('groups page (docs/console.md §2.9b)', () => {
         'Groups open to you: one endpoint for several services. Only the services you may use are listed, and only their tools reach you.',
       ),
     ).toBeInTheDocument();
+  });
+
+  it('shows a placeholder for a member’s name until the services list has come, never its id; the id only when the list lacks it', async () => {
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    await renderPage(1, {
+      'GET /api/mcp_market/installed': async () => {
+        await held;
+        return ok([services[0]]);
+      },
+    });
+    const row = await screen.findByTestId('group-row');
+    expect(within(row).getAllByTestId('member-name-loading')).toHaveLength(2);
+    expect(within(row).queryByText(/#\d/)).not.toBeInTheDocument();
+    answer();
+    await waitFor(() =>
+      expect(
+        within(row)
+          .getAllByRole('listitem')
+          .map((m) => m.textContent),
+      ).toEqual(['Everything (all tools)', '#2 (1 tool)']),
+    );
+    expect(within(row).queryByTestId('member-name-loading')).not.toBeInTheDocument();
   });
 
   it('configures a group with its /group URLs and the client snippets, with the caller’s own key', async () => {

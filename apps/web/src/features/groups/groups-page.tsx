@@ -8,6 +8,7 @@ import { ErrorAlert } from '../../components/ui/alert';
 import { ConfirmDialog } from '../../components/ui/alert-dialog';
 import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
+import { Skeleton } from '../../components/ui/skeleton';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '../../components/ui/table';
 import { call, messageOf } from '../../lib/api';
 import { useInstalledServices } from '../../lib/installed-services';
@@ -33,9 +34,12 @@ export function GroupsPage() {
   const [deleteTarget, setDeleteTarget] = useState<Group | null>(null);
   const [confirmOpen, setConfirmOpen] = useState(false);
 
-  const serviceName = (id: number) => {
+  const serviceName = (id: number): ReactNode => {
     const service = services.data?.find((s) => s.id === id);
-    return service ? serviceTitle(service) : `#${id}`;
+    if (service) return serviceTitle(service);
+    // Named once the services list has come; by its id only when the list does not hold it.
+    if (services.isPending) return <Skeleton className="inline-block h-4 w-24 align-middle" data-testid="member-name-loading" />;
+    return `#${id}`;
   };
 
   const remove = async (group: Group) => {
