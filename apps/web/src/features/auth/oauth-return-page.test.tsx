@@ -93,12 +93,34 @@ describe('OpenID Connect return screen', () => {
     expect(localStorage.getItem('token')).toBeNull();
   });
 
-  it('names the provider by its label when it sends an error back', async () => {
-    fakeApi({ 'GET /api/status': () => ok(statusData({ oidc_providers: [corp] })) });
+  it('names the provider by its label when it sends an error back, never by its slug while the status is coming', async () => {
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const server = fakeApi({
+      'GET /api/status': async () => {
+        await held;
+        return ok(statusData({ oidc_providers: [corp] }));
+      },
+    });
+    // Every text the page shows on the way, not only the last.
+    const shown = new Set<string>();
+    const observer = new MutationObserver(() => shown.add(document.body.textContent ?? ''));
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true });
     await renderApp('/oauth/oidc/corp?error=access_denied&state=s');
-    // The slug stands in for the label until the status has come.
-    const alert = await screen.findByRole('alert');
-    await waitFor(() => expect(alert).toHaveTextContent('OAuth Corp SSO authorization failed'));
+    await waitFor(() => expect(server.callsTo('GET', '/api/status').length).toBeGreaterThan(0));
+    expect(await screen.findByRole('status')).toHaveTextContent('Processing login…');
+    answer();
+    expect(await screen.findByRole('alert')).toHaveTextContent('OAuth Corp SSO authorization failed');
+    observer.disconnect();
+    expect([...shown].filter((text) => text.includes('OAuth corp'))).toEqual([]);
+  });
+
+  it('names an OpenID Connect provider by its slug when the status does not name it', async () => {
+    fakeApi({ 'GET /api/status': () => ok(statusData({ oidc_providers: [] })) });
+    await renderApp('/oauth/oidc/corp?error=access_denied&state=s');
+    expect(await screen.findByRole('alert')).toHaveTextContent('OAuth corp authorization failed');
   });
 });
 

@@ -23,12 +23,17 @@ export type ReturnProvider = OAuthProvider | `oidc:${string}`;
 
 const oidcSlugOf = (provider: ReturnProvider): string | undefined => (provider.startsWith('oidc:') ? provider.slice(5) : undefined);
 
-/** The provider's name as people write it: an OpenID Connect provider's label from the server's status. */
-function useProviderName(provider: ReturnProvider): string {
-  const { data: status } = useServerStatus();
+/**
+ * The provider's name as people write it: an OpenID Connect provider's label from the server's status;
+ * undefined while that status is still coming, its slug only when the status does not name it.
+ */
+function useProviderName(provider: ReturnProvider): string | undefined {
+  const { data: status, isPending } = useServerStatus();
   const slug = oidcSlugOf(provider);
   if (slug === undefined) return providerNames[provider as OAuthProvider];
-  return status?.oidc_providers.find((p) => p.slug === slug)?.label ?? slug;
+  const label = status?.oidc_providers.find((p) => p.slug === slug)?.label;
+  if (label) return label;
+  return isPending ? undefined : slug;
 }
 
 /** The server's half of the return: the provider's own callback route. */
@@ -45,9 +50,8 @@ const isBindRefusal = (error: unknown) => error instanceof ApiError && !!error.c
 /** Why the exchange failed; kept as data, not text, so a language switch re-translates it. */
 type Failure = { reason: 'providerError' } | { reason: 'missingCode' } | { reason: 'exchange'; error: unknown };
 
-function FailureMessage({ failure, provider, binding }: { failure: Failure; provider: ReturnProvider; binding: boolean }) {
+function FailureMessage({ failure, name, binding }: { failure: Failure; name: string; binding: boolean }) {
   const { t } = useTranslation('auth');
-  const name = useProviderName(provider);
   if (failure.reason === 'providerError') return <>{t('oauth.providerError', { provider: name })}</>;
   if (failure.reason === 'missingCode') return <>{t('oauth.missingCode')}</>;
   // A bind has no password to blame: its fallback is the general one, not the sign-in form's.
@@ -66,6 +70,9 @@ export function OAuthReturnPage({ provider }: { provider: ReturnProvider }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const providerName = useProviderName(provider);
+  // The answer may come before the status that names the provider: its toast takes the latest name.
+  const nameNow = useRef('');
+  nameNow.current = providerName ?? oidcSlugOf(provider) ?? '';
   const [failure, setFailure] = useState<Failure | null>(null);
   // Read before the server answers, so the spinner and a failure already speak of binding.
   const [binding, setBinding] = useState(() => isBindReturn(provider, params.get('state')));
@@ -90,7 +97,7 @@ export function OAuthReturnPage({ provider }: { provider: ReturnProvider }) {
           // would undo the line above until the refetch lands.
           queryClient.setQueryData<SelfUser>(selfQueryKey, (old) => (old && old.id === grant.user.id ? { ...old, ...grant.user } : old));
           void queryClient.invalidateQueries({ queryKey: selfQueryKey });
-          const name = providerName;
+          const name = nameNow.current;
           notify.success(t('oauth.boundTitle', { provider: name }), t('oauth.boundDescription', { provider: name }));
           navigate('/profile', { replace: true });
           return;
@@ -104,16 +111,17 @@ export function OAuthReturnPage({ provider }: { provider: ReturnProvider }) {
         setFailure({ reason: 'exchange', error });
       },
     );
-  }, [params, provider, providerName, navigate, queryClient, t]);
+  }, [params, provider, navigate, queryClient, t]);
 
   return (
     <div className="flex justify-center py-10">
       <Card className="w-full max-w-sm">
         <CardContent className="space-y-4 pt-5">
-          {failure ? (
+          {/* A failure is shown once the provider can be named (at once, but for an OpenID Connect provider before the status). */}
+          {failure && providerName !== undefined ? (
             <>
               <ErrorAlert title={binding ? t('oauth.bindFailedTitle') : t('oauth.failedTitle')}>
-                <FailureMessage failure={failure} provider={provider} binding={binding} />
+                <FailureMessage failure={failure} name={providerName} binding={binding} />
               </ErrorAlert>
               <Button asChild className="w-full">
                 {binding ? <Link to="/profile">{t('oauth.backToProfile')}</Link> : <Link to="/login">{t('oauth.backToLogin')}</Link>}
@@ -122,7 +130,7 @@ export function OAuthReturnPage({ provider }: { provider: ReturnProvider }) {
           ) : (
             <p role="status" className="flex items-center justify-center gap-2 py-6 text-slate-600 dark:text-slate-400">
               <Spinner className="size-5" />
-              {binding ? t('oauth.binding', { provider: providerName }) : t('oauth.processing')}
+              {binding && providerName !== undefined ? t('oauth.binding', { provider: providerName }) : t('oauth.processing')}
             </p>
           )}
         </CardContent>
