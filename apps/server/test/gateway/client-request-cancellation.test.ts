@@ -62,6 +62,8 @@ describe('cancellation of relayed server-to-client requests', () => {
         },
       };
       const client = await samplingClient(gw.url, alice.key, wire, sampler);
+      // The withdrawing call, awaited before the client closes: closing first would fail it unhandled.
+      let withdrawal: Promise<unknown> | undefined;
       try {
         sampler.current = (signal) =>
           new Promise((_resolve, reject) => {
@@ -73,7 +75,7 @@ describe('cancellation of relayed server-to-client requests', () => {
               reject(new Error('withdrawn'));
             });
             // The question has reached the client: the tool takes it back (a second call, in parallel).
-            void client.callTool({ name: 'withdraw', arguments: { reason: 'the tool found the answer itself' } });
+            withdrawal = client.callTool({ name: 'withdraw', arguments: { reason: 'the tool found the answer itself' } });
           });
         const asked = await client.callTool({ name: 'ask', arguments: {} });
         expect(textOf(asked)).toBe('withdrawn: the tool found the answer itself');
@@ -82,7 +84,9 @@ describe('cancellation of relayed server-to-client requests', () => {
         expect(seen).toHaveLength(1);
         expect(seen[0]?.reason).toBe('the tool found the answer itself');
         expect(waitingInSessions()).toBe(0);
+        expect(textOf(await withdrawal)).toBe('withdrawn');
       } finally {
+        await withdrawal?.catch(() => undefined);
         await client.close();
       }
     });
