@@ -10,6 +10,13 @@ import { echoPackage, type FakeRegistries, startFakeRegistries } from './fake-re
 
 const run = promisify(execFile);
 
+/** The real npm installing one package from a fake registry into a fresh project in `dir`, with its own cache. */
+async function npmInstall(dir: string, registry: string, spec: string): Promise<void> {
+  writeFileSync(path.join(dir, 'package.json'), '{"private": true}');
+  const args = ['install', '--prefix', dir, '--no-audit', '--no-fund', '--cache', path.join(dir, '.cache'), '--registry', registry, spec];
+  await run('npm', args, { cwd: dir, timeout: 120_000 });
+}
+
 /** Starts an installed stdio server, sends JSON-RPC messages one per line and collects the answers by id. */
 async function talkTo(
   command: string,
@@ -113,26 +120,7 @@ describe('fake registries', () => {
 
     const dir = mkdtempSync(path.join(tmpdir(), 'fake-npm-install-'));
     try {
-      writeFileSync(path.join(dir, 'package.json'), '{"private": true}');
-      await run(
-        'npm',
-        [
-          'install',
-          '--prefix',
-          dir,
-          '--no-audit',
-          '--no-fund',
-          '--cache',
-          path.join(dir, '.cache'),
-          '--registry',
-          fake.urls.npm,
-          'acme-echo-mcp',
-        ],
-        {
-          cwd: dir,
-          timeout: 120_000,
-        },
-      );
+      await npmInstall(dir, fake.urls.npm, 'acme-echo-mcp');
       const pkgDir = path.join(dir, 'node_modules', 'acme-echo-mcp');
       expect(JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version).toBe('1.0.0');
       const answers = await talkTo(process.execPath, [path.join(pkgDir, 'server.mjs')], { ACME_ECHO_TOKEN: 't0ken' }, [
@@ -176,23 +164,7 @@ describe('fake registries', () => {
       const search = (await (await fetch(`${alias.urls.npm}-/v1/search?text=echo`)).json()) as { objects: { package: { name: string } }[] };
       expect(search.objects.map((o) => o.package.name)).toEqual(['acme-echo-mcp', '@acme/echo-alias']);
 
-      writeFileSync(path.join(dir, 'package.json'), '{"private": true}');
-      await run(
-        'npm',
-        [
-          'install',
-          '--prefix',
-          dir,
-          '--no-audit',
-          '--no-fund',
-          '--cache',
-          path.join(dir, '.cache'),
-          '--registry',
-          alias.urls.npm,
-          '@acme/echo-alias@2.3.4',
-        ],
-        { cwd: dir, timeout: 120_000 },
-      );
+      await npmInstall(dir, alias.urls.npm, '@acme/echo-alias@2.3.4');
       const pkgDir = path.join(dir, 'node_modules', '@acme', 'echo-alias');
       const manifest = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { name: string; version: string };
       expect([manifest.name, manifest.version]).toEqual(['@acme/echo-alias', '2.3.4']);

@@ -42,6 +42,12 @@ const tools = (names: string[]) =>
     dormant: [],
   });
 
+/** A group row's members as the page words them. */
+const memberTexts = (row: HTMLElement) =>
+  within(row)
+    .getAllByRole('listitem')
+    .map((m) => m.textContent);
+
 async function renderPage(role: number, routes = {}, groups: Group[] = [group()]) {
   storeSession({ role });
   const api = fakeApi({
@@ -65,13 +71,7 @@ describe('groups page (docs/console.md §2.9b)', () => {
     expect(within(row).getByText('Dev tools')).toBeInTheDocument();
     expect(within(row).getByText('/group/dev/mcp')).toBeInTheDocument();
     // Members are named once the services list has come.
-    await waitFor(() =>
-      expect(
-        within(row)
-          .getAllByRole('listitem')
-          .map((m) => m.textContent),
-      ).toEqual(['Everything (all tools)', 'Memory (1 tool)']),
-    );
+    await waitFor(() => expect(memberTexts(row)).toEqual(['Everything (all tools)', 'Memory (1 tool)']));
     expect(within(row).getByRole('button', { name: 'Configure' })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'New group' })).not.toBeInTheDocument();
     expect(within(row).queryByRole('button', { name: 'Edit' })).not.toBeInTheDocument();
@@ -98,13 +98,7 @@ describe('groups page (docs/console.md §2.9b)', () => {
     expect(within(row).getAllByTestId('member-name-loading')).toHaveLength(2);
     expect(within(row).queryByText(/#\d/)).not.toBeInTheDocument();
     answer();
-    await waitFor(() =>
-      expect(
-        within(row)
-          .getAllByRole('listitem')
-          .map((m) => m.textContent),
-      ).toEqual(['Everything (all tools)', '#2 (1 tool)']),
-    );
+    await waitFor(() => expect(memberTexts(row)).toEqual(['Everything (all tools)', '#2 (1 tool)']));
     expect(within(row).queryByTestId('member-name-loading')).not.toBeInTheDocument();
   });
 
