@@ -18,6 +18,30 @@ describe('FailureLines', () => {
     ]);
   });
 
+  it('keeps, under a failed test or hook, the first line of its error and where it was thrown', () => {
+    const f = new FailureLines();
+    f.push(' FAIL   server  test/gateway/openapi-face.test.ts > the OpenAPI face on postgres\n');
+    f.push('Error: Hook timed out in 60000ms.\nIf this is a long-running hook, pass a timeout value.\n');
+    f.push(' ❯ test/gateway/openapi-face.test.ts:98:3\n     96|\n\n');
+    f.push('[gateway-harness] the app’s close is still running: closing part: none (Fastify itself)\n');
+    f.push(' FAIL   server  test/a.test.ts > b > c\nAssertionError: expected 502 to be 200 // Object.is equality\n\n- Expected\n');
+    f.push('  2) [chromium] › specs/groups.spec.ts:10:3 › lists ─────\n\n    Error: expect(locator).toBeVisible() failed\n');
+    f.push('    at /e2e/specs/groups.spec.ts:14:5\n');
+    // Far from any header, an error line is not kept.
+    f.push(`${'x\n'.repeat(20)}Error: unrelated\n`);
+    expect(f.end()).toEqual([
+      'FAIL   server  test/gateway/openapi-face.test.ts > the OpenAPI face on postgres',
+      '  Error: Hook timed out in 60000ms.',
+      '  ❯ test/gateway/openapi-face.test.ts:98:3',
+      '[gateway-harness] the app’s close is still running: closing part: none (Fastify itself)',
+      'FAIL   server  test/a.test.ts > b > c',
+      '  AssertionError: expected 502 to be 200 // Object.is equality',
+      '2) [chromium] › specs/groups.spec.ts:10:3 › lists ─────',
+      '  Error: expect(locator).toBeVisible() failed',
+      '  at /e2e/specs/groups.spec.ts:14:5',
+    ]);
+  });
+
   it('keeps at most the first `max` lines, and nothing from a green run', () => {
     const many = new FailureLines(2);
     many.push(' FAIL  a.test.ts > one\n FAIL  a.test.ts > two\n FAIL  a.test.ts > three\n');
