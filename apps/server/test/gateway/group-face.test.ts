@@ -13,6 +13,7 @@ import { addService, addUser, addUserWithToken, apiCall, type LiveGateway, setSe
 
 const require = createRequire(import.meta.url);
 const memoryEntry = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js');
+const fixture = path.join(import.meta.dirname, '../fixtures/fixture-mcp-server.mjs');
 
 /**
  * A group's face with real members (server-everything, server-memory and a member that cannot start)
@@ -29,6 +30,8 @@ describe('the group face', () => {
   const clients: McpClient[] = [];
 
   const api = (method: string, url: string, body?: unknown) => apiCall(gw.url, admin.token, method, url, body);
+  /** The group every test but one shares (the list is ordered by name, and others are made beside it). */
+  const teamId = async () => (await api('GET', '/groups')).body.data.find((g: { name: string }) => g.name === 'team').id as number;
   const open = async (key: string, wire: 'http' | 'sse', sdk: 'v1' | 'v2' = 'v1') => {
     const client = await connectGroup(gw.url, 'team', key, wire, sdk);
     clients.push(client);
@@ -127,7 +130,7 @@ describe('the group face', () => {
     const dead = await addService(gw.ctx, { name: 'dead', command: process.execPath, args: ['-e', 'process.exit(3)'] });
     expect(
       (
-        await api('PUT', `/groups/${(await api('GET', '/groups')).body.data[0].id}`, {
+        await api('PUT', `/groups/${await teamId()}`, {
           name: 'team',
           members: [{ service_id: everything }, { service_id: dead }],
         })
@@ -141,6 +144,18 @@ describe('the group face', () => {
     expect(names.some((n) => n.startsWith('dead__'))).toBe(false);
     await expect(client.callTool('dead__anything', {})).rejects.toThrow(/Upstream unavailable|Unknown tool/);
     expect(textOf(await client.callTool('everything__echo', { message: 'still here' }))).toBe('Echo: still here');
+  });
+
+  it('waits past its bound for a member it has never listed, so a slow first start is not left out', async () => {
+    // Answers tools/list later than MEMBER_LIST_BOUND_MS (3 s), well within FIRST_MEMBER_LIST_BOUND_MS (20 s).
+    const slow = await addService(gw.ctx, { name: 'slow', args: [fixture], env: { FIXTURE_MODE: 'slow-list=3500' } });
+    const made = await api('POST', '/groups', { name: 'patient', members: [{ service_id: everything }, { service_id: slow }] });
+    expect(made.status).toBe(201);
+    const dave = await addUser(gw.ctx, 'dave');
+    const client = await connectUrl(new URL(`${gw.url}/group/patient/mcp`), dave.key, { sdk: 'v1', wire: 'http' });
+    clients.push(client);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['everything__echo', 'slow__echo', 'slow__sleep']));
   });
 
   it("relays a member's sampling request to the group's client and its answer back, over streamable HTTP and SSE", async () => {
@@ -177,7 +192,7 @@ describe('the group face', () => {
   });
 
   it('refuses users without access with 403 and unknown groups with 404', async () => {
-    const id = (await api('GET', '/groups')).body.data[0].id as number;
+    const id = await teamId();
     await api('PUT', `/groups/${id}`, {
       name: 'team',
       members: [{ service_id: everything }],

@@ -107,18 +107,6 @@ describe.each(engines)('the OpenAPI face on %s', (engine) => {
     expect((await api('PUT', `/mcp_services/${memory}`, { access: { restricted: true, user_ids: [bob.id] } })).status).toBe(200);
     const group = await api('POST', '/groups', { name: 'team', members: [{ service_id: everything }, { service_id: memory }] });
     expect(group.status).toBe(201);
-    // The face's sessions are of the 2026-07-28 era: the first one to reach a service starts a process to learn
-    // whether it speaks that revision (these two do not, and the gateway remembers it). A group answers a member
-    // slower than its bound (MEMBER_LIST_BOUND_MS) with its last known list, and on a busy machine that first
-    // start can take longer: each member's own document is asked first, so no test depends on how fast it was.
-    // A refusal here names its reason (a hook's failure is otherwise reported by its suite's name alone).
-    for (const [name, key] of [
-      ['everything', alice.key],
-      ['memory', bob.key],
-    ] as const) {
-      const res = await getDoc(face('proxy', name), key);
-      expect([name, res.status, res.status === 200 ? '' : await res.text()]).toEqual([name, 200, '']);
-    }
   });
   afterAll(async () => {
     await gw?.close();

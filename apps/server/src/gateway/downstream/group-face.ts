@@ -34,6 +34,13 @@ import { DownstreamSession } from './session.js';
 
 /** How long tools/list waits for a member before answering from its last known list. */
 export const MEMBER_LIST_BOUND_MS = 3000;
+/**
+ * How long it waits for a member it has no list of yet (for this user): there is nothing to answer with, and a
+ * client that lists once would not see the member's tools until the next change. A member that starts slowly (a
+ * first process start, the era check of a 2026-07-28 request) is waited for; one that passes even this bound is
+ * answered empty once, and with the shorter bound from then on.
+ */
+export const FIRST_MEMBER_LIST_BOUND_MS = 20_000;
 const CACHE_MS = 3000;
 const MAX_PAGES = 20;
 /**
@@ -630,12 +637,15 @@ export class GroupFace {
           },
         );
         let timer: NodeJS.Timeout | undefined;
+        const first = !this.lastKnown.has(key);
         const bound = new Promise<undefined>((resolve) => {
-          timer = setTimeout(() => resolve(undefined), MEMBER_LIST_BOUND_MS);
+          timer = setTimeout(() => resolve(undefined), first ? FIRST_MEMBER_LIST_BOUND_MS : MEMBER_LIST_BOUND_MS);
         });
         const answered = await Promise.race([fresh, bound]);
         clearTimeout(timer);
         if (!answered) complete = false;
+        // Slower than the first bound: known as empty until it answers (its answer replaces this when it comes).
+        if (!answered && first && !this.lastKnown.has(key)) this.lastKnown.set(key, []);
         return this.shape(group, member, spec, kind, answered ?? this.lastKnown.get(key) ?? []);
       }),
     );
