@@ -117,7 +117,7 @@ export function OAuthReturnPage({ provider }: { provider: ReturnProvider }) {
     <div className="flex justify-center py-10">
       <Card className="w-full max-w-sm">
         <CardContent className="space-y-4 pt-5">
-          {/* A failure is shown once the provider can be named (at once, but for an OpenID Connect provider before the status). */}
+          {/* A failure waits until the provider can be named: GitHub and Google at once, an OpenID Connect provider when the status has come. */}
           {failure && providerName !== undefined ? (
             <>
               <ErrorAlert title={binding ? t('oauth.bindFailedTitle') : t('oauth.failedTitle')}>
