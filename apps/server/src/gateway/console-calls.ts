@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type JSONRPCError, type JSONRPCResponse, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import type { Locale } from '../i18n/index.js';
 import { storedText } from '../i18n/localised-error.js';
 import type { ServiceCatalog } from './catalog.js';
 import { CallScope } from './downstream/call-scope.js';
@@ -25,6 +26,7 @@ export async function consoleCall(
   userId: number,
   name: string,
   args: Record<string, unknown>,
+  locale: Locale = 'en',
 ): Promise<JSONRPCResponse | JSONRPCError> {
   const service = await parts.catalog.byId(serviceId);
   if (!service?.enabled) throw new Error(`service ${serviceId} is not available`);
@@ -47,7 +49,7 @@ export async function consoleCall(
         session,
         service,
         [request],
-        { notification() {}, response: (json) => resolve(JSON.parse(json) as JSONRPCResponse | JSONRPCError) },
+        { notification() {}, response: (json) => resolve(JSON.parse(json) as JSONRPCResponse | JSONRPCError), locale },
         new CallScope(session),
         Buffer.byteLength(JSON.stringify(request)),
       );

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { DatabaseGate } from '../db/availability.js';
 import type { Db } from '../db/db.js';
+import type { Locale } from '../i18n/index.js';
 import type { ConfigEvents } from '../infra/events.js';
 import type { Leadership } from '../infra/leader.js';
 import type { Metrics } from '../infra/metrics.js';
@@ -51,7 +52,13 @@ export interface Gateway extends GatewayObservation {
    * One tools/call as the user, through the proxy's own Dispatcher (overrides, in-flight cap, daily
    * limit, metering, the user's link): the console's Try it. Resolves with the JSON-RPC answer.
    */
-  callTool(serviceId: number, userId: number, name: string, args: Record<string, unknown>): Promise<JSONRPCResponse | JSONRPCError>;
+  callTool(
+    serviceId: number,
+    userId: number,
+    name: string,
+    args: Record<string, unknown>,
+    locale?: Locale,
+  ): Promise<JSONRPCResponse | JSONRPCError>;
   /** Adds the /proxy/*, /group/* and /openapi/* routes and the hook that tracks proxied calls for the drain to `app`. */
   mount(app: FastifyInstance): Promise<void>;
 }

@@ -93,8 +93,8 @@ export async function createGateway(deps: GatewayDeps, opts: GatewayOptions = {}
     checkHealthAs: (serviceId, userId) =>
       checkHealthAs({ pool, catalog: deps.catalog, redact: (text) => deps.serviceLog.redact(text) }, serviceId, userId),
     upstreamTools: (serviceId, userId) => listUpstreamTools(pool, deps.catalog, serviceId, userId),
-    callTool: (serviceId, userId, name, args) =>
-      consoleCall({ pool, catalog: deps.catalog, dispatcher: faces.dispatcher }, serviceId, userId, name, args),
+    callTool: (serviceId, userId, name, args, locale) =>
+      consoleCall({ pool, catalog: deps.catalog, dispatcher: faces.dispatcher }, serviceId, userId, name, args, locale),
     mount: (app) => faces.mount(app),
   };
   internals.set(gateway, { sessions, limits: sessions.limits, pool });

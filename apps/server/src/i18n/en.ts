@@ -33,6 +33,7 @@ export const en = {
   'proxy.body_timeout': 'Request Timeout: the request body did not arrive within {seconds} seconds',
   'proxy.modern_unknown_request_state':
     'Invalid params: requestState is unknown or has expired (a call waiting for input is held by the gateway replica that asked, for a limited time); start the call again',
+  'proxy.upstream_unavailable': 'Upstream unavailable',
   'proxy.modern_too_many_waiting': 'too many calls are waiting for client input on this gateway; answer or abandon some first',
   'openapi.unauthorized': 'A valid API key or OAuth access token is required (Authorization: Bearer <key> or ?key=<key>)',
   'openapi.foreign_host': 'Forbidden: invalid Host header: {host} (add it to ALLOWED_HOSTS or set the server address preference)',

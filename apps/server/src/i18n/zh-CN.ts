@@ -34,6 +34,7 @@ export const zhCN: Record<MessageKey, string> = {
   'proxy.body_timeout': '请求超时：请求体未在 {seconds} 秒内送达',
   'proxy.modern_unknown_request_state':
     '参数无效：requestState 未知或已过期（等待输入的调用只在发出询问的网关副本上保留有限时间）；请重新发起调用',
+  'proxy.upstream_unavailable': '上游服务不可用',
   'proxy.modern_too_many_waiting': '此网关上等待客户端输入的调用过多；请先回答或放弃其中一些',
   'openapi.unauthorized': '需要有效的 API 密钥或 OAuth 访问令牌（Authorization: Bearer <密钥> 或 ?key=<密钥>）',
   'openapi.foreign_host': '禁止访问：无效的 Host 头：{host}（请将其加入 ALLOWED_HOSTS 或设置服务器地址偏好）',

@@ -209,11 +209,12 @@ describe('the 2026-07-28 era through the gateway', () => {
   });
 
   /** A `subscriptions/listen` POST for tool list changes on the raw wire, as the first request of its user. */
-  const listenRaw = (url: string, key: string, id: string, signal?: AbortSignal) =>
+  const listenRaw = (url: string, key: string, id: string, signal?: AbortSignal, lang = 'en') =>
     fetch(url, {
       method: 'POST',
       ...(signal ? { signal } : {}),
       headers: {
+        'accept-language': lang,
         authorization: `Bearer ${key}`,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
@@ -295,7 +296,21 @@ describe('the 2026-07-28 era through the gateway', () => {
       .filter((l) => l.startsWith('data: '))
       .map((l) => JSON.parse(l.slice(6)));
     expect(frames[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
-    expect(frames.at(-1)).toMatchObject({ id: 'listen-2', error: { message: expect.stringMatching(/^Upstream unavailable/) } });
+    expect(frames.at(-1)).toMatchObject({ id: 'listen-2', error: { message: expect.stringMatching(/^Upstream unavailable: /) } });
+    // In the client's language: the gateway's words translated, the diagnostic after them as it came.
+    const zh = await listenRaw(proxy('never-starts'), alice.key, 'listen-3', undefined, 'zh-CN');
+    const zhFrames = (await zh.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)));
+    expect(zhFrames.at(-1)).toMatchObject({ id: 'listen-3', error: { message: expect.stringMatching(/^上游服务不可用：\S/) } });
+    const call = await modernPost(
+      proxy('never-starts'),
+      alice.key,
+      { method: 'tools/call', params: { name: 'echo', arguments: {} } },
+      { 'accept-language': 'zh-CN' },
+    );
+    expect(call.body.error?.message).toMatch(/^上游服务不可用：\S/);
   });
 
   /** A listen stream subscribed to the first of two resources, and the upstream set to update them: only the first is heard. */

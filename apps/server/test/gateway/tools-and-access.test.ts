@@ -120,6 +120,22 @@ describe.each(engines)('tool overrides, access and groups on %s', (engine) => {
     }
   });
 
+  it('when the tool server cannot start, Try it says so in the caller’s language, with its diagnostic as it came', async () => {
+    const broken = await addService(gw.ctx, { name: 'never-starts', command: process.execPath, args: ['-e', 'process.exit(3)'] });
+    try {
+      for (const [lang, words] of [
+        ['zh-CN', /^调用 echo 失败：上游服务不可用：工具服务器.*3/],
+        ['en', /^The call of echo failed: Upstream unavailable: tool server exited with code 3/],
+      ] as const) {
+        const res = await api('POST', `/mcp_services/${broken}/tools/echo/call`, admin.token, { arguments: {} }, lang);
+        expect([lang, res.status]).toEqual([lang, 502]);
+        expect(res.body).toMatchObject({ success: false, code: 'jsonrpc_error', message: expect.stringMatching(words) });
+      }
+    } finally {
+      expect((await api('POST', '/mcp_market/uninstall', admin.token, { service_id: broken })).status).toBe(200);
+    }
+  });
+
   it('renames, re-describes and disables tools on /proxy, and clients hear list_changed', async () => {
     client = await connect(gw.url, 'everything', alice.key, { sdk: 'v1', wire: 'http' });
     // The client's standalone stream is open once a list works.

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../../http/db-unavailable.js';
 import type { Locale } from '../../i18n/index.js';
 import { translate } from '../../i18n/index.js';
-import { LocalisedError } from '../../i18n/localised-error.js';
+import { gatewayReason, LocalisedError, sayMessage } from '../../i18n/localised-error.js';
 import type { ServiceLog } from '../../infra/service-log.js';
 import type { ServiceSpec } from '../catalog.js';
 import type { RequestSink, UpstreamLink, UpstreamPool } from '../link-api.js';
@@ -65,9 +65,17 @@ const ELICITATION_WAIT_MS = 30_000;
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/** What the client reads when no upstream link could be had: a localised reason when there is one. */
-const unavailableText = (err: unknown, locale: Locale): string =>
-  err instanceof LocalisedError ? err.localised(locale) : `Upstream unavailable: ${errorText(err)}`;
+/**
+ * What the client reads when no upstream link could be had, in its language: a reason of ours in full; else ours,
+ * then the diagnostic, its phrases of ours (`tool server exited with code 3`) translated and what the tool server or
+ * the system wrote after them quoted as it came.
+ */
+export function unavailableText(err: unknown, locale: Locale): string {
+  if (err instanceof LocalisedError) return err.localised(locale);
+  const text = errorText(err);
+  const data = { key: 'proxy.upstream_unavailable' as const, params: {}, detail: gatewayReason(text) ?? text };
+  return sayMessage(data, (key, params) => translate(locale, key, params));
+}
 
 /**
  * Sends the messages of one client POST on their way, the same for both transports: `ping` is

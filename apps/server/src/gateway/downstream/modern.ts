@@ -12,6 +12,7 @@ import type { Locale } from '../../i18n/index.js';
 import { translate } from '../../i18n/index.js';
 import { CallScope } from './call-scope.js';
 import { refusalFor, requiredCapability } from './client-requests.js';
+import { unavailableText } from './dispatcher.js';
 import { localeOf, onClientGone, SseStream } from './http-io.js';
 import {
   discoverResult,
@@ -358,7 +359,7 @@ export class ModernHttp {
       );
     }
     if (request.method === 'server/discover') return this.discover(res, caller, request, envelope, locale);
-    if (request.method === 'subscriptions/listen') return this.listen(res, caller, request, envelope);
+    if (request.method === 'subscriptions/listen') return this.listen(res, caller, request, envelope, locale);
     const params = (request.params ?? {}) as { requestState?: unknown; inputResponses?: unknown };
     // A state of ours resumes a parked call; any other belongs to an upstream that speaks the revision (dispatcher.ts).
     if (typeof params.requestState === 'string' && params.requestState.startsWith(PARKED_STATE_PREFIX)) {
@@ -480,7 +481,7 @@ export class ModernHttp {
   }
 
   /** `subscriptions/listen`: an event stream acknowledged at once, then the list changes asked for. */
-  private async listen(res: ServerResponse, caller: ProxyCaller, request: JSONRPCRequest, envelope: Envelope) {
+  private async listen(res: ServerResponse, caller: ProxyCaller, request: JSONRPCRequest, envelope: Envelope, locale: Locale) {
     const filter = ((request.params as { notifications?: unknown } | undefined)?.notifications ?? {}) as Record<string, unknown>;
     const agreed: Record<string, boolean | string[]> = {};
     const wanted = new Set<string>();
@@ -498,8 +499,7 @@ export class ModernHttp {
     const uris = Array.isArray(filter.resourceSubscriptions)
       ? filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string').slice(0, MAX_LISTEN_RESOURCES)
       : [];
-    const unavailable = (err: unknown) =>
-      rpcErrorJson(request.id, RpcCode.InternalError, `Upstream unavailable: ${err instanceof Error ? err.message : String(err)}`);
+    const unavailable = (err: unknown) => rpcErrorJson(request.id, RpcCode.InternalError, unavailableText(err, locale));
     const open = () => {
       const bound = this.deps.abuse.streamBound({ userId: caller.user.id, service: caller.service.name, stream: 'listen' }, () =>
         this.deps.sessions.remove(session, 'client not reading its stream'),

@@ -6,6 +6,7 @@ import type { Db } from '../../db/db.js';
 import type { ServiceCatalog } from '../../gateway/catalog.js';
 import type { GroupDirectory, GroupSpec, ToolPolicy } from '../../gateway/tool-policy.js';
 import type { ZodApi } from '../../http/api.js';
+import type { Locale } from '../../i18n/index.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import { AccessLists } from './access.js';
 import { GroupsService, groupSpec } from './groups.js';
@@ -65,7 +66,7 @@ export interface ExposureDeps {
   catalog: Pick<ServiceCatalog, 'byId'>;
   /** The live tool lists and Try it, through the gateway (built after createExposurePorts, before this). */
   gateway: Pick<UpstreamTools, 'upstreamTools'> & {
-    callTool(serviceId: number, userId: number, name: string, args: Record<string, unknown>): Promise<object>;
+    callTool(serviceId: number, userId: number, name: string, args: Record<string, unknown>, locale?: Locale): Promise<object>;
   };
 }
 
@@ -85,8 +86,8 @@ export function createExposureModule(deps: ExposureDeps): ExposureModule {
   // The gateway answers a JSON-RPC response or error; Try it reads it as one of the two.
   const gateway: UpstreamTools = {
     upstreamTools: (serviceId, userId) => deps.gateway.upstreamTools(serviceId, userId),
-    callTool: async (serviceId, userId, name, args) =>
-      (await deps.gateway.callTool(serviceId, userId, name, args)) as Awaited<ReturnType<UpstreamTools['callTool']>>,
+    callTool: async (serviceId, userId, name, args, locale) =>
+      (await deps.gateway.callTool(serviceId, userId, name, args, locale)) as Awaited<ReturnType<UpstreamTools['callTool']>>,
   };
   const tools = new ServiceToolsService({ repo, catalog: deps.catalog, gateway, access, events: deps.events });
   const groups = new GroupsService({ repo, catalog: deps.catalog, gateway, tools, access, events: deps.events });

@@ -41,7 +41,7 @@ export async function groupRoutes(
   }));
   route(api, endpoints.services.callTool, async (req) => ({
     success: true,
-    data: await tools.call(serviceIdOf(req.params.id), req.params.original_name, req.body.arguments, req.principal),
+    data: await tools.call(serviceIdOf(req.params.id), req.params.original_name, req.body.arguments, req.principal, req.locale),
   }));
   route(api, endpoints.services.access, async (req) => ({
     success: true,

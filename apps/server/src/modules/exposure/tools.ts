@@ -6,6 +6,7 @@ import { parseLimitMessage } from '../../gateway/meter.js';
 import type { ListedTool, ToolOverride } from '../../gateway/tool-policy.js';
 import { AppError, badRequest, forbidden, notFound } from '../../http/errors.js';
 import type { Principal } from '../../http/principals.js';
+import type { Locale } from '../../i18n/index.js';
 import type { ConfigEvents } from '../../infra/events.js';
 import type { AccessLists } from './access.js';
 import type { ExposureRepo } from './repo.js';
@@ -16,7 +17,8 @@ export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** The gateway's part the Tools tab needs: the live list through the caller's own link. */
 export interface UpstreamTools {
   upstreamTools(serviceId: number, userId: number): Promise<ListedTool[]>;
-  callTool(serviceId: number, userId: number, name: string, args: Record<string, unknown>): Promise<ToolAnswer>;
+  /** `locale`: the language of the gateway's own words in an error answer (a tool's own output is never translated). */
+  callTool(serviceId: number, userId: number, name: string, args: Record<string, unknown>, locale?: Locale): Promise<ToolAnswer>;
 }
 
 type ToolAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string } };
@@ -70,13 +72,19 @@ export class ServiceToolsService {
    * Try it: the tool called under the name clients see (its alias when it has one) through the
    * gateway as the caller, so overrides, limits and metering apply exactly as on /proxy.
    */
-  async call(serviceId: number, originalName: string, args: Record<string, unknown>, caller: Principal): Promise<TriedCall> {
+  async call(
+    serviceId: number,
+    originalName: string,
+    args: Record<string, unknown>,
+    caller: Principal,
+    locale: Locale = 'en',
+  ): Promise<TriedCall> {
     const service = await this.service(serviceId, caller);
     if (!service.enabled) throw new AppError(409, 'tools.service_disabled', { name: service.name });
     const override = (await this.overridesOf(service)).find((o) => o.originalName === originalName);
     if (override && !override.enabled) throw badRequest('tools.disabled', { name: originalName }, 'tool_disabled');
     const started = performance.now();
-    const answer = await this.deps.gateway.callTool(service.id, caller.id, override?.alias ?? originalName, args);
+    const answer = await this.deps.gateway.callTool(service.id, caller.id, override?.alias ?? originalName, args, locale);
     const duration = Math.round((performance.now() - started) * 10) / 10;
     if ('error' in answer) {
       // Over the caller's daily limit: said in the caller's language, with the count and the limit.
