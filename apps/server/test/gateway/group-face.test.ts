@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -156,6 +156,27 @@ describe('the group face', () => {
     clients.push(client);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['everything__echo', 'slow__echo', 'slow__sleep']));
+  });
+
+  it('asks every member for its tools at once when a group is saved, not one after another', async () => {
+    // Two members that answer tools/list late, writing to one log as each list arrives and as it is answered.
+    const log = path.join(memoryDir, 'save-lists.log');
+    const env = { FIXTURE_MODE: 'slow-list=3000', LIST_LOG: log };
+    const a = await addService(gw.ctx, { name: 'late-a', args: [fixture], env });
+    const b = await addService(gw.ctx, { name: 'late-b', args: [fixture], env });
+    // A new service is started and counted at once: its own lists end before the save's are looked at.
+    const answered = () =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .split('\n')
+            .filter((l) => l === 'answered').length
+        : 0;
+    await vi.waitFor(() => expect(answered()).toBeGreaterThanOrEqual(2), { timeout: 30_000, interval: 100 });
+    writeFileSync(log, '');
+    const made = await api('POST', '/groups', { name: 'at-once', members: [{ service_id: a }, { service_id: b }] });
+    expect(made.status).toBe(201);
+    // One after another, the first member's list would be answered before the second member's arrived.
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual(['tools/list', 'tools/list', 'answered', 'answered']);
   });
 
   it("relays a member's sampling request to the group's client and its answer back, over streamable HTTP and SSE", async () => {

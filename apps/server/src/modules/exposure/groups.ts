@@ -175,12 +175,17 @@ export class GroupsService {
       }
       specs.push(spec);
     }
+    // Every member asked at once: a save waits for the slowest member's list (a first start, one that does not
+    // answer within the list's time-out), not for the sum of them.
+    const lives = await Promise.all(
+      specs.map((spec) => (spec.enabled ? this.deps.gateway.upstreamTools(spec.id, caller.id).catch(() => undefined) : undefined)),
+    );
     const owners = new Map<string, string>();
     const out: MemberValues[] = [];
     for (const [i, member] of input.members.entries()) {
       const spec = specs[i] as ServiceSpec;
       const tools = member.tools ? [...new Set(member.tools)] : undefined;
-      const live = spec.enabled ? await this.deps.gateway.upstreamTools(spec.id, caller.id).catch(() => undefined) : undefined;
+      const live = lives[i];
       if (live && tools) {
         const names = new Set(live.map((t) => t.name));
         const missing = tools.find((t) => !names.has(t));
