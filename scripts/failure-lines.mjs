@@ -8,9 +8,9 @@
 
 // The escape character is built, not written in the pattern (a control character in a literal is easily a typo).
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
-const PATTERNS = [/^\s*FAIL\s+\S/, /^\s*✘\s/, /^\s*\d+\) \[[^\]]+\] › /, /^\s*This error originated in /, /^\[gateway-harness\] /];
-/** Headers whose error follows them (vitest's `FAIL`, Playwright's numbered list), and how far it is looked for. */
-const HEADERS = [/^\s*FAIL\s+\S/, /^\s*\d+\) \[[^\]]+\] › /];
+/** Headers whose error follows them: vitest's `FAIL`, Playwright's numbered list (its `[project] ›` part only when named). */
+const HEADERS = [/^\s*FAIL\s+\S/, /^\s*\d+\) (?:\[[^\]]+\] › )?\S+:\d+:\d+ › /];
+const PATTERNS = [...HEADERS, /^\s*✘\s/, /^\s*This error originated in /, /^\[gateway-harness\] /];
 const DETAIL_WINDOW = 12;
 const ERROR_LINE = /^\s*(?:[A-Za-z]*Error\b|Test timeout of |expect\(|Unhandled Rejection)/;
 const WHERE_LINE = /^\s*(?:❯|at) \S+\.(?:[cm]?[jt]sx?):\d+/;

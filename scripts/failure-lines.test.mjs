@@ -27,6 +27,8 @@ describe('FailureLines', () => {
     f.push(' FAIL   server  test/a.test.ts > b > c\nAssertionError: expected 502 to be 200 // Object.is equality\n\n- Expected\n');
     f.push('  2) [chromium] › specs/groups.spec.ts:10:3 › lists ─────\n\n    Error: expect(locator).toBeVisible() failed\n');
     f.push('    at /e2e/specs/groups.spec.ts:14:5\n');
+    // Without a project name, as this repository's single-project config prints it.
+    f.push('  3) specs/session-errors.spec.ts:6:3 › signs in again ─────\n\n    Test timeout of 60000ms exceeded.\n');
     // Far from any header, an error line is not kept.
     f.push(`${'x\n'.repeat(20)}Error: unrelated\n`);
     expect(f.end()).toEqual([
@@ -39,6 +41,8 @@ describe('FailureLines', () => {
       '2) [chromium] › specs/groups.spec.ts:10:3 › lists ─────',
       '  Error: expect(locator).toBeVisible() failed',
       '  at /e2e/specs/groups.spec.ts:14:5',
+      '3) specs/session-errors.spec.ts:6:3 › signs in again ─────',
+      '  Test timeout of 60000ms exceeded.',
     ]);
   });
 
