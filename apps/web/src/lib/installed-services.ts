@@ -28,11 +28,18 @@ export function useInstalledServices() {
   });
 }
 
-/** Changes one service in the cached list (after a toggle, health check or limit change) without a refetch. */
-export function patchService(queryClient: QueryClient, id: number, patch: Partial<InstalledService>): void {
+/**
+ * Changes one service in the cached list (after a toggle, health check or limit change) without waiting for a refetch.
+ * A refresh already on its way may have read the list before the change, and its answer would put the old row back
+ * (a switch flipping back until the next refresh): it is cancelled first, and the list asked for again after the change.
+ */
+export async function patchService(queryClient: QueryClient, id: number, patch: Partial<InstalledService>): Promise<void> {
+  const overtaken = queryClient.isFetching({ queryKey: installedServicesKey }) > 0;
+  if (overtaken) await queryClient.cancelQueries({ queryKey: installedServicesKey });
   queryClient.setQueryData<InstalledService[]>(installedServicesKey, (rows) =>
     rows?.map((row) => (row.id === id ? { ...row, ...patch } : row)),
   );
+  if (overtaken) void refreshServices(queryClient);
 }
 
 export function removeService(queryClient: QueryClient, id: number): void {

@@ -30,7 +30,7 @@ export function DailyLimitSection({ service, admin }: { service: InstalledServic
     setSaving(true);
     try {
       await call(routes.services.update, { params: { id: integerIdOf(service.id) }, body: { rpd_limit: limit }, notify: false });
-      patchService(queryClient, service.id, {
+      await patchService(queryClient, service.id, {
         rpd_limit: limit,
         remaining_requests: remainingAfter(limit, service.user_daily_request_count),
       });

@@ -1,7 +1,8 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { fail, fakeApi, ok, storeSession } from '../../test/fake-api';
+import { installedServicesKey } from '../../lib/installed-services';
+import { type FakeReply, fail, fakeApi, ok, storeSession } from '../../test/fake-api';
 import { installedService } from '../../test/installed-service';
 import { renderWithProviders } from '../../test/render';
 import { ServicesPage } from './services-page';
@@ -198,6 +199,40 @@ describe('services page: toggle and health check (docs/console.md §4)', () => {
     expect(toggle).toBeChecked();
     await waitFor(() => expect(toggle).toBeEnabled());
     expect(api.callsTo('POST', '/api/mcp_services/3/toggle')).toHaveLength(1);
+  });
+
+  it('keeps the switch where the toggle put it when a refresh that read the list before answers after it', async () => {
+    const six = (enabled: boolean) => installedService({ id: 6, display_name: 'Six', enabled, globally_enabled: enabled });
+    let enabled = true;
+    let held: ReturnType<typeof deferred<FakeReply>> | undefined;
+    storeSession(ADMIN);
+    const api = fakeApi({
+      'GET /api/mcp_market/installed': () => held?.promise ?? ok([six(enabled)]),
+      'POST /api/mcp_services/6/toggle': () => {
+        enabled = false;
+        return ok({ id: 6, enabled: false, scope: 'global' });
+      },
+    });
+    const user = userEvent.setup();
+    const { queryClient } = await renderWithProviders(<ServicesPage />, { path: '/services' });
+    const toggle = await screen.findByRole('switch', { name: 'Enable Six' });
+    // A refresh (the page's own, every 30 s) reads the list while the service is on, and answers late.
+    const slow = deferred<FakeReply>();
+    held = slow;
+    void queryClient.invalidateQueries({ queryKey: installedServicesKey });
+    await waitFor(() => expect(api.callsTo('GET', '/api/mcp_market/installed')).toHaveLength(2));
+    held = undefined;
+    await user.click(toggle);
+    expect(await screen.findByText('Service Status Updated')).toBeInTheDocument();
+    expect(toggle).not.toBeChecked();
+    await act(async () => {
+      slow.resolve(ok([six(true)]));
+      await new Promise((r) => setTimeout(r, 50));
+    });
+    // The late answer of the old list does not turn it back on; the list is asked for again, after the change.
+    expect(screen.getByRole('switch', { name: 'Enable Six' })).not.toBeChecked();
+    await waitFor(() => expect(api.callsTo('GET', '/api/mcp_market/installed')).toHaveLength(3));
+    expect(screen.getByRole('switch', { name: 'Enable Six' })).not.toBeChecked();
   });
 
   it('does not check health after disabling', async () => {

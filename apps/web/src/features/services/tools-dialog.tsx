@@ -62,7 +62,7 @@ export default function ToolsDialog({ service, admin, open, onOpenChange }: Tool
   const listing = query.data;
   // The live listing is the newer count: the card takes it too, so both say the same "N of M" (issue 29).
   useEffect(() => {
-    if (listing) patchService(queryClient, service.id, serviceCountsOf(toolCountsOfListing(listing)));
+    if (listing) void patchService(queryClient, service.id, serviceCountsOf(toolCountsOfListing(listing)));
   }, [listing, queryClient, service.id]);
   const [filter, setFilter] = useState('');
   const filterId = useId();

@@ -54,7 +54,7 @@ export function useServiceActions() {
         const id = integerIdOf(rawId);
         const route = how === 'reconnect' ? routes.services.reconnect : routes.services.healthCheck;
         const result = await call(route, { params: { id }, notify: false });
-        patchService(queryClient, id, {
+        await patchService(queryClient, id, {
           health_status: result.health_status,
           health_details: result.health_details,
           last_health_check: result.last_checked,
@@ -99,7 +99,7 @@ export function useServiceActions() {
           const result = await call(routes.services.toggle, { params: { id }, notify: false });
           enabled = result.enabled;
           // A personal switch changes nothing for anyone else: the service keeps running and its health stands.
-          patchService(
+          await patchService(
             queryClient,
             id,
             result.scope === 'personal'
