@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { CALL_PATH_BOUND_MS } from '../../src/db/availability.js';
 import { FIXTURE_SERVER } from '../fixtures/upstream-kit.js';
 import { connect, type McpClient, until } from '../gateway/clients.js';
 import { addService, addUser, type LiveGateway, liveChildren, startGateway } from '../gateway/gateway-harness.js';
@@ -80,7 +81,9 @@ describe('metering through PostgreSQL outages', () => {
       const at = load.ok;
       const probe = await ready();
       expect(probe.status, what).toBe(503);
-      expect(probe.ms, what).toBeLessThan(2000);
+      // Answered within the database's bound, not when the connection gives up (a frozen server never answers); the
+      // margin is for a loaded machine, which may stall this process's own timers and fetch.
+      expect(probe.ms, what).toBeLessThan(CALL_PATH_BOUND_MS + 3000);
       for (const [locale, message] of Object.entries(MESSAGES)) {
         const res = await fetch(`${gw.url}/api/mcp_market/installed`, {
           headers: { authorization: `Bearer ${token}`, 'accept-language': locale },

@@ -135,12 +135,13 @@ describe('server-to-client requests through the gateway', () => {
   let gw: LiveGateway;
   let alice: { id: number; key: string };
   let bob: { id: number; key: string };
+  let sharedId: number;
 
   beforeAll(async () => {
     gw = await startGateway('sqlite');
     alice = await addUser(gw.ctx, 'alice');
     bob = await addUser(gw.ctx, 'bob');
-    await addService(gw.ctx, { name: 'shared' });
+    sharedId = await addService(gw.ctx, { name: 'shared' });
     const isolated = await addService(gw.ctx, { name: 'isolated' });
     await gw.ctx.db.updateTable('services').set({ isolation: 'session' }).where('id', '=', isolated).execute();
     gw.ctx.events.emit({ type: 'service.changed', serviceId: isolated });
@@ -200,9 +201,10 @@ describe('server-to-client requests through the gateway', () => {
     const a = await capableClient(gw.url, 'shared', alice.key, 'v1', 'http');
     const b = await capableClient(gw.url, 'shared', bob.key, 'v2', 'http');
     try {
-      // Alice's long call keeps a request of hers in flight while Bob's tool asks for sampling.
-      const long = a.call('trigger-long-running-operation', { duration: 2, steps: 2 });
-      await new Promise((r) => setTimeout(r, 300));
+      // Alice's long call keeps a request of hers in flight while Bob's tool asks for sampling: Bob calls once hers is
+      // on the shared connection, and it lasts long enough for his to meet it on a loaded machine.
+      const long = a.call('trigger-long-running-operation', { duration: 8, steps: 4 });
+      await expect.poll(() => gw.ctx.gateway.links(sharedId).reduce((n, link) => n + link.inFlight, 0), { timeout: 20_000 }).toBe(1);
       const refused = await b.call('trigger-sampling-request', { prompt: 'whose?' });
       expect(refused.isError).toBe(true);
       expect(texts(refused)).toMatch(/sampling\/createMessage cannot be relayed to a client: 2 client requests are in flight/);

@@ -476,9 +476,11 @@ describe.each(engines)('remote services that require OAuth (%s)', (engine) => {
       const module = otherReplica(gw.ctx);
       await module.keeper.refreshExpiring();
       await module.close();
-      expect(short.seen.refreshGrants).toBe(1);
+      // This gateway scans too (every minute), and its tick may land in this test: a token of 120 s still ends soon after
+      // one refresh, so each scan that ran refreshed it once, and the database's version counts each refresh.
+      expect(short.seen.refreshGrants).toBeGreaterThanOrEqual(1);
       const row = await gw.ctx.db.selectFrom('upstream_oauth_tokens').selectAll().where('service_id', '=', id).executeTakeFirstOrThrow();
-      expect(row.version).toBe(2);
+      expect(row.version).toBe(1 + short.seen.refreshGrants);
     } finally {
       await short.close();
     }

@@ -46,7 +46,7 @@ describe('supervisor', () => {
   it('restarts a crashing process with exponential backoff and marks it unhealthy', async () => {
     const { kit, pool } = setup({ backoffBaseMs: 100, backoffMaxMs: 400 });
     kit.options.set('StdioServiceStartupStrategy', 'boot');
-    const spec = kit.catalog.put(fixtureSpec('exit-after=800'));
+    const spec = kit.catalog.put(fixtureSpec('exit-after-ready=800'));
     kit.events.emit({ type: 'option.changed', key: 'StdioServiceStartupStrategy' });
     const crashes = () => kit.catalog.health.filter((h) => h.serviceId === spec.id && h.status === 'unhealthy').map((h) => h.details);
     await until(() => crashes().length >= 4, 'four crashes');
@@ -70,7 +70,7 @@ describe('supervisor', () => {
   it('starts the backoff over after a process ran stably', async () => {
     const { kit } = setup({ backoffBaseMs: 100, stableMs: 100 });
     kit.options.set('StdioServiceStartupStrategy', 'boot');
-    const spec = kit.catalog.put(fixtureSpec('exit-after=800'));
+    const spec = kit.catalog.put(fixtureSpec('exit-after-ready=800'));
     kit.events.emit({ type: 'option.changed', key: 'StdioServiceStartupStrategy' });
     const crashes = () => kit.serviceLog.of(spec.id).filter((m) => m.startsWith('tool server exited'));
     await until(() => crashes().length >= 3, 'three crashes');
