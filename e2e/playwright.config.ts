@@ -12,8 +12,8 @@ export default defineConfig({
   fullyParallel: false,
   forbidOnly: true,
   // One retry, reported as "flaky" in the output (never silent). Seen once: market.spec's empty result on a
-  // loaded machine. Its cause is not found: each worker runs its own fake registries and server
-  // (support/market-server.ts), and the specs that make a registry fail reset it after each test.
+  // loaded machine, most likely a term typed into the previous tab's search box before the new tab's was drawn (its
+  // helper now waits for the tab, the typed term and the address).
   retries: 1,
   // Bounds for a machine shared with the vitest suites (npm test runs both at once), not speed targets: on a slow
   // day tests that take 5-15 s took over 30 s, and a web-first assertion's own wait (5 s by default) ran out.

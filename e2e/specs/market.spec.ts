@@ -8,9 +8,14 @@ const ECHO = 'acme-echo-mcp';
 
 async function search(page: Page, tab: string, term: string): Promise<void> {
   await page.getByRole('tab', { name: tab, exact: true }).click();
+  // The tab's search box is drawn anew once the address names the tab (it starts from the address's term): typed
+  // into before that, the old box would take the term and the new one search the previous term.
+  await expect(page.getByRole('tab', { name: tab, exact: true, selected: true })).toBeVisible();
   const box = page.getByRole('searchbox', { name: 'Search packages' });
   await box.fill(term);
+  await expect(box).toHaveValue(term);
   await box.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`[?&]q=${encodeURIComponent(term)}(&|$)`));
 }
 
 const card = (page: Page, name: string): Locator => page.getByRole('group', { name, exact: true });
