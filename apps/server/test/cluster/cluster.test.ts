@@ -82,7 +82,7 @@ describe('three replicas behind a round-robin balancer', () => {
     [a, b, c] = cluster.replicas as [Replica, Replica, Replica];
     token = await cluster.rootToken();
     const { serviceId, status } = await install('everything');
-    expect(status.status).toBe('completed');
+    expect(status.status, `${status.error_message} / ${status.logs.slice(-3).join(' | ')}`).toBe('completed');
     // `boot` strategy: every replica runs its own process for the enabled service.
     await until(() => cluster.replicas.every((r) => upstreamsOf(r, serviceId).length > 0), 'a process on every replica');
   }, 90_000);
@@ -185,7 +185,7 @@ describe('three replicas behind a round-robin balancer', () => {
 
   it('reports on replica C the progress of an install started on replica A, to completion', async () => {
     const { serviceId, status } = await install('installed-on-a', a, c);
-    expect(status.status).toBe('completed');
+    expect(status.status, `${status.error_message} / ${status.logs.slice(-3).join(' | ')}`).toBe('completed');
     expect(status.logs.length).toBeGreaterThan(0);
     // Installed once, run everywhere.
     await until(() => cluster.replicas.every((r) => upstreamsOf(r, serviceId).length > 0), 'a process of it on every replica');
